@@ -1,0 +1,203 @@
+// Package testcaddy runs Caddy for tests: in process from a Caddyfile, or as
+// a real child process of the repository's own binary (for restart and
+// kill -9 tests). Tests pick free loopback ports, so packages can run their
+// Caddy tests at the same time.
+package testcaddy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	// The standard modules, as in the real binary.
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+)
+
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("finding a free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Adapt turns a Caddyfile into Caddy's JSON config.
+func Adapt(t testing.TB, caddyfileText string) []byte {
+	t.Helper()
+	adapter := caddyfile.Adapter{ServerType: httpServerType()}
+	cfg, warnings, err := adapter.Adapt([]byte(caddyfileText), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		t.Fatalf("adapting Caddyfile: %v\n%s", err, caddyfileText)
+	}
+	for _, w := range warnings {
+		t.Logf("Caddyfile warning: %s", w.String())
+	}
+	return cfg
+}
+
+// Load runs the Caddyfile in this process, with Caddy's data and config
+// directories in a fresh temporary directory, and stops it when the test
+// ends. Only one config runs per process at a time, so tests that call Load
+// must not run in parallel with each other.
+func Load(t testing.TB, caddyfileText string) {
+	t.Helper()
+	LoadInDataDir(t, caddyfileText, t.TempDir())
+}
+
+// LoadInDataDir is Load with a given XDG data directory, so a test can
+// stop Caddy and load it again over the same durable state.
+func LoadInDataDir(t testing.TB, caddyfileText, xdgDir string) {
+	t.Helper()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(xdgDir, "data"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(xdgDir, "config"))
+	cfg := Adapt(t, caddyfileText)
+	if err := caddy.Load(cfg, true); err != nil {
+		t.Fatalf("loading config: %v", err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+}
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+)
+
+// Binary builds the repository's ./cmd/caddy once per test process and
+// returns its path.
+func Binary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		root, err := moduleRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		dir, err := os.MkdirTemp("", "besluitbron-caddy-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = filepath.Join(dir, "caddy")
+		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/caddy")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/caddy: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildPath
+}
+
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("not inside the module")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// Process is a real Caddy child process.
+type Process struct {
+	cmd    *exec.Cmd
+	Output *bytes.Buffer // stdout and stderr so far
+	done   chan struct{}
+	mu     sync.Mutex
+}
+
+// Start runs `caddy run --config <caddyfile> --adapter caddyfile` with the
+// given extra environment (KEY=VALUE) and the XDG directories under
+// xdgDir, and waits until healthURL answers (any status). The process is
+// killed when the test ends if it still runs.
+func Start(t testing.TB, caddyfilePath, xdgDir, healthURL string, env ...string) *Process {
+	t.Helper()
+	cmd := exec.Command(Binary(t), "run", "--config", caddyfilePath, "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(),
+		"XDG_DATA_HOME="+filepath.Join(xdgDir, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(xdgDir, "config"))
+	cmd.Env = append(cmd.Env, env...)
+	p := &Process{cmd: cmd, Output: new(bytes.Buffer), done: make(chan struct{})}
+	w := &lockedWriter{p: p}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting caddy: %v", err)
+	}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { p.Kill() })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		select {
+		case <-p.done:
+			t.Fatalf("caddy exited during start:\n%s", p.Log())
+		default:
+		}
+		resp, err := http.Get(healthURL)
+		if err == nil {
+			resp.Body.Close()
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("caddy did not answer %s within 60s:\n%s", healthURL, p.Log())
+		}
+		time.Sleep(50 * time.Millisecond) // polling a child process's start, not waiting for time to pass
+	}
+}
+
+// Log returns what the process printed so far.
+func (p *Process) Log() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.Output.String()
+}
+
+// Kill sends SIGKILL (kill -9) and waits for the process to end.
+func (p *Process) Kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+	<-p.done
+}
+
+// Stop asks for a graceful shutdown (SIGINT) and waits up to timeout.
+func (p *Process) Stop(timeout time.Duration) error {
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		p.Kill()
+		return fmt.Errorf("caddy did not stop within %s", timeout)
+	}
+}
+
+type lockedWriter struct{ p *Process }
+
+func (w *lockedWriter) Write(b []byte) (int, error) {
+	w.p.mu.Lock()
+	defer w.p.mu.Unlock()
+	return w.p.Output.Write(b)
+}
