@@ -4,3 +4,7 @@
 //
 // builds a Caddy with all of them.
 package besluitbron
+
+import (
+	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy"
+)
