@@ -1,0 +1,130 @@
+package besluitbron
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// clearPlatformEnv makes adapting the Caddyfile independent of the
+// developer's environment.
+func clearPlatformEnv(t *testing.T) {
+	t.Helper()
+	vars := []string{"BESLUITBRON_ADMIN", "BESLUITBRON_PORT", "BESLUITBRON_CONTACT", "BESLUITBRON_ALLOW_PRIVATE"}
+	for _, p := range platforms.All() {
+		vars = append(vars, p.EnvVar)
+	}
+	for _, v := range vars {
+		if old, ok := os.LookupEnv(v); ok {
+			os.Unsetenv(v)
+			t.Cleanup(func() { os.Setenv(v, old) })
+		}
+	}
+}
+
+// The default Caddyfile adapts to the reviewed JSON in
+// testdata/Caddyfile.golden.json. Run `go test -run Golden -update .` after
+// a deliberate change and review the diff.
+func TestDefaultCaddyfileGolden(t *testing.T) {
+	clearPlatformEnv(t)
+	src, err := os.ReadFile("Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := json.Indent(&got, adapt(t, string(src)), "", "\t"); err != nil {
+		t.Fatal(err)
+	}
+	got.WriteByte('\n')
+	const golden = "testdata/Caddyfile.golden.json"
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("the default Caddyfile adapts to other JSON than %s; run `go test -run Golden -update .` and review the diff.\ngot:\n%s", golden, got.String())
+	}
+}
+
+// Every platform has a route in the default Caddyfile, with the platform's
+// key and no hard-coded base URL (the environment variable or the
+// platform's public address is used).
+func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
+	src, err := os.ReadFile("Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range platforms.All() {
+		if !strings.Contains(string(src), "handle_path /platforms/"+p.Key+"/*") {
+			t.Errorf("no route for platform %s", p.Key)
+		}
+		if !regexp.MustCompile(`platform_proxy ` + p.Key + `\b`).Match(src) {
+			t.Errorf("no platform_proxy for platform %s", p.Key)
+		}
+		if !strings.Contains(string(src), p.EnvVar) {
+			t.Errorf("the Caddyfile does not document %s", p.EnvVar)
+		}
+	}
+}
+
+// The Dockerfile builds the same way as ./xcaddy.sh and runs the Caddy
+// version go.mod pins.
+func TestDockerfileMatchesBuild(t *testing.T) {
+	dockerfile, err := os.ReadFile("docker/Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/caddyserver/caddy/v2").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	caddyVersion := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	if !regexp.MustCompile(`(?m)^FROM caddy:` + regexp.QuoteMeta(caddyVersion) + `\s*$`).Match(dockerfile) {
+		t.Errorf("the runtime stage is not FROM caddy:%s (go.mod's Caddy)", caddyVersion)
+	}
+	if !regexp.MustCompile(`(?m)^RUN \./xcaddy\.sh build\s*$`).Match(dockerfile) {
+		t.Error("the builder stage does not run ./xcaddy.sh build")
+	}
+	if !regexp.MustCompile(`(?m)^COPY Caddyfile /etc/caddy/Caddyfile\s*$`).Match(dockerfile) {
+		t.Error("the default Caddyfile is not copied to /etc/caddy/Caddyfile")
+	}
+	goVersion, err := exec.Command("go", "list", "-m", "-f", "{{.GoVersion}}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dockerfile), "FROM golang:"+strings.TrimSpace(string(goVersion))) {
+		t.Errorf("the builder's Go is not go.mod's go %s", strings.TrimSpace(string(goVersion)))
+	}
+	script, err := os.ReadFile("xcaddy.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2") {
+		t.Error("xcaddy.sh does not take the Caddy version from go.mod")
+	}
+}
+
+func adapt(t *testing.T, src string) []byte {
+	t.Helper()
+	cfg, _, err := caddyfile.Adapter{ServerType: httpcaddyfile.ServerType{}}.Adapt([]byte(src), map[string]any{"filename": "Caddyfile"})
+	if err != nil {
+		t.Fatalf("adapting: %v", err)
+	}
+	return cfg
+}
