@@ -1,0 +1,379 @@
+package clientlimit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/zap"
+
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// fakeClock replaces the handler's clock for one test.
+func fakeClock(t *testing.T) *time.Time {
+	t.Helper()
+	clock := t0
+	old := now
+	now = func() time.Time { return clock }
+	t.Cleanup(func() { now = old })
+	return &clock
+}
+
+// newConfig returns a fresh caddy.Context, as one loaded config; cancel
+// unloads it.
+func newConfig(t *testing.T) (caddy.Context, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	return ctx, cancel
+}
+
+func provision(t *testing.T, ctx caddy.Context, h *Handler) *Handler {
+	t.Helper()
+	if err := h.Provision(ctx); err != nil {
+		t.Fatalf("provision: %v", err)
+	}
+	t.Cleanup(func() { _ = h.Cleanup() })
+	h.logger = zap.NewNop() // rejections log at debug level; keep test output readable
+	return h
+}
+
+func lc(rate string, burst int) *LimitConfig { return &LimitConfig{Rate: rate, Burst: burst} }
+
+var off = &LimitConfig{Rate: "off"}
+
+var okNext = caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+	w.WriteHeader(http.StatusOK)
+	return nil
+})
+
+func serve(h *Handler, r *http.Request) (*httptest.ResponseRecorder, error) {
+	w := httptest.NewRecorder()
+	err := h.ServeHTTP(w, r, okNext)
+	return w, err
+}
+
+func req(addr string, hdr ...string) *http.Request {
+	r := httptest.NewRequest("POST", "/mcp/raad", nil)
+	r.RemoteAddr = addr + ":4000"
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	return r
+}
+
+func TestHeadersAndRefusal(t *testing.T) {
+	clock := fakeClock(t)
+	ctx, _ := newConfig(t)
+	h := provision(t, ctx, &Handler{Zone: "t-headers", Process: off, Connector: off, Address: lc("1/s", 3)})
+	rejected0 := counterValue(rejectedTotal.WithLabelValues("t-headers", "address"))
+	allowed0 := counterValue(requestsTotal.WithLabelValues("t-headers", "allowed"))
+
+	for i := range 3 {
+		w, err := serve(h, req("192.0.2.1"))
+		if err != nil || w.Code != 200 {
+			t.Fatalf("request %d: %d %v", i, w.Code, err)
+		}
+		if got := w.Header().Get("RateLimit-Remaining"); got != []string{"2", "1", "0"}[i] {
+			t.Errorf("request %d: RateLimit-Remaining %q", i, got)
+		}
+		if w.Header().Get("RateLimit-Limit") != "3" || w.Header().Get("RateLimit-Reset") != []string{"1", "2", "3"}[i] {
+			t.Errorf("request %d: headers %v", i, w.Header())
+		}
+	}
+	*clock = t0.Add(300 * time.Millisecond)
+	w, err := serve(h, req("192.0.2.1"))
+	if err != nil || w.Code != http.StatusTooManyRequests {
+		t.Fatalf("4th: %d %v, want 429 written by the handler", w.Code, err)
+	}
+	if w.Header().Get("Retry-After") != "1" || w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("4th headers: %v", w.Header())
+	}
+	var body rejection
+	if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+		t.Fatalf("body %q: %v", w.Body, err)
+	}
+	if body.Error != "rate_limited" || body.Layer != "address" || body.Zone != "t-headers" || body.RetryAfter != 1 ||
+		!strings.Contains(body.Message, "client address") {
+		t.Fatalf("body %+v", body)
+	}
+	if w.Header().Get("RateLimit-Remaining") != "0" || w.Header().Get("RateLimit-Reset") != "3" {
+		t.Fatalf("4th RateLimit headers: %v", w.Header())
+	}
+	// Retry-After is true: waiting it out is enough.
+	*clock = t0.Add(time.Second)
+	if w, _ := serve(h, req("192.0.2.1")); w.Code != 200 {
+		t.Fatalf("after Retry-After: %d", w.Code)
+	}
+	if got := counterValue(rejectedTotal.WithLabelValues("t-headers", "address")) - rejected0; got != 1 {
+		t.Errorf("rejected_total{address} = %v, want 1", got)
+	}
+	if got := counterValue(requestsTotal.WithLabelValues("t-headers", "allowed")) - allowed0; got != 4 {
+		t.Errorf("requests_total{allowed} = %v, want 4", got)
+	}
+}
+
+func TestRetryAfterFromState(t *testing.T) {
+	clock := fakeClock(t)
+	ctx, _ := newConfig(t)
+	h := provision(t, ctx, &Handler{Zone: "t-retry", Process: off, Connector: off, Address: lc("6/m", 1)})
+	serve(h, req("192.0.2.2"))
+	for _, tc := range []struct {
+		at   time.Duration
+		want string
+	}{{0, "10"}, {time.Second, "9"}, {8500 * time.Millisecond, "2"}, {9999 * time.Millisecond, "1"}} {
+		*clock = t0.Add(tc.at)
+		w, _ := serve(h, req("192.0.2.2"))
+		if w.Code != 429 || w.Header().Get("Retry-After") != tc.want {
+			t.Errorf("at %s: %d, Retry-After %q; want 429 with %s", tc.at, w.Code, w.Header().Get("Retry-After"), tc.want)
+		}
+	}
+}
+
+func TestErrorRoutesGetACaddyError(t *testing.T) {
+	fakeClock(t)
+	ctx, _ := newConfig(t)
+	h := provision(t, ctx, &Handler{Zone: "t-errors", Process: off, Connector: off, Session: lc("1/m", 1)})
+	session.Issued.Add("t-errors-session")
+	defer session.Issued.Remove("t-errors-session")
+
+	srv := &caddyhttp.Server{Errors: &caddyhttp.HTTPErrorConfig{Routes: caddyhttp.RouteList{{}}}}
+	repl := caddy.NewReplacer()
+	r := req("192.0.2.3", "Mcp-Session-Id", "t-errors-session")
+	r = r.WithContext(context.WithValue(context.WithValue(r.Context(), caddyhttp.ServerCtxKey, srv), caddy.ReplacerCtxKey, repl))
+	serve(h, r)
+	w, err := serve(h, r)
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("got %v, want a caddyhttp 429 error", err)
+	}
+	if w.Body.Len() != 0 || w.Header().Get("Retry-After") != "60" || w.Header().Get("RateLimit-Limit") != "1" {
+		t.Fatalf("written %q, headers %v; want no body, Retry-After 60, RateLimit-Limit 1", w.Body, w.Header())
+	}
+	for k, want := range map[string]string{
+		"http.client_limit.layer": "session", "http.client_limit.zone": "t-errors", "http.client_limit.retry_after": "60",
+	} {
+		if got, _ := repl.GetString(k); got != want {
+			t.Errorf("{%s} = %q, want %q", k, got, want)
+		}
+	}
+	body, _ := repl.GetString("http.client_limit.body")
+	if !strings.HasPrefix(body, `{"error":"rate_limited","layer":"session","zone":"t-errors","retry_after":60,`) {
+		t.Errorf("{http.client_limit.body} = %s", body)
+	}
+}
+
+func TestSessionsAndMadeUpIds(t *testing.T) {
+	fakeClock(t)
+	ctx, _ := newConfig(t)
+	h := provision(t, ctx, &Handler{Zone: "t-sessions", Process: off, Connector: off, Session: lc("1/m", 2), Address: lc("1/m", 3)})
+	session.Issued.Add("t-real-1")
+	session.Issued.Add("t-real-2")
+	defer session.Issued.Remove("t-real-1")
+	defer session.Issued.Remove("t-real-2")
+
+	count := func(addr string, ids ...string) (passed int) {
+		for _, id := range ids {
+			if w, _ := serve(h, req(addr, "Mcp-Session-Id", id)); w.Code == 200 {
+				passed++
+			}
+		}
+		return passed
+	}
+	// Ten made-up ids from one address share that address's 3.
+	made := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	if n := count("198.51.100.1", made...); n != 3 {
+		t.Fatalf("made-up ids passed %d, want the address's 3", n)
+	}
+	// Real sessions from the same address each have their own 2.
+	if n := count("198.51.100.1", "t-real-1", "t-real-1", "t-real-1"); n != 2 {
+		t.Fatalf("session 1 passed %d, want 2", n)
+	}
+	if n := count("198.51.100.1", "t-real-2", "t-real-2", "t-real-2"); n != 2 {
+		t.Fatalf("session 2 passed %d, want 2", n)
+	}
+	// The self-declared Besluitbron-Session header opens no room either.
+	passed := 0
+	for _, v := range made {
+		if w, _ := serve(h, req("198.51.100.2", session.Header, v)); w.Code == 200 {
+			passed++
+		}
+	}
+	if passed != 3 {
+		t.Fatalf("Besluitbron-Session values passed %d, want the address's 3", passed)
+	}
+}
+
+func TestIPv6GroupedByPrefix(t *testing.T) {
+	fakeClock(t)
+	ctx, _ := newConfig(t)
+	h := provision(t, ctx, &Handler{Zone: "t-ipv6", Process: off, Connector: off, Address: lc("1/m", 2)})
+	v6 := func(addr string) *http.Request {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = "[" + addr + "]:4000"
+		return r
+	}
+	passed := 0
+	for i := range 10 { // ten addresses of one /64
+		if w, _ := serve(h, v6(fmt.Sprintf("2001:db8:1:2::%x", i+1))); w.Code == 200 {
+			passed++
+		}
+	}
+	if passed != 2 {
+		t.Fatalf("%d of 10 addresses in one /64 passed, want the prefix's 2", passed)
+	}
+	if w, _ := serve(h, v6("2001:db8:1:3::1")); w.Code != 200 {
+		t.Fatalf("another /64: %d", w.Code)
+	}
+	h128 := provision(t, ctx, &Handler{Zone: "t-ipv6-128", Process: off, Connector: off, Address: lc("1/m", 1), IPv6Prefix: 128})
+	for i := range 5 {
+		if w, _ := serve(h128, v6(fmt.Sprintf("2001:db8:1:2::%x", i+1))); w.Code != 200 {
+			t.Fatalf("ipv6_prefix 128, address %d: %d", i, w.Code)
+		}
+	}
+	for in, want := range map[string]string{
+		"addr:192.0.2.1": "addr:192.0.2.1", "addr:2001:db8::1": "addr:2001:db8::/64",
+		"addr:::ffff:192.0.2.1": "addr:::ffff:192.0.2.1", "mcp:abc": "mcp:abc", "addr:fe80::1%eth0": "addr:fe80::/64",
+	} {
+		if got := h.groupIPv6(in); got != want {
+			t.Errorf("groupIPv6(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestInternalPassesUncounted(t *testing.T) {
+	fakeClock(t)
+	ctx, _ := newConfig(t)
+	h := provision(t, ctx, &Handler{Zone: "t-internal", Process: off, Connector: lc("1/m", 1), Address: lc("1/m", 1)})
+	for range 100 {
+		r := req("192.0.2.9")
+		r = r.WithContext(session.WithInternal(r.Context(), "mcp:x"))
+		w, err := serve(h, r)
+		if err != nil || w.Code != 200 || w.Header().Get("RateLimit-Limit") != "" {
+			t.Fatalf("internal sub-request: %d %v %v", w.Code, err, w.Header())
+		}
+	}
+	if w, _ := serve(h, req("192.0.2.9")); w.Code != 200 {
+		t.Fatalf("the first counted request was refused (%d): internal ones were counted", w.Code)
+	}
+}
+
+func TestConnectorsAreSeparate(t *testing.T) {
+	fakeClock(t)
+	ctx, _ := newConfig(t)
+	a := provision(t, ctx, &Handler{Zone: "t-conn-a", Process: off, Connector: lc("1/m", 2)})
+	b := provision(t, ctx, &Handler{Zone: "t-conn-b", Process: off, Connector: lc("1/m", 2)})
+	for i := range 5 {
+		serve(a, req("192.0.2."+string(rune('a'+i)))) // different addresses, one connector
+	}
+	w, _ := serve(a, req("192.0.2.100"))
+	if w.Code != 429 || !strings.Contains(w.Body.String(), `"layer":"connector"`) {
+		t.Fatalf("connector a: %d %s, want 429 naming the connector", w.Code, w.Body)
+	}
+	if w, _ := serve(b, req("192.0.2.100")); w.Code != 200 {
+		t.Fatalf("connector b: %d, want its own room", w.Code)
+	}
+}
+
+func TestProcessSharedAcrossZones(t *testing.T) {
+	fakeClock(t)
+	ctx, _ := newConfig(t)
+	a := provision(t, ctx, &Handler{Zone: "t-proc-a", Process: lc("1/m", 2)})
+	b := provision(t, ctx, &Handler{Zone: "t-proc-b"})
+	defer func() {
+		// Leave the process bucket unlimited for the other tests.
+		ctx2, _ := newConfig(t)
+		h := provision(t, ctx2, &Handler{Zone: "t-proc-a", Process: off})
+		serve(h, req("192.0.2.1"))
+	}()
+	serve(a, req("192.0.2.1"))
+	serve(b, req("192.0.2.2"))
+	w, _ := serve(b, req("192.0.2.3"))
+	if w.Code != 429 || !strings.Contains(w.Body.String(), `"layer":"process"`) {
+		t.Fatalf("third request: %d %s, want 429 from the process layer", w.Code, w.Body)
+	}
+}
+
+func TestSettingsPerConfig(t *testing.T) {
+	fakeClock(t)
+	ctx, _ := newConfig(t)
+	provision(t, ctx, &Handler{Zone: "t-conf", Process: off})
+
+	t.Run("same zone, other settings", func(t *testing.T) {
+		h := &Handler{Zone: "t-conf", Process: off, Session: lc("1/s", 1)}
+		err := h.Provision(ctx)
+		defer h.Cleanup()
+		if err == nil || !strings.Contains(err.Error(), "zone t-conf") {
+			t.Fatalf("error %v, want a zone conflict", err)
+		}
+	})
+	t.Run("two process values", func(t *testing.T) {
+		h := &Handler{Zone: "t-conf", Process: lc("5/s", 5)}
+		err := h.Provision(ctx)
+		defer h.Cleanup()
+		if err == nil || !strings.Contains(err.Error(), "process limit: set to 5/s 5 here but to off") {
+			t.Fatalf("error %v, want a process conflict", err)
+		}
+	})
+	t.Run("a failed or unused config changes nothing", func(t *testing.T) {
+		ctx2, cancel := newConfig(t)
+		h2 := provision(t, ctx2, &Handler{Zone: "t-conf", Process: off, Address: lc("1/m", 1)})
+		cancel()
+		old := provision(t, ctx, &Handler{Zone: "t-conf", Process: off})
+		for i := range 5 {
+			if w, _ := serve(old, req("192.0.2.50")); w.Code != 200 {
+				t.Fatalf("request %d under the running config: %d (the staged config leaked)", i, w.Code)
+			}
+		}
+		_ = h2
+	})
+	t.Run("new config takes effect at its first request", func(t *testing.T) {
+		ctx3, _ := newConfig(t)
+		h3 := provision(t, ctx3, &Handler{Zone: "t-conf", Process: off, Address: lc("1/m", 1)})
+		if w, _ := serve(h3, req("192.0.2.51")); w.Code != 200 {
+			t.Fatalf("first: %d", w.Code)
+		}
+		if w, _ := serve(h3, req("192.0.2.51")); w.Code != 429 {
+			t.Fatalf("second: %d, want the new limit in force", w.Code)
+		}
+	})
+}
+
+func TestProvisionErrors(t *testing.T) {
+	ctx, _ := newConfig(t)
+	for name, h := range map[string]*Handler{
+		"bad zone":      {Zone: "a/b"},
+		"bad rate":      {Session: lc("fast", 3)},
+		"missing burst": {Address: lc("20/s", 0)},
+		"off burst":     {Connector: &LimitConfig{Rate: "off", Burst: 3}},
+		"negative keys": {MaxKeys: -1},
+		"ipv6 prefix":   {IPv6Prefix: 129},
+	} {
+		err := h.Provision(ctx)
+		_ = h.Cleanup()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func counterValue(c prometheus.Counter) float64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetCounter().GetValue()
+}
