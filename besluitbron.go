@@ -6,5 +6,7 @@
 package besluitbron
 
 import (
+	_ "github.com/besluitbron/besluitbron/caddymodule/clientlimit"
+	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy"
 )

@@ -1,0 +1,25 @@
+package emulator
+
+import (
+	"net/http"
+
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/oa"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/opentk"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/ori"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
+)
+
+// constructors maps a platform key to its emulator. All seven are built
+// in; a key without an entry would get a clear provisioning error.
+var constructors = map[string]func(seed int64) http.Handler{
+	"ori":         func(seed int64) http.Handler { return ori.New(ori.Config{Seed: seed}) },
+	"obv":         func(seed int64) http.Handler { return obv.New(obv.Config{Seed: seed}) },
+	"tk":          func(seed int64) http.Handler { return tk.New(tk.Config{Seed: seed}) },
+	"opentk":      func(seed int64) http.Handler { return opentk.New(opentk.Config{Seed: seed}) },
+	"ob":          func(seed int64) http.Handler { return ob.New(ob.Config{Seed: seed}) },
+	"rechtspraak": func(seed int64) http.Handler { return rechtspraak.New(rechtspraak.Config{Seed: seed}) },
+	"oa":          func(seed int64) http.Handler { return oa.New(oa.Config{Seed: seed}) },
+}

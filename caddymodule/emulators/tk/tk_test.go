@@ -1,0 +1,582 @@
+package tk
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
+)
+
+var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
+
+var (
+	emuOnce sync.Once
+	emu     http.Handler
+)
+
+func testHandler() http.Handler {
+	emuOnce.Do(func() { emu = New(Config{Seed: 1, Now: fixedNow}) })
+	return emu
+}
+
+func get(t *testing.T, target string) (int, []byte, http.Header) {
+	t.Helper()
+	return do(t, testHandler(), http.MethodGet, target)
+}
+
+func do(t *testing.T, h http.Handler, method, target string) (int, []byte, http.Header) {
+	t.Helper()
+	req := httptest.NewRequest(method, "http://tk.test"+target, nil)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes(), rec.Header()
+}
+
+func fixture(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/work/shared/fixtures/tk", name))
+	if err != nil {
+		t.Skipf("fixture %s: %v", name, err)
+	}
+	return b
+}
+
+func q(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
+
+type envelope struct {
+	Context  string            `json:"@odata.context"`
+	Count    *int              `json:"@odata.count"`
+	Value    []json.RawMessage `json:"value"`
+	NextLink string            `json:"@odata.nextLink"`
+}
+
+func decodeEnv(t *testing.T, body []byte) envelope {
+	t.Helper()
+	var e envelope
+	if err := json.Unmarshal(body, &e); err != nil {
+		t.Fatalf("not an OData envelope: %v\n%s", err, body[:min(len(body), 400)])
+	}
+	return e
+}
+
+func mustOK(t *testing.T, code int, body []byte) {
+	t.Helper()
+	if code != http.StatusOK {
+		t.Fatalf("status %d: %s", code, body[:min(len(body), 400)])
+	}
+}
+
+// The envelopes of Fractie, FractieZetel, FractieZetelPersoon and Persoon
+// are held against the real one-item responses.
+func TestFixtureEnvelopes(t *testing.T) {
+	cases := []struct {
+		fixture, target string
+		opts            []shape.Option
+	}{
+		{"odata-fractie.json", "/OData/v4/2.0/Fractie?$filter=" + q("DatumInactief ne null"), nil},
+		{"odata-fractiezetel.json", "/OData/v4/2.0/FractieZetel", nil},
+		{"odata-fractiezetelpersoon.json", "/OData/v4/2.0/FractieZetelPersoon?$filter=" + q("TotEnMet ne null"), nil},
+		// Titels is null for most members, as in the real data
+		{"odata-persoon.json", "/OData/v4/2.0/Persoon?$filter=" + q("Verwijderd eq false and Functie eq 'Tweede Kamerlid' and Titels ne null"), nil},
+		{"odata-persoon.json", "/OData/v4/2.0/Persoon?$filter=" + q("Verwijderd eq false and Functie eq 'Tweede Kamerlid'"), []shape.Option{shape.NullOK()}},
+	}
+	for _, c := range cases {
+		t.Run(c.fixture, func(t *testing.T) {
+			code, body, hdr := get(t, c.target)
+			mustOK(t, code, body)
+			if !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+				t.Errorf("Content-Type %q", hdr.Get("Content-Type"))
+			}
+			shape.JSONShape(t, body, fixture(t, c.fixture), c.opts...)
+			e := decodeEnv(t, body)
+			if len(e.Value) == 0 {
+				t.Fatal("empty value")
+			}
+		})
+	}
+}
+
+// odata-fractie-value-items.json is a fragment: the value array only.
+func TestFixtureFractieValueItems(t *testing.T) {
+	code, body, _ := get(t, "/OData/v4/2.0/Fractie?$filter="+q("DatumInactief eq null and AantalZetels gt 2"))
+	mustOK(t, code, body)
+	shape.JSONShape(t, body, fixture(t, "odata-fractie-value-items.json"), shape.At("value"))
+}
+
+const besluitExpand = "Zaak($expand=Document)"
+
+// The Besluit fixtures hold nested Zaak and Document objects; the
+// emulator expands Zaak and Document (Stemming, Agendapunt and ZaakActor
+// are not emulated, so those paths are ignored).
+func TestFixtureBesluit(t *testing.T) {
+	ignore := shape.Ignore("value[].Stemming", "value[].Agendapunt", "value[].Zaak[].ZaakActor")
+	code, body, _ := get(t, "/OData/v4/2.0/Besluit?$expand="+q(besluitExpand)+"&$top=5")
+	mustOK(t, code, body)
+	shape.JSONShape(t, body, fixture(t, "odata-besluit-expand.json"), ignore)
+
+	// without $top the page is capped at 250 and ends in @odata.nextLink
+	code, body, _ = get(t, "/OData/v4/2.0/Besluit?$filter="+q("Verwijderd eq false and (BesluitSoort eq 'Stemmen - aangenomen' or BesluitSoort eq 'Stemmen - verworpen')")+"&$orderby="+q("GewijzigdOp asc")+"&$expand="+q(besluitExpand))
+	mustOK(t, code, body)
+	shape.JSONShape(t, body, fixture(t, "odata-besluit-nextlink.json"), ignore)
+	e := decodeEnv(t, body)
+	if len(e.Value) != MaxTop {
+		t.Errorf("page holds %d rows, want %d", len(e.Value), MaxTop)
+	}
+	if !strings.HasPrefix(e.NextLink, "http://tk.test/OData/v4/2.0/Besluit?$filter=Verwijderd%20eq%20false%20and%20%28BesluitSoort%20eq%20%27Stemmen") ||
+		!strings.Contains(e.NextLink, "&$orderby=GewijzigdOp%20asc&$expand=Zaak%28%24expand%3DDocument%29&$skip=250") {
+		t.Errorf("nextLink %s", e.NextLink)
+	}
+	if !strings.Contains(e.Context, "$metadata#Besluit(Zaak(Document()))") {
+		t.Errorf("context %s", e.Context)
+	}
+}
+
+// Standalone Document and Zaak carry the fields and types of the objects
+// nested in the Besluit fixtures.
+func TestFixtureDocumentAndZaak(t *testing.T) {
+	for _, f := range []string{"odata-besluit-expand.json", "odata-besluit-nextlink.json"} {
+		var fx struct {
+			Value []struct {
+				Zaak []map[string]json.RawMessage `json:"Zaak"`
+			} `json:"value"`
+		}
+		if err := json.Unmarshal(fixture(t, f), &fx); err != nil {
+			t.Fatal(err)
+		}
+		zaak := fx.Value[0].Zaak[0]
+		doc := zaak["Document"]
+		delete(zaak, "Document")
+		delete(zaak, "ZaakActor")
+		zb, _ := json.Marshal(zaak)
+		wantDocs := []byte(`{"value":` + string(doc) + `}`)
+		wantZaak := []byte(`{"value":[` + string(zb) + `]}`)
+
+		code, body, _ := get(t, "/OData/v4/2.0/Document?$filter="+q("Soort eq 'Motie' and Verwijderd eq false")+"&$top=3")
+		mustOK(t, code, body)
+		shape.JSONShape(t, body, wantDocs)
+		code, body, _ = get(t, "/OData/v4/2.0/Zaak?$filter="+q("Soort eq 'Motie'")+"&$top=3")
+		mustOK(t, code, body)
+		shape.JSONShape(t, body, wantZaak)
+	}
+}
+
+// syncfeed-entry.fragment.xml is one entry with its namespaces stripped.
+func TestFixtureSyncFeedEntry(t *testing.T) {
+	// find a page that holds a FractieZetelPersoon with TotEnMet
+	target := "/SyncFeed/2.0/Feed?category=FractieZetelPersoon"
+	code, body, hdr := get(t, target)
+	mustOK(t, code, body)
+	if !strings.HasPrefix(hdr.Get("Content-Type"), "application/atom+xml") {
+		t.Errorf("Content-Type %q", hdr.Get("Content-Type"))
+	}
+	shape.XMLShape(t, body, fixture(t, "syncfeed-entry.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
+	// the real namespaces are there
+	paths, err := shape.XMLPaths(body, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"{" + nsAtom + "}feed/{" + nsAtom + "}link/@rel",
+		"{" + nsAtom + "}feed/{" + nsAtom + "}entry/{" + nsAtom + "}category/@term",
+		"{" + nsAtom + "}feed/{" + nsAtom + "}entry/{" + nsAtom + "}content/{" + nsTK + "}fractieZetelPersoon/@{" + nsTK + "}bijgewerkt",
+		"{" + nsAtom + "}feed/{" + nsAtom + "}entry/{" + nsAtom + "}content/{" + nsTK + "}fractieZetelPersoon/@{" + nsTK + "}verwijderd",
+		"{" + nsAtom + "}feed/{" + nsAtom + "}entry/{" + nsAtom + "}content/{" + nsTK + "}fractieZetelPersoon/{" + nsTK + "}persoon/@ref",
+	}
+	have := strings.Join(paths, "\n")
+	for _, w := range want {
+		if !strings.Contains(have, w) {
+			t.Errorf("missing %s", w)
+		}
+	}
+}
+
+type atomFeed struct {
+	Links   []atomLink  `xml:"link"`
+	Entries []atomEntry `xml:"entry"`
+}
+type atomLink struct {
+	Rel  string `xml:"rel,attr"`
+	Href string `xml:"href,attr"`
+}
+type atomEntry struct {
+	Title    string `xml:"title"`
+	ID       string `xml:"id"`
+	Updated  string `xml:"updated"`
+	Category struct {
+		Term string `xml:"term,attr"`
+	} `xml:"category"`
+	Links []atomLink `xml:"link"`
+}
+
+func (f atomFeed) link(rel string) string {
+	for _, l := range f.Links {
+		if l.Rel == rel {
+			return l.Href
+		}
+	}
+	return ""
+}
+
+func pathOf(t *testing.T, link string) string {
+	t.Helper()
+	u, err := url.Parse(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.RequestURI()
+}
+
+func TestSyncFeedPagingToResume(t *testing.T) {
+	target := "/SyncFeed/2.0/Feed?category=Fractie"
+	var seen int
+	for page := 0; page < 5; page++ {
+		code, body, _ := get(t, target)
+		mustOK(t, code, body)
+		var f atomFeed
+		if err := xml.Unmarshal(body, &f); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Entries) == 0 {
+			if f.link("resume") == "" {
+				t.Fatalf("empty page without rel=resume: %s", body)
+			}
+			if seen != len(fracties) {
+				t.Errorf("walked %d fracties, want %d", seen, len(fracties))
+			}
+			return
+		}
+		for _, e := range f.Entries {
+			if e.Category.Term != "fractie" || !strings.HasSuffix(e.ID, "/SyncFeed/2.0/Entiteiten/"+e.Title) {
+				t.Errorf("entry %+v", e)
+			}
+		}
+		seen += len(f.Entries)
+		next := f.link("next")
+		if !strings.Contains(next, "skiptoken=") {
+			t.Fatalf("no feed-level next link: %s", body[:300])
+		}
+		target = pathOf(t, next)
+	}
+	t.Fatal("never reached rel=resume")
+}
+
+func TestSyncFeedEntityAndResource(t *testing.T) {
+	code, body, _ := get(t, "/SyncFeed/2.0/Feed?category=Document")
+	mustOK(t, code, body)
+	var f atomFeed
+	if err := xml.Unmarshal(body, &f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entries) != FeedPageSize {
+		t.Fatalf("%d entries", len(f.Entries))
+	}
+	e := f.Entries[0]
+	var enclosure string
+	for _, l := range e.Links {
+		if l.Rel == "enclosure" {
+			enclosure = l.Href
+		}
+	}
+	if enclosure == "" {
+		t.Fatal("document entry without enclosure")
+	}
+	code, body, _ = get(t, pathOf(t, e.ID))
+	mustOK(t, code, body)
+	if !bytes.Contains(body, []byte(`<document xmlns="`+nsTK+`" xmlns:tk="`+nsTK+`" id="`+e.Title+`"`)) {
+		t.Errorf("entity XML: %s", body[:min(len(body), 300)])
+	}
+	code, body, hdr := get(t, pathOf(t, enclosure))
+	mustOK(t, code, body)
+	if hdr.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(body, []byte("%PDF-1.4")) {
+		t.Errorf("resource %q %q", hdr.Get("Content-Type"), body[:10])
+	}
+	// bad input
+	for target, want := range map[string]int{
+		"/SyncFeed/2.0/Feed?category=Bestaatniet":                       400,
+		"/SyncFeed/2.0/Feed?category=Persoon&skiptoken=abc":             400,
+		"/SyncFeed/2.0/Entiteiten/00000000-0000-4000-8000-000000000000": 404,
+		"/SyncFeed/2.0/Resources/00000000-0000-4000-8000-000000000000":  404,
+		"/SyncFeed/2.0/Nergens":                                         404,
+	} {
+		if code, body, _ := get(t, target); code != want {
+			t.Errorf("%s: status %d, want %d (%s)", target, code, want, body)
+		}
+	}
+	if code, _, _ := do(t, testHandler(), http.MethodPost, "/SyncFeed/2.0/Feed"); code != 405 {
+		t.Errorf("POST feed: %d", code)
+	}
+}
+
+func TestODataBadInput(t *testing.T) {
+	doc := firstDocumentID(t)
+	cases := []struct {
+		name, target string
+		status       int
+		msg          string
+	}{
+		{"guid literal form", "/OData/v4/2.0/Document?$filter=" + q("Id eq guid'"+doc+"'"), 400, "Syntax error"},
+		{"unknown property", "/OData/v4/2.0/Document?$filter=" + q("Foo eq 1"), 400, "Could not find a property named 'Foo'"},
+		{"type mismatch", "/OData/v4/2.0/Document?$filter=" + q("Verwijderd eq 'false'"), 400, "incompatible types"},
+		{"string vs guid", "/OData/v4/2.0/Document?$filter=" + q("Id eq '"+doc+"'"), 400, "incompatible types"},
+		{"not boolean", "/OData/v4/2.0/Document?$filter=Titel", 400, "boolean"},
+		{"syntax", "/OData/v4/2.0/Document?$filter=" + q("Titel eq"), 400, "Syntax error"},
+		{"unterminated string", "/OData/v4/2.0/Document?$filter=" + q("Titel eq 'abc"), 400, "unterminated"},
+		{"unknown function", "/OData/v4/2.0/Document?$filter=" + q("substringof('a',Titel)"), 400, "unknown function"},
+		{"top not a number", "/OData/v4/2.0/Document?$top=abc", 400, "$top"},
+		{"negative top", "/OData/v4/2.0/Document?$top=-1", 400, "$top"},
+		{"bad skip", "/OData/v4/2.0/Document?$skip=x", 400, "$skip"},
+		{"bad count", "/OData/v4/2.0/Document?$count=yes", 400, "count"},
+		{"unknown option", "/OData/v4/2.0/Document?$search=motie", 400, "not supported"},
+		{"twice", "/OData/v4/2.0/Document?$top=1&$top=2", 400, "more than once"},
+		{"bad orderby", "/OData/v4/2.0/Document?$orderby=Foo", 400, "Could not find a property"},
+		{"bad orderby dir", "/OData/v4/2.0/Document?$orderby=" + q("Datum up"), 400, "Syntax error"},
+		{"bad select", "/OData/v4/2.0/Document?$select=Id,Foo", 400, "Could not find a property named 'Foo'"},
+		{"bad expand", "/OData/v4/2.0/Document?$expand=Foo", 400, "Could not find a property named 'Foo'"},
+		{"bad key", "/OData/v4/2.0/Document(123)", 400, "Edm.Guid"},
+		{"guid key form", "/OData/v4/2.0/Document(guid'" + doc + "')", 400, "Edm.Guid"},
+		{"unknown key", "/OData/v4/2.0/Document(00000000-0000-4000-8000-000000000000)", 404, "Resource not found"},
+		{"unknown set", "/OData/v4/2.0/Documenten", 404, "No HTTP resource"},
+		{"lowercase set", "/OData/v4/2.0/document", 404, "No HTTP resource"},
+		{"no resource", "/OData/v4/2.0/Zaak(" + zaakID(t) + ")/resource", 404, "No resource"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, body, _ := get(t, c.target)
+			if code != c.status {
+				t.Fatalf("status %d, want %d: %s", code, c.status, body)
+			}
+			var e struct {
+				Error struct {
+					Code    *string `json:"code"`
+					Message string  `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(body, &e); err != nil || e.Error.Code == nil {
+				t.Fatalf("not an OData error body: %s", body)
+			}
+			if !strings.Contains(e.Error.Message, c.msg) {
+				t.Errorf("message %q lacks %q", e.Error.Message, c.msg)
+			}
+		})
+	}
+	if code, _, hdr := do(t, testHandler(), http.MethodPost, "/OData/v4/2.0/Document"); code != 405 || hdr.Get("Allow") != "GET" {
+		t.Errorf("POST: %d", code)
+	}
+}
+
+func firstDocumentID(t *testing.T) string {
+	t.Helper()
+	code, body, _ := get(t, "/OData/v4/2.0/Document?$top=1&$select=Id")
+	mustOK(t, code, body)
+	var e struct{ Value []struct{ Id string } }
+	json.Unmarshal(body, &e)
+	return e.Value[0].Id
+}
+
+func zaakID(t *testing.T) string {
+	t.Helper()
+	_, body, _ := get(t, "/OData/v4/2.0/Zaak?$top=1&$select=Id")
+	var e struct{ Value []struct{ Id string } }
+	json.Unmarshal(body, &e)
+	return e.Value[0].Id
+}
+
+func TestODataQueries(t *testing.T) {
+	// counts: the fracties, commissies, persons and documents are realistic
+	counts := map[string][2]int{"Fractie": {15, 20}, "Commissie": {38, 45}, "Document": {8000, 8000}, "Zaak": {8000, 8000}}
+	for set, rng := range counts {
+		code, body, hdr := get(t, "/OData/v4/2.0/"+set+"/$count")
+		mustOK(t, code, body)
+		n, err := strconv.Atoi(string(body))
+		if err != nil || n < rng[0] || n > rng[1] || !strings.HasPrefix(hdr.Get("Content-Type"), "text/plain") {
+			t.Errorf("%s/$count = %q", set, body)
+		}
+	}
+	code, body, _ := get(t, "/OData/v4/2.0/Persoon/$count?$filter="+q("Functie eq 'Tweede Kamerlid'"))
+	mustOK(t, code, body)
+	if string(body) != "150" {
+		t.Errorf("current members %s, want 150", body)
+	}
+
+	// $count=true matches /$count and the filter narrows
+	flt := q("Verwijderd eq false and contains(Onderwerp,'stikstof') and Datum ge 2025-01-01T00:00:00+01:00 and Datum lt 2026-01-01")
+	code, body, _ = get(t, "/OData/v4/2.0/Document?$filter="+flt+"&$count=true&$orderby="+q("Datum desc")+"&$select=Id,Onderwerp,Datum")
+	mustOK(t, code, body)
+	e := decodeEnv(t, body)
+	_, cbody, _ := get(t, "/OData/v4/2.0/Document/$count?$filter="+flt)
+	if e.Count == nil || strconv.Itoa(*e.Count) != string(cbody) || *e.Count == 0 {
+		t.Fatalf("@odata.count %v, /$count %s", e.Count, cbody)
+	}
+	if !strings.HasSuffix(e.Context, "$metadata#Document(Id,Onderwerp,Datum)") {
+		t.Errorf("context %s", e.Context)
+	}
+	var prev string
+	for _, raw := range e.Value {
+		var d map[string]any
+		json.Unmarshal(raw, &d)
+		if len(d) != 3 || !strings.Contains(d["Onderwerp"].(string), "stikstof") {
+			t.Errorf("row %s", raw)
+		}
+		ds := d["Datum"].(string)
+		if ds < "2025-01-01" || ds >= "2026-01-01" || (prev != "" && ds > prev) {
+			t.Errorf("date %s after %s", ds, prev)
+		}
+		prev = ds
+	}
+
+	// $top above the cap: 250 rows and a nextLink with the rest of $top
+	code, body, _ = get(t, "/OData/v4/2.0/Document?$top=600&$skip=10&$select=Id")
+	mustOK(t, code, body)
+	e = decodeEnv(t, body)
+	if len(e.Value) != 250 || !strings.HasSuffix(e.NextLink, "/OData/v4/2.0/Document?$select=Id&$top=350&$skip=260") {
+		t.Errorf("%d rows, nextLink %s", len(e.Value), e.NextLink)
+	}
+	// following the link continues where the page ended
+	code, body, _ = get(t, pathOf(t, e.NextLink))
+	mustOK(t, code, body)
+	e2 := decodeEnv(t, body)
+	_, body3, _ := get(t, "/OData/v4/2.0/Document?$top=1&$skip=260&$select=Id")
+	if len(e2.Value) != 250 || string(e2.Value[0]) != string(decodeEnv(t, body3).Value[0]) {
+		t.Errorf("next page starts at %s", e2.Value[0])
+	}
+	// the last part: $top=100 left, no more link
+	code, body, _ = get(t, pathOf(t, e2.NextLink))
+	mustOK(t, code, body)
+	if e3 := decodeEnv(t, body); len(e3.Value) != 100 || e3.NextLink != "" {
+		t.Errorf("last page %d rows, link %q", len(e3.Value), e3.NextLink)
+	}
+	// a small $top has no nextLink
+	_, body, _ = get(t, "/OData/v4/2.0/Document?$top=5")
+	if e := decodeEnv(t, body); len(e.Value) != 5 || e.NextLink != "" {
+		t.Errorf("$top=5: %d rows, link %q", len(e.Value), e.NextLink)
+	}
+
+	// (guid) addressing, bare GUIDs in filters, ne, or, orderby
+	doc := firstDocumentID(t)
+	code, body, _ = get(t, "/OData/v4/2.0/Document("+doc+")")
+	mustOK(t, code, body)
+	var one map[string]any
+	json.Unmarshal(body, &one)
+	if one["Id"] != doc || !strings.HasSuffix(one["@odata.context"].(string), "$metadata#Document/$entity") {
+		t.Errorf("entity %s", body[:200])
+	}
+	_, body, _ = get(t, "/OData/v4/2.0/Document?$filter="+q("Id eq "+doc+" or Id eq "+strings.ToUpper(doc)))
+	if e := decodeEnv(t, body); len(e.Value) != 1 {
+		t.Errorf("bare GUID filter: %d rows", len(e.Value))
+	}
+	_, body, _ = get(t, "/OData/v4/2.0/Fractie?$filter="+q("Afkorting ne 'VVD' and DatumInactief eq null")+"&$orderby="+q("AantalZetels desc")+"&$select=Afkorting,AantalZetels")
+	e = decodeEnv(t, body)
+	if len(e.Value) != 14 || !strings.Contains(string(e.Value[0]), `"AantalZetels":26`) {
+		t.Errorf("fracties %s", body)
+	}
+
+	// the resource is a PDF of exactly ContentLength bytes
+	var meta struct{ ContentLength int }
+	_, body, _ = get(t, "/OData/v4/2.0/Document("+doc+")?$select=ContentLength")
+	json.Unmarshal(body, &meta)
+	code, body, hdr := get(t, "/OData/v4/2.0/Document("+doc+")/resource")
+	mustOK(t, code, body)
+	if hdr.Get("Content-Type") != "application/pdf" || len(body) != meta.ContentLength || !bytes.HasSuffix(body, []byte("%%EOF\n")) {
+		t.Errorf("resource: %s, %d bytes, ContentLength %d", hdr.Get("Content-Type"), len(body), meta.ContentLength)
+	}
+
+	// a person's picture is an image of ContentLength bytes
+	var p struct {
+		Value []struct {
+			Id            string
+			ContentType   string
+			ContentLength int
+		}
+	}
+	_, body, _ = get(t, "/OData/v4/2.0/Persoon?$top=1&$filter="+q("ContentType ne null")+"&$select=Id,ContentType,ContentLength")
+	json.Unmarshal(body, &p)
+	code, body, hdr = get(t, "/OData/v4/2.0/Persoon("+p.Value[0].Id+")/resource")
+	if code != 200 || hdr.Get("Content-Type") != p.Value[0].ContentType || len(body) != p.Value[0].ContentLength {
+		t.Errorf("picture: %d %s %d bytes", code, hdr.Get("Content-Type"), len(body))
+	}
+
+	// $expand of single navigation properties and reverse ones
+	_, body, _ = get(t, "/OData/v4/2.0/FractieZetelPersoon?$top=2&$filter="+q("TotEnMet eq null")+"&$expand="+q("Persoon($select=Achternaam),FractieZetel($expand=Fractie($select=Afkorting))"))
+	e = decodeEnv(t, body)
+	var fzp struct {
+		Persoon      struct{ Achternaam string }
+		FractieZetel struct{ Fractie struct{ Afkorting string } }
+	}
+	json.Unmarshal(e.Value[0], &fzp)
+	if fzp.Persoon.Achternaam == "" || fzp.FractieZetel.Fractie.Afkorting == "" {
+		t.Errorf("expand: %s", e.Value[0])
+	}
+
+	// service document and $metadata
+	code, body, _ = get(t, "/OData/v4/2.0/")
+	mustOK(t, code, body)
+	if !bytes.Contains(body, []byte(`"name":"Document"`)) {
+		t.Errorf("service document %s", body)
+	}
+	code, body, _ = get(t, "/OData/v4/2.0/$metadata")
+	mustOK(t, code, body)
+	if !bytes.Contains(body, []byte(`<EntitySet Name="Persoon"`)) {
+		t.Errorf("metadata")
+	}
+}
+
+// Behind the proxy the request carries the platform's own Host: links are
+// then the real platform's https links.
+func TestLinksWithPlatformHost(t *testing.T) {
+	req := httptest.NewRequest("GET", "http://127.0.0.1:9/OData/v4/2.0/Persoon?$select=Id", nil)
+	req.Host = "gegevensmagazijn.tweedekamer.nl"
+	rec := httptest.NewRecorder()
+	testHandler().ServeHTTP(rec, req)
+	e := decodeEnv(t, rec.Body.Bytes())
+	if !strings.HasPrefix(e.Context, "https://gegevensmagazijn.tweedekamer.nl/OData/v4/2.0/$metadata#Persoon") ||
+		!strings.HasPrefix(e.NextLink, "https://gegevensmagazijn.tweedekamer.nl/OData/v4/2.0/Persoon?$select=Id&$skip=250") {
+		t.Errorf("context %s, nextLink %s", e.Context, e.NextLink)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	a := New(Config{Seed: 7, Now: fixedNow, Documents: 300})
+	b := New(Config{Seed: 7, Now: fixedNow, Documents: 300})
+	c := New(Config{Seed: 8, Now: fixedNow, Documents: 300})
+	target := "/OData/v4/2.0/Document?$top=3"
+	_, ba, _ := do(t, a, "GET", target)
+	_, bb, _ := do(t, b, "GET", target)
+	_, bc, _ := do(t, c, "GET", target)
+	if !bytes.Equal(ba, bb) || bytes.Equal(ba, bc) {
+		t.Error("same seed must give the same data, another seed other data")
+	}
+}
+
+func TestFilterParser(t *testing.T) {
+	ok := []string{
+		"Verwijderd eq false",
+		"not (Soort eq 'Motie') and Kamer eq 2",
+		"startswith(DocumentNummer,'2025D') or endswith(tolower(Titel),'x')",
+		"year(Datum) eq 2025 and month(Datum) ge 6",
+		"Datum gt 2025-06-01T00:00:00Z and Datum le 2025-06-30T23:59:59.123+02:00",
+		"Titel eq 'l''avenir'",
+		"Volgnummer eq null",
+	}
+	for _, s := range ok {
+		if _, err := parseFilter(s, tDocument); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	bad := []string{"", "Soort eq", "(Soort eq 'x'", "Soort eq 'x')", "Kamer gt true", "contains(Titel)", "Soort eq 'x' xor Kamer eq 2", "Id eq datetime'2020-01-01'"}
+	for _, s := range bad {
+		if _, err := parseFilter(s, tDocument); err == nil {
+			t.Errorf("%q parsed", s)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package besluitbron
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+// offlineHouse runs the default Caddyfile as ./xcaddy.sh offline does
+// (Caddyfile.offline: every platform pointed at its emulator, each emulator
+// on its own loopback port), but on free ports, in this process. It returns
+// the proxy's base URL and each emulator's base URLs by platform key.
+func offlineHouse(t *testing.T) (string, map[string][]string) {
+	t.Helper()
+	clearPlatformEnv(t)
+	main, err := os.ReadFile("Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline, err := os.ReadFile("Caddyfile.offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Give every emulator site a free port instead of its fixed one.
+	emulators := map[string][]string{}
+	site := regexp.MustCompile(`(?m)^http://:(\d+) \{\n\tbind 127\.0\.0\.1\n\tbesluitbron_emulator (\w+)`)
+	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
+		m := site.FindStringSubmatch(block)
+		port := strconv.Itoa(freePort(t))
+		emulators[m[2]] = append(emulators[m[2]], "http://127.0.0.1:"+port)
+		return strings.Replace(block, ":"+m[1]+" {", ":"+port+" {", 1)
+	})
+	if len(emulators) != len(platforms.All()) {
+		t.Fatalf("Caddyfile.offline serves emulators for %d platforms, want %d", len(emulators), len(platforms.All()))
+	}
+	text = strings.Replace(text, "import Caddyfile", string(main), 1)
+
+	port := freePort(t)
+	t.Setenv("BESLUITBRON_PORT", strconv.Itoa(port))
+	t.Setenv("BESLUITBRON_ADMIN", "localhost:"+strconv.Itoa(freePort(t)))
+	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
+	for _, p := range platforms.All() {
+		t.Setenv(p.EnvVar, strings.Join(emulators[p.Key], " "))
+	}
+	dir := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	if err := caddy.Load(adapt(t, text), true); err != nil {
+		t.Fatalf("loading the offline config: %v", err)
+	}
+	t.Cleanup(func() { _ = caddy.Stop() })
+	return fmt.Sprintf("http://127.0.0.1:%d", port), emulators
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func emulatorCount(t *testing.T, base string) int {
+	t.Helper()
+	resp, err := http.Get(base + "/_emulator/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var stats struct {
+		Total int `json:"total"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
+		t.Fatal(err)
+	}
+	return stats.Total
+}
+
+func opentkSearch(t *testing.T, query string) (io.Reader, string) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("q", query)
+	_ = mw.WriteField("twomonths", "false")
+	_ = mw.WriteField("soorten", "alles")
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &body, mw.FormDataContentType()
+}
+
+// Each platform route of the default Caddyfile reaches its emulator over
+// real TCP and answers with the platform's format.
+func TestEveryPlatformRouteAnswers(t *testing.T) {
+	proxy, emulators := offlineHouse(t)
+	for _, tc := range []struct {
+		platform, method, path string
+		wantType, wantBody     string
+	}{
+		{"ori", "GET", "/ori_*/_search?q=woningbouw&size=2", "application/json", `"hits"`},
+		{"obv", "GET", "/api/search?query=woningbouw&limit=3", "application/json", `"results"`},
+		{"obv", "GET", "/api/sources", "application/json", `"sources"`},
+		{"tk", "GET", "/OData/v4/2.0/Fractie?$top=3", "application/json", `"value"`},
+		{"opentk", "POST", "/search", "application/json", `"milliseconds"`},
+		{"ob", "GET", "/?operation=searchRetrieve&version=2.0&query=dt.type%3DStaatsblad&maximumRecords=2", "xml", "searchRetrieveResponse"},
+		{"rechtspraak", "GET", "/uitspraken/zoeken?max=5", "xml", "<feed"},
+		{"rechtspraak", "GET", "/Waardelijst/Instanties", "xml", "Instantie"},
+		{"oa", "GET", "/api/v1/bodies", "application/json", `"bodies"`},
+	} {
+		t.Run(tc.platform+tc.path, func(t *testing.T) {
+			before := emulatorCount(t, emulators[tc.platform][0])
+			var body io.Reader
+			var contentType string
+			if tc.method == "POST" {
+				body, contentType = opentkSearch(t, "stikstof")
+			}
+			req, err := http.NewRequest(tc.method, proxy+"/platforms/"+tc.platform+tc.path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if contentType != "" {
+				req.Header.Set("Content-Type", contentType)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, got)
+			}
+			if ct := resp.Header.Get("Content-Type"); !strings.Contains(ct, tc.wantType) {
+				t.Errorf("Content-Type %q, want %q", ct, tc.wantType)
+			}
+			if !strings.Contains(string(got), tc.wantBody) {
+				t.Errorf("body lacks %s: %.300s", tc.wantBody, got)
+			}
+			// Served by the emulator behind the route (the cache may answer
+			// a repeat, never a first request).
+			if after := emulatorCount(t, emulators[tc.platform][0]); after <= before {
+				t.Errorf("the %s emulator counted no request (%d before, %d after)", tc.platform, before, after)
+			}
+		})
+	}
+}
+
+func TestUnknownPlatformIs404(t *testing.T) {
+	proxy, _ := offlineHouse(t)
+	resp, err := http.Get(proxy + "/platforms/nope/anything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("status %d, want 404", resp.StatusCode)
+	}
+	var msg struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(body, &msg); err != nil || !strings.Contains(msg.Error, "unknown platform") || !strings.Contains(msg.Error, "rechtspraak") {
+		t.Errorf("body %s: want a JSON error naming the known platforms", body)
+	}
+}
