@@ -37,11 +37,18 @@ func offlineHouse(t *testing.T) (string, map[string][]string) {
 	}
 	// Give every emulator site a free port instead of its fixed one.
 	emulators := map[string][]string{}
-	site := regexp.MustCompile(`(?m)^http://:(\d+) \{\n\tbind 127\.0\.0\.1\n\tbesluitbron_emulator (\w+)`)
+	site := regexp.MustCompile(`(?s)http://:(\d+) \{\n(.*?)\n\}\n`)
+	key := regexp.MustCompile(`besluitbron_emulator (\w+)`)
+	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
 	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
 		m := site.FindStringSubmatch(block)
 		port := strconv.Itoa(freePort(t))
-		emulators[m[2]] = append(emulators[m[2]], "http://127.0.0.1:"+port)
+		base := "http://127.0.0.1:" + port
+		if p := prefix.FindStringSubmatch(m[2]); p != nil {
+			base += p[1]
+		}
+		k := key.FindStringSubmatch(m[2])[1]
+		emulators[k] = append(emulators[k], base)
 		return strings.Replace(block, ":"+m[1]+" {", ":"+port+" {", 1)
 	})
 	if len(emulators) != len(platforms.All()) {

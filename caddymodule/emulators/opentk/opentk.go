@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
@@ -54,6 +55,29 @@ type handler struct {
 	once   sync.Once
 	index  []docIndex
 	avgLen float64
+
+	// search load, as tkserv's cost guard sees it
+	inFlight    atomic.Int64
+	searches    atomic.Int64
+	truncated   atomic.Int64
+	maxInFlight atomic.Int64
+}
+
+// EmulatorStats reports the searches for /_emulator/stats: how many ran,
+// how many were cut short by the cost guard, and the most at once.
+func (h *handler) EmulatorStats() map[string]any {
+	return map[string]any{
+		"searches":                h.searches.Load(),
+		"searches_truncated":      h.truncated.Load(),
+		"max_concurrent_searches": h.maxInFlight.Load(),
+	}
+}
+
+// ResetEmulator zeroes the search counters.
+func (h *handler) ResetEmulator() {
+	h.searches.Store(0)
+	h.truncated.Store(0)
+	h.maxInFlight.Store(h.inFlight.Load())
 }
 
 // New returns the emulator's handler.
@@ -239,13 +263,36 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 		since = h.now().AddDate(0, -2, 0).Format("2006-01-02")
 	}
 	h.buildIndex()
+	// tkserv's cost guard: a search gets 10 s, 2 s when more than 5 run at
+	// once, 1 s when more than 8; the database then stops the search and
+	// the results found so far are returned, without a word. Here the
+	// budget is a share of the documents scanned (newest first).
+	n := h.inFlight.Add(1)
+	defer h.inFlight.Add(-1)
+	for {
+		m := h.maxInFlight.Load()
+		if n <= m || h.maxInFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	h.searches.Add(1)
+	scanFrom := 0
+	switch {
+	case n > 8:
+		scanFrom = len(h.index) * 9 / 10
+	case n > 5:
+		scanFrom = len(h.index) * 8 / 10
+	}
+	if scanFrom > 0 {
+		h.truncated.Add(1)
+	}
 	type hit struct {
 		i     int
 		score float64
 		hits  map[int]int
 	}
 	var hits []hit
-	for i := range h.index {
+	for i := len(h.index) - 1; i >= scanFrom; i-- {
 		soort := h.index[i].soort
 		switch soorten {
 		case "moties":

@@ -350,3 +350,38 @@ func TestQueryParser(t *testing.T) {
 		}
 	}
 }
+
+// Under load tkserv cuts searches short without saying so; the emulator
+// does the same when more than 5 searches run at once.
+func TestCostGuardTruncates(t *testing.T) {
+	h := New(Config{Seed: 1, Now: fixedNow}).(*handler)
+	run := func() int {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("q", "stikstof")
+		mw.Close()
+		req := httptest.NewRequest(http.MethodPost, "http://opentk.test/search", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		rec := do(t, h, req)
+		var s searchResp
+		json.Unmarshal(rec.Body.Bytes(), &s)
+		return len(s.Results)
+	}
+	full := run()
+	h.inFlight.Add(5) // five other searches are running
+	cut := run()
+	h.inFlight.Add(3)
+	cut2 := run()
+	h.inFlight.Add(-8)
+	if !(cut2 < cut && cut < full) {
+		t.Errorf("results %d, with 6 at once %d, with 9 at once %d", full, cut, cut2)
+	}
+	st := h.EmulatorStats()
+	if st["searches"] != int64(3) || st["searches_truncated"] != int64(2) || st["max_concurrent_searches"] != int64(9) {
+		t.Errorf("stats %v", st)
+	}
+	h.ResetEmulator()
+	if h.EmulatorStats()["searches"] != int64(0) {
+		t.Error("reset")
+	}
+}

@@ -149,8 +149,8 @@ var (
 
 // setOrder is the order of the entity sets in the service document and the
 // SyncFeed category list.
-var setOrder = []*entityType{tDocument, tZaak, tBesluit, tKamerstukdossier, tFractie, tFractieZetel,
-	tFractieZetelPersoon, tPersoon, tCommissie}
+var setOrder = []*entityType{tDocument, tZaak, tZaakActor, tBesluit, tStemming, tAgendapunt, tActiviteit,
+	tKamerstukdossier, tFractie, tFractieZetel, tFractieZetelPersoon, tPersoon, tCommissie}
 
 // ---- time formats ----
 
@@ -486,6 +486,8 @@ func (d *Data) generate() {
 	sD := mk(tDocument)
 	sZ := mk(tZaak)
 	sB := mk(tBesluit)
+	vc := &voteContext{d: d, add: add, sZA: mk(tZaakActor), sS: mk(tStemming), sAP: mk(tAgendapunt),
+		sAC: mk(tActiviteit), actByDay: map[string]int{}}
 	sD.hasResource = true
 	sF.hasResource = true
 	sP.hasResource = true
@@ -636,6 +638,13 @@ func (d *Data) generate() {
 		}
 	}
 
+	vc.current = current
+	for fi, f := range fracties {
+		if f.inactief == "" {
+			vc.active = append(vc.active, fi)
+		}
+	}
+
 	// Kamerstukdossiers.
 	start := d.end.AddDate(-4, 0, 0)
 	nDossiers := d.documents / 14
@@ -767,13 +776,13 @@ func (d *Data) generate() {
 		}
 		zgew, zapi, zat := stamps(zr, day.Add(time.Duration(8*3600+zr.IntN(3600*8))*time.Second))
 		zaakID := guid(seed, "Zaak", i)
-		_ = zaakID
 		add(sZ, row{zaakID, fmt.Sprintf("%dZ%05d", day.Year(), 1000+i*5+zr.IntN(5)), ds.zaakSoort, titel, nil, nil,
 			"Vrijgegeven", onderwerp, dayLocal(day), "Tweede Kamer", nil, nil, vergaderjaar(day), volg, nil,
 			afgedaan, false, apprec, zgew, zapi, false}, zat)
+		vc.zaakActors(i, zaakID, day)
 		if (ds.zaakSoort == "Motie" || ds.zaakSoort == "Amendement") && day.Before(d.end.AddDate(0, 0, -7)) {
 			br := corpus.Rand(seed, "tk-besluit", i)
-			vote := day.AddDate(0, 0, 1+br.IntN(7))
+			vote := nextTuesday(day)
 			soort, tekst := "Stemmen - aangenomen", "Aangenomen."
 			if br.IntN(5) < 3 {
 				soort, tekst = "Stemmen - verworpen", "Verworpen."
@@ -782,12 +791,13 @@ func (d *Data) generate() {
 				soort, tekst = "Ingediend", "Ingediend."
 			}
 			stem := "Met handopsteken"
-			if br.IntN(10) == 0 {
+			if br.IntN(30) == 0 {
 				stem = "Hoofdelijk"
 			}
 			bgew, bapi, bat := stamps(br, vote.Add(16*time.Hour))
 			d.besluitDoc = append(d.besluitDoc, i)
-			add(sB, row{guid(seed, "Besluit", i), guid(seed, "Agendapunt", vote.Format("2006-01-02"), br.IntN(4)),
+			apID := vc.vote(i, vote, soort, stem, topic)
+			add(sB, row{guid(seed, "Besluit", i), apID,
 				stem, soort, tekst, nil, "Besluit", 1 + br.IntN(30), bgew, bapi, false}, bat)
 		}
 	}
@@ -805,16 +815,23 @@ func (d *Data) generate() {
 	}
 
 	// SyncFeed order: every entity by ApiGewijzigdOp, then a global token.
+	type stamped struct {
+		feedItem
+		at int64
+	}
+	var all []stamped
 	for _, t := range setOrder {
 		s := d.sets[t.name]
+		times := apiTimes[s]
 		for i := range s.rows {
-			d.feed = append(d.feed, feedItem{set: s, idx: i})
+			all = append(all, stamped{feedItem{set: s, idx: i}, times[i].UnixNano()})
 		}
 	}
-	sort.SliceStable(d.feed, func(a, b int) bool {
-		fa, fb := d.feed[a], d.feed[b]
-		return apiTimes[fa.set][fa.idx].Before(apiTimes[fb.set][fb.idx])
-	})
+	sort.SliceStable(all, func(a, b int) bool { return all[a].at < all[b].at })
+	d.feed = make([]feedItem, len(all))
+	for p := range all {
+		d.feed[p] = all[p].feedItem
+	}
 	d.byGUID = make(map[string]feedItem, len(d.feed))
 	for p := range d.feed {
 		d.feed[p].token = 15_000_000 + int64(p)*3 + 1

@@ -564,8 +564,29 @@ func navigations() map[string]map[string]navDef {
 			return nil
 		}
 		navMap = map[string]map[string]navDef{
-			"Besluit": {"Zaak": {"Zaak", false, func(d *Data, i int) []int { return []int{d.besluitDoc[i]} }}},
+			"Besluit": {
+				"Zaak":       {"Zaak", false, func(d *Data, i int) []int { return []int{d.besluitDoc[i]} }},
+				"Stemming":   {"Stemming", false, rev("Besluit", "Stemming", "Besluit_Id")},
+				"Agendapunt": {"Agendapunt", true, fk("Besluit", "Agendapunt", "Agendapunt_Id")},
+			},
+			"Stemming": {
+				"Besluit": {"Besluit", true, fk("Stemming", "Besluit", "Besluit_Id")},
+				"Fractie": {"Fractie", true, fk("Stemming", "Fractie", "Fractie_Id")},
+				"Persoon": {"Persoon", true, fk("Stemming", "Persoon", "Persoon_Id")},
+			},
+			"Agendapunt": {
+				"Activiteit": {"Activiteit", true, fk("Agendapunt", "Activiteit", "Activiteit_Id")},
+				"Besluit":    {"Besluit", false, rev("Agendapunt", "Besluit", "Agendapunt_Id")},
+			},
+			"Activiteit": {"Agendapunt": {"Agendapunt", false, rev("Activiteit", "Agendapunt", "Activiteit_Id")}},
+			"ZaakActor": {
+				"Zaak":      {"Zaak", true, fk("ZaakActor", "Zaak", "Zaak_Id")},
+				"Persoon":   {"Persoon", true, fk("ZaakActor", "Persoon", "Persoon_Id")},
+				"Fractie":   {"Fractie", true, fk("ZaakActor", "Fractie", "Fractie_Id")},
+				"Commissie": {"Commissie", true, fk("ZaakActor", "Commissie", "Commissie_Id")},
+			},
 			"Zaak": {
+				"ZaakActor":        {"ZaakActor", false, rev("Zaak", "ZaakActor", "Zaak_Id")},
 				"Document":         {"Document", false, same},
 				"Kamerstukdossier": {"Kamerstukdossier", false, dossierOfDoc},
 				"Besluit": {"Besluit", false, func(d *Data, i int) []int {

@@ -7,7 +7,8 @@
 // The data is generated deterministically from Config.Seed on first use:
 // 20 fracties (5 inactive), 150 current members and some 180 former ones,
 // 41 commissies, ~570 kamerstukdossiers and 8000 documents, each with a
-// zaak, and a besluit for most motions and amendments. Field names, order
+// zaak and its actors, and for most motions and amendments a besluit with
+// its agendapunt, "Stemmingen" activiteit and votes. Field names, order
 // and JSON types follow the real responses in fixtures/tk.
 package tk
 
