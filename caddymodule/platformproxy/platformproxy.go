@@ -5,6 +5,9 @@
 package platformproxy
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -16,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 )
 
@@ -49,21 +53,80 @@ type Handler struct {
 	// environment variable, else "beheer@besluitbron.nl".
 	Contact string `json:"contact,omitempty"`
 
-	// DialTimeout bounds the time to open a connection. Default: 5s.
+	// DialTimeout bounds the TCP connect and, separately, the TLS
+	// handshake of a new connection. Default: 5s.
 	DialTimeout caddy.Duration `json:"dial_timeout,omitempty"`
 
 	// IdleTimeout is how long an idle kept-alive connection stays open.
-	// Default: 90s.
+	// Default: 30s (shorter than the 60-75 s idle timeouts of common
+	// front ends, so we close first; long enough to span an assistant's
+	// burst of tool calls).
 	IdleTimeout caddy.Duration `json:"idle_timeout,omitempty"`
 
 	// MaxIdleConnsPerHost bounds the idle connections kept per host.
 	// Default: 16.
 	MaxIdleConnsPerHost int `json:"max_idle_conns_per_host,omitempty"`
 
+	// ProbeInterval is the TCP keep-alive idle time and probe interval;
+	// three unanswered probes close the connection. Default: 10s (a dead
+	// path is found within about 40 s, also during a long silent answer).
+	ProbeInterval caddy.Duration `json:"probe_interval,omitempty"`
+
+	// Attempts is the number of requests actually sent to the platform's
+	// hosts for one incoming request, at most. A refused dial and a host
+	// at its cap cost no attempt. Default: the number of base URLs.
+	Attempts int `json:"attempts,omitempty"`
+
+	// MaxRequestsPerHost caps the requests in flight on one host.
+	// Default: no cap.
+	MaxRequestsPerHost int `json:"max_requests_per_host,omitempty"`
+
+	// MaxSearchesPerHost caps the searches (SearchPaths) in flight on one
+	// host. Default: 2 for OpenTK, else no cap.
+	MaxSearchesPerHost int `json:"max_searches_per_host,omitempty"`
+
+	// QueueWait bounds how long a request waits for a place when every
+	// host is at its cap; then it is answered 503. Default: 15s.
+	QueueWait caddy.Duration `json:"queue_wait,omitempty"`
+
+	// SearchPaths are path.Match patterns, on the path below the base URL,
+	// of the platform's read-only searches: POSTs to them may be resent
+	// and failed over like GETs, and they count against
+	// MaxSearchesPerHost. Default: ORI "/_search", "/_msearch",
+	// "/*/_search", "/*/_msearch"; OpenTK "/search". ["off"]: none.
+	SearchPaths []string `json:"search_paths,omitempty"`
+
+	// AllowPrivate lists address ranges (CIDR or single IP) the proxy may
+	// dial although private, loopback or link-local. The
+	// BESLUITBRON_ALLOW_PRIVATE environment variable adds to it.
+	AllowPrivate []string `json:"allow_private,omitempty"`
+
+	// RedirectPrefix replaces the base URL in a redirect's Location that
+	// points into one of the platform's hosts. Default:
+	// "/platforms/<platform>"; "off" leaves Location untouched.
+	RedirectPrefix string `json:"redirect_prefix,omitempty"`
+
+	// TLSCA is a PEM file of extra root certificates to trust for the
+	// platform's hosts (private mirrors, benchmarks). Default: the system
+	// roots only.
+	TLSCA string `json:"tls_ca,omitempty"`
+
 	upstreams []*upstream
+	up        *up.Proxy
 	proxy     *reverseproxy.Handler
 	logger    *zap.Logger
 }
+
+// default search paths and caps per platform.
+var (
+	defaultSearchPaths = map[string][]string{
+		platforms.ORI:    {"/_search", "/_msearch", "/*/_search", "/*/_msearch"},
+		platforms.OpenTK: {"/search"},
+	}
+	defaultSearchCap = map[string]int{
+		platforms.OpenTK: 2,
+	}
+)
 
 // CaddyModule returns the Caddy module information.
 func (Handler) CaddyModule() caddy.ModuleInfo {
@@ -93,35 +156,105 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.DialTimeout = caddy.Duration(5 * time.Second)
 	}
 	if h.IdleTimeout == 0 {
-		h.IdleTimeout = caddy.Duration(90 * time.Second)
+		h.IdleTimeout = caddy.Duration(30 * time.Second)
 	}
 	if h.MaxIdleConnsPerHost == 0 {
 		h.MaxIdleConnsPerHost = 16
 	}
+	if h.ProbeInterval == 0 {
+		h.ProbeInterval = caddy.Duration(10 * time.Second)
+	}
+	if h.QueueWait == 0 {
+		h.QueueWait = caddy.Duration(15 * time.Second)
+	}
+	searchPaths := h.SearchPaths
+	switch {
+	case len(searchPaths) == 0:
+		searchPaths = defaultSearchPaths[h.Platform]
+	case len(searchPaths) == 1 && searchPaths[0] == "off":
+		searchPaths = nil
+	}
+	if h.MaxSearchesPerHost == 0 {
+		h.MaxSearchesPerHost = defaultSearchCap[h.Platform]
+	}
+	if h.RedirectPrefix == "" {
+		h.RedirectPrefix = "/platforms/" + h.Platform
+	}
+	redirectPrefix := h.RedirectPrefix
+	if redirectPrefix == "off" {
+		redirectPrefix = ""
+	}
+	allow, err := up.ParsePrefixes(h.AllowPrivate)
+	if err != nil {
+		return fmt.Errorf("platform %s: allow_private: %w", h.Platform, err)
+	}
+	fromEnv, err := up.PrefixesFromEnv()
+	if err != nil {
+		return fmt.Errorf("platform %s: %w", h.Platform, err)
+	}
+	allow = append(allow, fromEnv...)
+	var tlsConf *tls.Config
+	if h.TLSCA != "" {
+		pem, err := os.ReadFile(h.TLSCA)
+		if err != nil {
+			return fmt.Errorf("platform %s: tls_ca: %w", h.Platform, err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return fmt.Errorf("platform %s: tls_ca %s: no PEM certificate found", h.Platform, h.TLSCA)
+		}
+		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+	}
 	userAgent := fmt.Sprintf("BesluitBron/%s (+https://besluitbron.nl; %s)", version.Current(), h.Contact)
 
-	rt := &hostTransport{byDial: make(map[string]*upstream), userAgent: userAgent}
-	var ups reverseproxy.UpstreamPool
+	var hosts []*up.Host
+	seen := map[string]bool{}
 	for _, raw := range h.BaseURLs {
 		u, err := parseBaseURL(raw)
 		if err != nil {
 			return fmt.Errorf("platform %s: %w", h.Platform, err)
 		}
-		if _, dup := rt.byDial[u.dial]; dup {
+		if seen[u.dial] {
 			return fmt.Errorf("platform %s: base URL %s repeats host %s", h.Platform, raw, u.dial)
 		}
-		u.transport, err = h.newTransport(ctx, u.scheme == "https")
-		if err != nil {
-			return fmt.Errorf("platform %s: transport for %s: %w", h.Platform, raw, err)
-		}
-		rt.byDial[u.dial] = u
+		seen[u.dial] = true
+		u.transport = up.NewTransport(up.TransportOptions{
+			DialTimeout:         time.Duration(h.DialTimeout),
+			IdleTimeout:         time.Duration(h.IdleTimeout),
+			MaxIdleConnsPerHost: h.MaxIdleConnsPerHost,
+			ProbeInterval:       time.Duration(h.ProbeInterval),
+			ProbeCount:          3,
+			Policy:              up.AddrPolicy{Allow: allow},
+			TLS:                 tlsConf,
+		})
 		h.upstreams = append(h.upstreams, u)
-		ups = append(ups, &reverseproxy.Upstream{Dial: u.dial})
+		hosts = append(hosts, &up.Host{Scheme: u.scheme, Host: u.host, Dial: u.dial, Prefix: u.prefix, Transport: u.transport})
 	}
+	if len(hosts) == 0 {
+		return fmt.Errorf("platform %s: no base URL", h.Platform)
+	}
+	h.up, err = up.NewProxy(hosts, up.Options{
+		Attempts:       h.Attempts,
+		Caps:           up.Caps{Requests: h.MaxRequestsPerHost, Searches: h.MaxSearchesPerHost},
+		QueueWait:      time.Duration(h.QueueWait),
+		SearchPaths:    searchPaths,
+		UserAgent:      userAgent,
+		RedirectPrefix: redirectPrefix,
+	})
+	if err != nil {
+		return fmt.Errorf("platform %s: %w", h.Platform, err)
+	}
+	up.Register(h.Platform, h.BaseURLs)
 
+	// Caddy's reverse proxy streams, copies headers and handles cancel;
+	// it sees one placeholder upstream and never retries (no lb_retries):
+	// host choice, failover and attempts are upstream.Proxy's.
 	h.proxy = &reverseproxy.Handler{
-		Upstreams: ups,
-		Transport: rt,
+		Upstreams: reverseproxy.UpstreamPool{{Dial: hosts[0].Dial}},
+		Transport: &hostTransport{dial: hosts[0].Dial, proxy: h.up},
 		LoadBalancing: &reverseproxy.LoadBalancing{
 			SelectionPolicy: reverseproxy.FirstSelection{},
 		},
@@ -133,26 +266,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		zap.String("platform", h.Platform),
 		zap.Strings("base_urls", h.BaseURLs))
 	return nil
-}
-
-func (h *Handler) newTransport(ctx caddy.Context, useTLS bool) (*reverseproxy.HTTPTransport, error) {
-	enabled := true
-	t := &reverseproxy.HTTPTransport{
-		DialTimeout: h.DialTimeout,
-		KeepAlive: &reverseproxy.KeepAlive{
-			Enabled:             &enabled,
-			IdleConnTimeout:     h.IdleTimeout,
-			MaxIdleConnsPerHost: h.MaxIdleConnsPerHost,
-			ProbeInterval:       caddy.Duration(15 * time.Second),
-		},
-	}
-	if useTLS {
-		t.TLS = new(reverseproxy.TLSConfig)
-	}
-	if err := t.Provision(ctx); err != nil {
-		return nil, err
-	}
-	return t, nil
 }
 
 // Validate checks the configuration.
@@ -170,7 +283,7 @@ func (h *Handler) Cleanup() error {
 	}
 	for _, u := range h.upstreams {
 		if u.transport != nil {
-			_ = u.transport.Cleanup()
+			u.transport.CloseIdleConnections()
 		}
 	}
 	return nil
@@ -178,8 +291,20 @@ func (h *Handler) Cleanup() error {
 
 // ServeHTTP proxies the request to the platform.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	return h.proxy.ServeHTTP(w, r, next)
+	err := h.proxy.ServeHTTP(w, r, next)
+	var he caddyhttp.HandlerError
+	if err != nil && errors.As(err, &he) && errors.Is(he.Err, up.ErrNoPlace) {
+		// Every host stayed full for the whole queue wait: a 503 the
+		// client may retry shortly, not a 502.
+		w.Header().Set("Retry-After", "1")
+		return caddyhttp.Error(http.StatusServiceUnavailable, he.Err)
+	}
+	return err
 }
+
+// Stats returns the upstream counters (requests, attempts sent, stale
+// resends, failovers, refusals for want of a place).
+func (h *Handler) Stats() up.Stats { return h.up.Stats() }
 
 // Interface guards
 var (

@@ -41,6 +41,7 @@ func (s *seen) last(t *testing.T) *http.Request {
 }
 
 func TestProxyRewritesToBaseURL(t *testing.T) {
+	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	var up seen
 	upstream := httptest.NewServer(up.handler("from upstream"))
 	defer upstream.Close()
@@ -91,6 +92,7 @@ func TestProxyRewritesToBaseURL(t *testing.T) {
 }
 
 func TestProxyTwoHostsWithOwnPrefixes(t *testing.T) {
+	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	var a, b seen
 	ua := httptest.NewServer(a.handler("a"))
 	defer ua.Close()
