@@ -125,7 +125,7 @@ func TestEveryPlatformRouteAnswers(t *testing.T) {
 		{"obv", "GET", "/api/sources", "application/json", `"sources"`},
 		{"tk", "GET", "/OData/v4/2.0/Fractie?$top=3", "application/json", `"value"`},
 		{"opentk", "POST", "/search", "application/json", `"milliseconds"`},
-		{"ob", "GET", "/?operation=searchRetrieve&version=2.0&query=dt.type%3DStaatsblad&maximumRecords=2", "xml", "searchRetrieveResponse"},
+		{"ob", "GET", "/sru?operation=searchRetrieve&version=2.0&query=dt.type%3DStaatsblad&maximumRecords=2", "xml", "searchRetrieveResponse"},
 		{"rechtspraak", "GET", "/uitspraken/zoeken?max=5", "xml", "<feed"},
 		{"rechtspraak", "GET", "/Waardelijst/Instanties", "xml", "Instantie"},
 		{"oa", "GET", "/api/v1/bodies", "application/json", `"bodies"`},

@@ -43,7 +43,7 @@ var all = []Platform{
 	{Key: OBV, Name: "OpenBesluitvorming", BaseURLs: []string{"https://openbesluitvorming.nl"}, EnvVar: "BESLUITBRON_OBV_URL", OwnLimit: true},
 	{Key: TK, Name: "Tweede Kamer", BaseURLs: []string{"https://gegevensmagazijn.tweedekamer.nl"}, EnvVar: "BESLUITBRON_TK_URL"},
 	{Key: OpenTK, Name: "OpenTK", BaseURLs: []string{"https://opentk.nl", "https://berthub.eu/tkconv"}, EnvVar: "BESLUITBRON_OPENTK_URL"},
-	{Key: OB, Name: "Officiële Bekendmakingen", BaseURLs: []string{"https://repository.overheid.nl/sru"}, EnvVar: "BESLUITBRON_OB_URL", OwnLimit: true},
+	{Key: OB, Name: "Officiële Bekendmakingen", BaseURLs: []string{"https://repository.overheid.nl"}, EnvVar: "BESLUITBRON_OB_URL", OwnLimit: true},
 	{Key: Rechtspraak, Name: "Rechtspraak", BaseURLs: []string{"https://data.rechtspraak.nl"}, EnvVar: "BESLUITBRON_RECHTSPRAAK_URL", OwnLimit: true},
 	{Key: OA, Name: "Open Archivaris", BaseURLs: []string{"https://openarchivaris.nl"}, EnvVar: "BESLUITBRON_OA_URL", OwnLimit: true},
 }

@@ -134,10 +134,11 @@ func TestCheckURL(t *testing.T) {
 	t.Setenv("BESLUITBRON_OB_URL", "")
 	Register("opentk", []string{"http://127.0.0.1:9104", "http://127.0.0.1:9105/tkconv"})
 	for _, tc := range []struct{ platform, in, want string }{
-		{"ob", "https://repository.overheid.nl/sru?query=x&startRecord=2", "/?query=x&startRecord=2"},
-		{"ob", "https://repository.overheid.nl/sru/", "/"},
-		{"ob", "http://repository.overheid.nl/sru/a/b.xml", "/a/b.xml"},
-		{"ob", "https://REPOSITORY.overheid.nl:443/sru/x", "/x"},
+		{"ob", "https://repository.overheid.nl/sru?query=x&startRecord=2", "/sru?query=x&startRecord=2"},
+		{"ob", "https://repository.overheid.nl/sru/", "/sru/"},
+		{"ob", "https://repository.overheid.nl/frbr/officielepublicaties/kst/26100/kst-26100-1/1/xml/kst-26100-1.xml", "/frbr/officielepublicaties/kst/26100/kst-26100-1/1/xml/kst-26100-1.xml"},
+		{"ob", "http://repository.overheid.nl/sru/a/b.xml", "/sru/a/b.xml"},
+		{"ob", "https://REPOSITORY.overheid.nl:443/sru/x", "/sru/x"},
 		{"opentk", "https://berthub.eu/tkconv/getdoc/2023D41173", "/getdoc/2023D41173"},
 		{"opentk", "https://opentk.nl/search", "/search"},
 		{"opentk", "http://127.0.0.1:9104/getraw/1", "/getraw/1"},
@@ -150,15 +151,14 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ platform, in string }{
-		{"ob", "https://repository.overheid.nl/frbr/x"},         // outside the /sru prefix
-		{"ob", "https://repository.overheid.nl/sru/../admin"},   // escapes the prefix
-		{"ob", "https://repository.overheid.nl.evil.com/sru/x"}, // other host
-		{"ob", "https://user:pw@repository.overheid.nl/sru/x"},  // user info
-		{"ob", "https://repository.overheid.nl:8443/sru/x"},     // other port
-		{"ob", "ftp://repository.overheid.nl/sru/x"},            // scheme
+		{"ob", "https://repository.overheid.nl.evil.com/sru/x"},  // other host
+		{"ob", "https://user:pw@repository.overheid.nl/sru/x"},   // user info
+		{"ob", "https://repository.overheid.nl:8443/sru/x"},      // other port
+		{"ob", "ftp://repository.overheid.nl/sru/x"},             // scheme
 		{"ob", "/sru/x"}, // relative
 		{"ob", "http://169.254.169.254/latest/meta-data"}, // metadata service
 		{"opentk", "https://berthub.eu/other"},            // outside /tkconv
+		{"opentk", "https://berthub.eu/tkconv/../other"},  // escapes /tkconv
 		{"opentk", "http://127.0.0.1:9106/x"},             // another emulator
 		{"nosuch", "https://opentk.nl/x"},                 // unknown platform
 	} {
