@@ -8,5 +8,6 @@ package besluitbron
 import (
 	_ "github.com/besluitbron/besluitbron/caddymodule/clientlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
+	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy"
 )

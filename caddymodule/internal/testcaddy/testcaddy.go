@@ -7,6 +7,7 @@ package testcaddy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -65,11 +66,38 @@ func LoadInDataDir(t testing.TB, caddyfileText, xdgDir string) {
 	t.Helper()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(xdgDir, "data"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(xdgDir, "config"))
-	cfg := Adapt(t, caddyfileText)
+	cfg := WithoutPersistence(t, Adapt(t, caddyfileText))
 	if err := caddy.Load(cfg, true); err != nil {
 		t.Fatalf("loading config: %v", err)
 	}
 	t.Cleanup(func() { _ = caddy.Stop() })
+}
+
+// WithoutPersistence turns off Caddy's autosave of the running config:
+// Caddy computes that file's path from the environment once, at process
+// start, so a test's XDG directories would not contain it.
+func WithoutPersistence(t testing.TB, cfg []byte) []byte {
+	t.Helper()
+	var c map[string]any
+	if err := json.Unmarshal(cfg, &c); err != nil {
+		t.Fatalf("config is not JSON: %v", err)
+	}
+	admin, _ := c["admin"].(map[string]any)
+	if admin == nil {
+		admin = map[string]any{}
+		c["admin"] = admin
+	}
+	conf, _ := admin["config"].(map[string]any)
+	if conf == nil {
+		conf = map[string]any{}
+		admin["config"] = conf
+	}
+	conf["persist"] = false
+	out, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 var (

@@ -1,0 +1,102 @@
+package fairqueue
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestStressNoCallUncounted hammers one budget from many goroutines (with
+// hang-ups, rejections, pauses and pull-downs) while another goroutine
+// drives the fake clock, then checks the token-bucket invariant over the
+// admissions: for any two admissions i ≤ j, the units admitted between
+// them never exceed the capacity plus the refill in between. It also checks
+// that the budget's own count equals the calls that went.
+func TestStressNoCallUncounted(t *testing.T) {
+	const (
+		workers   = 40
+		perWorker = 150
+	)
+	cfg := Config{Capacity: 60, Window: time.Minute, MaxQueue: 400, MaxWait: 3 * time.Minute}
+	b, clk := newBudget(t, cfg)
+	var (
+		mu   sync.Mutex
+		adms []Admission
+	)
+	var running atomic.Int32
+	running.Store(workers)
+	var wg sync.WaitGroup
+	for g := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer running.Add(-1)
+			rng := rand.New(rand.NewPCG(uint64(g), 7))
+			costs := []float64{1, 1, 1, 0.125, 2, 5, 90}
+			key := "app:" + string(rune('a'+g%12)) // sessions shared by several workers
+			if g%10 == 0 {
+				key = Shared
+			}
+			for range perWorker {
+				ctx, cancel := context.WithCancel(context.Background())
+				if rng.IntN(8) == 0 {
+					go cancel() // hang up at some point while waiting
+				}
+				a, err := b.Acquire(ctx, key, costs[rng.IntN(len(costs))])
+				cancel()
+				var rej *Rejection
+				switch {
+				case err == nil:
+					mu.Lock()
+					adms = append(adms, a)
+					mu.Unlock()
+				case errors.Is(err, context.Canceled), errors.As(err, &rej):
+				default:
+					t.Errorf("Acquire: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for running.Load() > 0 {
+		switch rng.IntN(200) {
+		case 0:
+			b.Pause(clk.Now().Add(time.Duration(rng.IntN(5000)) * time.Millisecond))
+		case 1:
+			b.PullDown(float64(rng.IntN(60)), -1)
+		case 2:
+			b.PullDown(-1, time.Duration(rng.IntN(60))*time.Second)
+		}
+		clk.Advance(time.Duration(rng.IntN(800)) * time.Millisecond)
+		for range 3 {
+			time.Sleep(0) // let the workers run; fake time does not move meanwhile
+		}
+	}
+	wg.Wait()
+
+	sort.Slice(adms, func(i, j int) bool { return adms[i].At.Before(adms[j].At) })
+	st := b.Stats()
+	var sum float64
+	for _, a := range adms {
+		sum += a.Cost
+	}
+	if st.Admitted != uint64(len(adms)) || !near(st.UnitsSpent, sum) {
+		t.Fatalf("budget counted %d calls, %.3f units; callers got %d calls, %.3f units", st.Admitted, st.UnitsSpent, len(adms), sum)
+	}
+	if len(adms) < workers*perWorker/3 {
+		t.Fatalf("only %d of %d calls went", len(adms), workers*perWorker)
+	}
+	worst := worstOverflow(adms, cfg.Capacity, cfg.Window)
+	if worst > 1e-6 {
+		t.Fatalf("%.6f units admitted over capacity + refill in some interval", worst)
+	}
+	t.Logf("%d calls, %.1f units, %d rejected, %d cancelled; closest approach to the bound: %.6f units", len(adms), sum, st.Rejected, st.Cancelled, worst)
+}
+
+func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }

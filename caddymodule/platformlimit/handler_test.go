@@ -1,0 +1,284 @@
+package platformlimit
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// withFakeClock makes the budgets created during the test run on a fake
+// clock.
+func withFakeClock(t *testing.T) *fairqueue.FakeClock {
+	t.Helper()
+	clk := fairqueue.NewFakeClock(t0)
+	old := clock
+	clock = clk
+	t.Cleanup(func() { clock = old })
+	return clk
+}
+
+func provision(t *testing.T, h *Handler) *Handler {
+	t.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := h.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Cleanup() })
+	return h
+}
+
+func request(target string, hdr ...string) (*http.Request, *httptest.ResponseRecorder) {
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	r = caddyhttp.PrepareRequest(r, caddy.NewReplacer(), w, nil)
+	return r, w
+}
+
+// upstream answers with status and headers.
+func upstream(status int, hdr ...string) caddyhttp.Handler {
+	return caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		for i := 0; i+1 < len(hdr); i += 2 {
+			w.Header().Set(hdr[i], hdr[i+1])
+		}
+		w.WriteHeader(status)
+		_, err := w.Write([]byte("ok"))
+		return err
+	})
+}
+
+func TestOBVCosts(t *testing.T) {
+	withFakeClock(t)
+	obv := provision(t, &Handler{Platform: platforms.OBV})
+	oa := provision(t, &Handler{Platform: platforms.OA})
+	cases := []struct {
+		h      *Handler
+		target string
+		want   float64
+	}{
+		{obv, "/api/search?query=x", 1},
+		{obv, "/api/search?query=x&limit=24", 1},
+		{obv, "/api/search?query=x&limit=25", 2},
+		{obv, "/api/search?query=x&limit=100", 5},
+		{obv, "/api/search?query=x&limit=1000", 5},
+		{obv, "/api/search?query=x&limit=abc", 1},
+		{obv, "/api/search?query=x&limit=0", 1},
+		{obv, "/api/search?query=x&limit=-5", 1},
+		{obv, "/api/entities/document:notubiz:gemeente:soest:1/pdf/page/3", 0.125},
+		{obv, "/api/entities/document:notubiz:gemeente:soest:1", 1},
+		{obv, "/api/sources", 1},
+		{oa, "/api/search?limit=100", 1},
+	}
+	for _, c := range cases {
+		r, _ := request(c.target)
+		got, err := c.h.cost(r)
+		if err != nil || got != c.want {
+			t.Errorf("%s %s: cost %v %v; want %v", c.h.Platform, c.target, got, err, c.want)
+		}
+	}
+	if obv.Capacity != 60 || time.Duration(obv.Window) != time.Minute || oa.Capacity != 120 {
+		t.Fatalf("built-in limits: obv %v/%v oa %v", obv.Capacity, obv.Window, oa.Capacity)
+	}
+}
+
+func TestQueueWaitHeader(t *testing.T) {
+	clk := withFakeClock(t)
+	h := provision(t, &Handler{Platform: "test-wait", Capacity: 2, Window: caddy.Duration(2 * time.Second)})
+	for range 2 {
+		r, w := request("/x")
+		if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Header().Get(platforms.HeaderQueueWait); got != "0" {
+			t.Fatalf("%s = %q with room; want 0", platforms.HeaderQueueWait, got)
+		}
+	}
+	r, w := request("/x")
+	done := make(chan error, 1)
+	go func() { done <- h.ServeHTTP(w, r, upstream(200)) }()
+	for h.budget.Stats().Waiting != 1 {
+		time.Sleep(time.Millisecond) // waiting for the goroutine to queue, not for time to pass
+	}
+	clk.Advance(time.Second)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Header().Get(platforms.HeaderQueueWait); got != "1000" {
+		t.Fatalf("%s = %q; want 1000", platforms.HeaderQueueWait, got)
+	}
+}
+
+func TestRejectionHasRetryAfterFromBacklog(t *testing.T) {
+	withFakeClock(t)
+	h := provision(t, &Handler{Platform: "test-reject", Capacity: 1, Window: caddy.Duration(time.Second), MaxQueue: 3})
+	r, w := request("/x")
+	if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for range 3 {
+		wg.Go(func() {
+			r, w := request("/x")
+			_ = h.ServeHTTP(w, r, upstream(200))
+		})
+	}
+	for h.budget.Stats().Waiting != 3 {
+		time.Sleep(time.Millisecond) // waiting for the goroutines to queue
+	}
+	r, w = request("/x")
+	err := h.ServeHTTP(w, r, upstream(200))
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("over the queue bound: %v; want a 503 handler error", err)
+	}
+	if got := w.Header().Get("Retry-After"); got != "4" {
+		t.Fatalf("Retry-After %q; want 4 (3 calls queued + this one at 1/s)", got)
+	}
+	// Cleanup: let the waiting ones go.
+	clock.(*fairqueue.FakeClock).Advance(3 * time.Second)
+}
+
+func TestUpstream429PausesBudget(t *testing.T) {
+	clk := withFakeClock(t)
+	h := provision(t, &Handler{Platform: "test-429", Capacity: 60, Window: caddy.Duration(time.Minute)})
+	r, w := request("/x")
+	if err := h.ServeHTTP(w, r, upstream(429, "Retry-After", "30")); err != nil {
+		t.Fatal(err)
+	}
+	st := h.budget.Stats()
+	if !st.PausedUntil.Equal(clk.Now().Add(30*time.Second)) || st.Available != 0 {
+		t.Fatalf("after a 429 with Retry-After 30: %+v", st)
+	}
+	// An HTTP date works too; without Retry-After the bucket is emptied.
+	h2 := provision(t, &Handler{Platform: "test-429b", Capacity: 60, Window: caddy.Duration(time.Minute)})
+	r, w = request("/x")
+	if err := h2.ServeHTTP(w, r, upstream(429)); err != nil {
+		t.Fatal(err)
+	}
+	if st := h2.budget.Stats(); st.Available != 0 || !st.PausedUntil.IsZero() {
+		t.Fatalf("after a bare 429: %+v", st)
+	}
+	if d, ok := retryAfter(clk.Now().Add(90*time.Second).Format(http.TimeFormat), clk.Now()); !ok || d != 90*time.Second {
+		t.Fatalf("HTTP-date Retry-After: %v %v", d, ok)
+	}
+	for _, v := range []string{"", "soon", "-1", "1e9"} {
+		if _, ok := retryAfter(v, clk.Now()); ok {
+			t.Errorf("Retry-After %q accepted", v)
+		}
+	}
+}
+
+func TestRateLimitHeadersPullDown(t *testing.T) {
+	withFakeClock(t)
+	h := provision(t, &Handler{Platform: "test-pull", Capacity: 60, Window: caddy.Duration(time.Minute)})
+	r, w := request("/x")
+	if err := h.ServeHTTP(w, r, upstream(200, "RateLimit-Remaining", "3", "RateLimit-Reset", "57")); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.budget.Stats(); st.Available > 3+1e-9 {
+		t.Fatalf("available %v after the platform said 3 remaining", st.Available)
+	}
+	// More room on the platform's side never raises ours.
+	before := h.budget.Stats().Available
+	r, w = request("/x")
+	if err := h.ServeHTTP(w, r, upstream(200, "RateLimit-Remaining", "59", "RateLimit-Reset", "1")); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.budget.Stats(); st.Available > before {
+		t.Fatalf("available rose from %v to %v", before, st.Available)
+	}
+}
+
+func TestSessionKeyPlaceholder(t *testing.T) {
+	withFakeClock(t)
+	h := provision(t, &Handler{Platform: "test-key", Capacity: 60, Window: caddy.Duration(time.Minute), SessionKey: "{http.request.header.X-User}"})
+	for _, hdr := range [][]string{{"X-User", "alice"}, {"X-User", "alice"}, {"Besluitbron-Session", "b"}} {
+		r, w := request("/x", hdr...)
+		if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := h.budget.Heaviest(5)
+	if len(top) != 2 || top[0].Session != "alice" || top[0].Used != 2 || top[1].Session != "app:b" {
+		t.Fatalf("sessions %+v; want alice (placeholder) and app:b (default key)", top)
+	}
+}
+
+func TestHangUpWhileWaiting(t *testing.T) {
+	withFakeClock(t)
+	h := provision(t, &Handler{Platform: "test-hangup", Capacity: 1, Window: caddy.Duration(time.Second)})
+	r, w := request("/x")
+	if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r, w = request("/x")
+	r = r.WithContext(ctx)
+	done := make(chan error, 1)
+	called := false
+	go func() {
+		done <- h.ServeHTTP(w, r, caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
+			called = true
+			return nil
+		}))
+	}()
+	for h.budget.Stats().Waiting != 1 {
+		time.Sleep(time.Millisecond) // waiting for the goroutine to queue
+	}
+	cancel()
+	err := <-done
+	var he caddyhttp.HandlerError
+	if !errors.As(err, &he) || he.StatusCode != 499 || called {
+		t.Fatalf("hang-up: %v, upstream called %v", err, called)
+	}
+	if st := h.budget.Stats(); st.UnitsSpent != 1 || st.Waiting != 0 || st.Cancelled != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestBudgetSurvivesReloadAndReconfigures(t *testing.T) {
+	withFakeClock(t)
+	h1 := provision(t, &Handler{Platform: "test-reload", Capacity: 10, Window: caddy.Duration(10 * time.Second)})
+	for range 4 {
+		r, w := request("/x")
+		if err := h1.ServeHTTP(w, r, upstream(200)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A new config is provisioned before the old one is cleaned up.
+	h2 := provision(t, &Handler{Platform: "test-reload", Capacity: 20, Window: caddy.Duration(10 * time.Second)})
+	if err := h1.Cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	if h2.budget != h1.budget {
+		t.Fatal("the reload made a new budget")
+	}
+	st := h2.budget.Stats()
+	if st.Capacity != 20 || st.UnitsSpent != 4 || st.Available != 6 {
+		t.Fatalf("after reload %+v; want capacity 20, the 6 units left kept", st)
+	}
+	if refs, _ := budgets.References("test-reload"); refs != 1 {
+		t.Fatalf("%d references", refs)
+	}
+	_ = strconv.Itoa
+}

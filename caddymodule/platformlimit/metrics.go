@@ -1,0 +1,80 @@
+package platformlimit
+
+import (
+	"errors"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics carry the platform key only: never a session.
+var (
+	waitSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "caddy",
+		Subsystem: "platform_limit",
+		Name:      "wait_seconds",
+		Help:      "Time calls waited for room in the platform's budget.",
+		Buckets:   []float64{0.001, 0.01, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300},
+	}, []string{"platform"})
+	upstream429 = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy",
+		Subsystem: "platform_limit",
+		Name:      "upstream_429_total",
+		Help:      "429 answers from the platform (each pauses or empties its budget; should stay 0).",
+	}, []string{"platform"})
+	budgetFigures = &figuresCollector{
+		queue:     prometheus.NewDesc("caddy_platform_limit_queue_length", "Calls waiting for room in the platform's budget.", []string{"platform"}, nil),
+		available: prometheus.NewDesc("caddy_platform_limit_available_units", "Units left in the platform's budget now.", []string{"platform"}, nil),
+		sessions:  prometheus.NewDesc("caddy_platform_limit_sessions", "Sessions whose usage the platform's budget remembers.", []string{"platform"}, nil),
+		spent:     prometheus.NewDesc("caddy_platform_limit_units_spent_total", "Units spent on the platform's budget.", []string{"platform"}, nil),
+		calls:     prometheus.NewDesc("caddy_platform_limit_calls_total", "Calls by outcome: admitted, rejected (queue full or waited too long), cancelled (client hung up).", []string{"platform", "outcome"}, nil),
+		paused:    prometheus.NewDesc("caddy_platform_limit_paused", "1 while the platform's budget is paused after a 429.", []string{"platform"}, nil),
+	}
+)
+
+// figuresCollector reads every budget's figures at scrape time.
+type figuresCollector struct {
+	queue, available, sessions, spent, calls, paused *prometheus.Desc
+}
+
+func (c *figuresCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.queue, c.available, c.sessions, c.spent, c.calls, c.paused} {
+		ch <- d
+	}
+}
+
+func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
+	budgets.Range(func(key, value any) bool {
+		p := key.(string)
+		st := value.(*pooledBudget).Stats()
+		ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(st.Waiting), p)
+		ch <- prometheus.MustNewConstMetric(c.available, prometheus.GaugeValue, st.Available, p)
+		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(st.Sessions), p)
+		ch <- prometheus.MustNewConstMetric(c.spent, prometheus.CounterValue, st.UnitsSpent, p)
+		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Admitted), p, "admitted")
+		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Rejected), p, "rejected")
+		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Cancelled), p, "cancelled")
+		paused := 0.0
+		if !st.PausedUntil.IsZero() {
+			paused = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.paused, prometheus.GaugeValue, paused, p)
+		return true
+	})
+}
+
+// registerMetrics registers the collectors with a config's registry
+// (every reload brings a new one); they are built once per process.
+func registerMetrics(reg *prometheus.Registry) error {
+	if reg == nil {
+		return nil
+	}
+	for _, c := range []prometheus.Collector{waitSeconds, upstream429, budgetFigures} {
+		if err := reg.Register(c); err != nil {
+			var already prometheus.AlreadyRegisteredError
+			if !errors.As(err, &already) {
+				return err
+			}
+		}
+	}
+	return nil
+}

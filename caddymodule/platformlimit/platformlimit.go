@@ -1,0 +1,453 @@
+// Package platformlimit is the Caddy module http.handlers.platform_limit:
+// it keeps a platform's outbound budget on BesluitBron's side and shares it
+// fairly between sessions (design.md §4.2). The mechanism is the Caddy-free
+// caddymodule/fairqueue; this package is the adapter: config, Caddyfile,
+// the request's cost and session, the upstream's answer, metrics and the
+// admin status.
+package platformlimit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// Handler makes each request wait for room in its platform's budget before
+// it goes on to the next handler (the proxy), and reads the platform's
+// answer for the platform's own view of its limit.
+//
+// While the budget has room a request goes at once. When it has none, the
+// request waits in its session's queue; sessions share the room by usage
+// (a share ∝ 1/(1+used/capacity)), each waiting session gets at least one
+// call per window, a call dearer than the capacity goes at a full bucket
+// and empties it. A session's usage is forgotten 30 minutes after its last
+// call; the shared session (session key "shared") is never counted.
+//
+// Answers that passed the budget carry Besluitbron-Queue-Wait: the
+// milliseconds waited. When the queue is full or a request waited
+// max_wait, the handler returns an error with status reject_status (503
+// by default) and sets Retry-After to the seconds after which a call of
+// that session is expected to go, computed from the backlog. A request
+// whose client hangs up while it waits leaves the queue and spends
+// nothing (status 499 in the logs).
+//
+// An upstream 429 with Retry-After pauses the platform's budget for that
+// long; RateLimit-Remaining and RateLimit-Reset on any answer pull the
+// local bucket down when the platform has less room than the budget
+// thinks.
+//
+// Budgets live in the process, keyed by platform: they survive config
+// reloads and are reconfigured in place; every handler of one platform
+// shares one budget.
+type Handler struct {
+	// Platform is the platform key. obv, oa, ob and rechtspraak have
+	// built-in limits (design.md §2); any other key needs capacity and
+	// window.
+	Platform string `json:"platform"`
+	// Capacity is the bucket's size in units. Default: the platform's
+	// (obv 60, oa 120, ob 2, rechtspraak 5).
+	Capacity float64 `json:"capacity,omitempty"`
+	// Window is the time the empty bucket takes to refill completely, and
+	// the starvation bound (each waiting session gets at least one call
+	// per window). Default: the platform's (obv 1m, oa 1m, ob 1s,
+	// rechtspraak 1s).
+	Window caddy.Duration `json:"window,omitempty"`
+	// Costs price requests: the first rule whose matchers match gives the
+	// cost; a request no rule matches costs 1 unit. Default for obv: a
+	// search ceil(limit/24) (limit default 24, capped at 100), a PDF page
+	// 1/8, others 1.
+	Costs []*CostRule `json:"costs,omitempty"`
+	// MaxQueue bounds the requests waiting on the platform at once; past
+	// it, new requests are rejected. Default: 1000.
+	MaxQueue int `json:"max_queue,omitempty"`
+	// MaxWait bounds one request's wait. Default: twice the window, at
+	// least 30s.
+	MaxWait caddy.Duration `json:"max_wait,omitempty"`
+	// SessionKey is a placeholder that names the request's session (for
+	// example {http.request.header.X-User}). An empty expansion, or no
+	// session_key, uses BesluitBron's session key: an in-process MCP
+	// sub-request's session, an MCP session id, the Besluitbron-Session
+	// header, else the client address.
+	SessionKey string `json:"session_key,omitempty"`
+	// RejectStatus is the status of a rejected request: 503 (default) or
+	// 429.
+	RejectStatus int `json:"reject_status,omitempty"`
+
+	budget *fairqueue.Budget
+	clock  fairqueue.Clock
+	pooled bool
+	logger *zap.Logger
+}
+
+// CostRule prices the requests it matches.
+type CostRule struct {
+	// MatcherSetsRaw selects the requests (any set may match; none means
+	// every request).
+	MatcherSetsRaw caddyhttp.RawMatcherSets `json:"match,omitempty" caddy:"namespace=http.matchers"`
+	// Units is the cost, or with Param the units per step. Default 1 with
+	// Param, else required.
+	Units float64 `json:"units,omitempty"`
+	// Param makes the cost Units × ceil(value/Per), value being this query
+	// parameter (OpenBesluitvorming's search: limit, per 24).
+	Param string `json:"param,omitempty"`
+	// Per is the step of Param.
+	Per float64 `json:"per,omitempty"`
+	// ParamDefault is Param's value when it is missing or not a number.
+	ParamDefault float64 `json:"param_default,omitempty"`
+	// ParamMax caps Param's value (the platform caps it too). 0: no cap.
+	ParamMax float64 `json:"param_max,omitempty"`
+
+	matchers caddyhttp.MatcherSets
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.platform_limit",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// builtIn is the limit BesluitBron keeps per platform (design.md §2).
+type builtIn struct {
+	capacity float64
+	window   time.Duration
+	costs    func() []*CostRule
+}
+
+var builtIns = map[string]builtIn{
+	platforms.OBV:         {60, time.Minute, obvCosts},
+	platforms.OA:          {120, time.Minute, nil},
+	platforms.OB:          {2, time.Second, nil},
+	platforms.Rechtspraak: {5, time.Second, nil},
+}
+
+// obvCosts are OpenBesluitvorming's weights: a search ceil(limit/24)
+// (limit default 24, capped at 100), a PDF page 1/8, anything else 1.
+func obvCosts() []*CostRule {
+	return []*CostRule{
+		{MatcherSetsRaw: pathMatch("/api/search"), Units: 1, Param: "limit", Per: 24, ParamDefault: 24, ParamMax: 100},
+		{MatcherSetsRaw: pathMatch("/api/entities/*/pdf/page/*"), Units: 0.125},
+	}
+}
+
+func pathMatch(paths ...string) caddyhttp.RawMatcherSets {
+	return caddyhttp.RawMatcherSets{caddy.ModuleMap{"path": caddyJSON(caddyhttp.MatchPath(paths))}}
+}
+
+// Provision applies the platform's defaults, loads the cost matchers and
+// takes (or creates) the platform's budget.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	if h.Platform == "" {
+		return fmt.Errorf("platform_limit: platform key missing")
+	}
+	if def, ok := builtIns[h.Platform]; ok {
+		if h.Capacity == 0 && h.Window == 0 {
+			h.Capacity, h.Window = def.capacity, caddy.Duration(def.window)
+		}
+		if h.Costs == nil && def.costs != nil {
+			h.Costs = def.costs()
+		}
+	}
+	if h.RejectStatus == 0 {
+		h.RejectStatus = http.StatusServiceUnavailable
+	}
+	for i, c := range h.Costs {
+		if c == nil {
+			return fmt.Errorf("platform_limit %s: cost rule %d is empty", h.Platform, i)
+		}
+		if c.Param != "" && c.Units == 0 {
+			c.Units = 1
+		}
+		if c.MatcherSetsRaw != nil {
+			mods, err := ctx.LoadModule(c, "MatcherSetsRaw")
+			if err != nil {
+				return fmt.Errorf("platform_limit %s: loading cost matchers: %w", h.Platform, err)
+			}
+			if err := c.matchers.FromInterface(mods); err != nil {
+				return fmt.Errorf("platform_limit %s: cost matchers: %w", h.Platform, err)
+			}
+		}
+	}
+	if err := h.validate(); err != nil {
+		return err
+	}
+	cfg := h.config()
+	h.clock = clock
+	val, _, err := budgets.LoadOrNew(h.Platform, func() (caddy.Destructor, error) {
+		b, err := fairqueue.New(cfg, clock)
+		if err != nil {
+			return nil, err
+		}
+		return &pooledBudget{Budget: b}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
+	}
+	h.pooled = true
+	h.budget = val.(*pooledBudget).Budget
+	if old := h.budget.Config(); !sameConfig(old, cfg) {
+		if err := h.budget.SetConfig(cfg); err != nil {
+			return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
+		}
+		h.logger.Info("platform budget reconfigured in place",
+			zap.String("platform", h.Platform), zap.Float64("capacity", h.Capacity), zap.Duration("window", time.Duration(h.Window)))
+	}
+	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("platform_limit %s: registering metrics: %w", h.Platform, err)
+	}
+	return nil
+}
+
+func (h *Handler) config() fairqueue.Config {
+	return fairqueue.Config{
+		Capacity: h.Capacity,
+		Window:   time.Duration(h.Window),
+		MaxQueue: h.MaxQueue,
+		MaxWait:  time.Duration(h.MaxWait),
+	}
+}
+
+func sameConfig(old, cfg fairqueue.Config) bool {
+	c, err := cfg.WithDefaults()
+	if err != nil {
+		return false
+	}
+	return old == c
+}
+
+// Validate checks the configuration.
+func (h *Handler) Validate() error { return h.validate() }
+
+func (h *Handler) validate() error {
+	if h.Capacity == 0 && h.Window == 0 {
+		return fmt.Errorf("platform_limit %s: BesluitBron keeps no limit for this platform; set capacity and window, or leave platform_limit out", h.Platform)
+	}
+	if !(h.Capacity > 0) || math.IsInf(h.Capacity, 0) {
+		return fmt.Errorf("platform_limit %s: capacity must be a positive number of units, got %v", h.Platform, h.Capacity)
+	}
+	if h.Window <= 0 {
+		return fmt.Errorf("platform_limit %s: window must be a positive duration, got %v", h.Platform, time.Duration(h.Window))
+	}
+	if h.MaxQueue < 0 {
+		return fmt.Errorf("platform_limit %s: max_queue must be ≥ 1, got %d", h.Platform, h.MaxQueue)
+	}
+	if h.MaxWait < 0 {
+		return fmt.Errorf("platform_limit %s: max_wait must be positive, got %v", h.Platform, time.Duration(h.MaxWait))
+	}
+	if h.RejectStatus != 0 && h.RejectStatus != http.StatusServiceUnavailable && h.RejectStatus != http.StatusTooManyRequests {
+		return fmt.Errorf("platform_limit %s: reject_status must be 503 or 429, got %d", h.Platform, h.RejectStatus)
+	}
+	for i, c := range h.Costs {
+		if c == nil {
+			return fmt.Errorf("platform_limit %s: cost rule %d is empty", h.Platform, i)
+		}
+		if c.Units < 0 || math.IsNaN(c.Units) || math.IsInf(c.Units, 0) {
+			return fmt.Errorf("platform_limit %s: cost rule %d: units must be a finite number ≥ 0, got %v", h.Platform, i, c.Units)
+		}
+		if c.Param == "" && c.Units == 0 && (c.Per != 0 || c.ParamDefault != 0 || c.ParamMax != 0) {
+			return fmt.Errorf("platform_limit %s: cost rule %d: per/param_default/param_max need param", h.Platform, i)
+		}
+		if c.Param != "" && !(c.Per > 0) {
+			return fmt.Errorf("platform_limit %s: cost rule %d: param %q needs per > 0", h.Platform, i, c.Param)
+		}
+		if c.ParamDefault < 0 || c.ParamMax < 0 {
+			return fmt.Errorf("platform_limit %s: cost rule %d: param_default and param_max must be ≥ 0", h.Platform, i)
+		}
+	}
+	return nil
+}
+
+// Cleanup releases the handler's reference to the budget.
+func (h *Handler) Cleanup() error {
+	if h.pooled {
+		h.pooled = false
+		_, err := budgets.Delete(h.Platform)
+		return err
+	}
+	return nil
+}
+
+// cost returns the units a request costs.
+func (h *Handler) cost(r *http.Request) (float64, error) {
+	for _, c := range h.Costs {
+		if len(c.matchers) > 0 {
+			ok, err := c.matchers.AnyMatchWithError(r)
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				continue
+			}
+		}
+		return c.price(r), nil
+	}
+	return 1, nil
+}
+
+func (c *CostRule) price(r *http.Request) float64 {
+	if c.Param == "" {
+		return c.Units
+	}
+	v := c.ParamDefault
+	if raw := strings.TrimSpace(r.URL.Query().Get(c.Param)); raw != "" {
+		if f, err := strconv.ParseFloat(raw, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			v = f
+		}
+	}
+	if c.ParamMax > 0 {
+		v = math.Min(v, c.ParamMax)
+	}
+	return c.Units * math.Max(1, math.Ceil(v/c.Per))
+}
+
+func (h *Handler) sessionKey(r *http.Request) string {
+	if h.SessionKey != "" {
+		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+			if k := strings.TrimSpace(repl.ReplaceAll(h.SessionKey, "")); k != "" {
+				return k
+			}
+		}
+	}
+	return session.Key(r)
+}
+
+// ServeHTTP waits for room in the budget, then calls next.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	cost, err := h.cost(r)
+	if err != nil {
+		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("platform_limit %s: matching cost rules: %w", h.Platform, err))
+	}
+	adm, err := h.budget.Acquire(r.Context(), h.sessionKey(r), cost)
+	if err != nil {
+		var rej *fairqueue.Rejection
+		if errors.As(err, &rej) {
+			secs := max(1, int(math.Ceil(rej.RetryAfter.Seconds())))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			return caddyhttp.Error(h.RejectStatus, fmt.Errorf("platform_limit %s: %w", h.Platform, err))
+		}
+		// The client hung up while waiting: nothing was spent.
+		return caddyhttp.Error(499, fmt.Errorf("platform_limit %s: client gone while waiting: %w", h.Platform, err))
+	}
+	waitSeconds.WithLabelValues(h.Platform).Observe(adm.Wait.Seconds())
+	w.Header().Set(platforms.HeaderQueueWait, strconv.FormatInt(adm.Wait.Milliseconds(), 10))
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Set("http.platform_limit.wait_ms", adm.Wait.Milliseconds())
+		repl.Set("http.platform_limit.cost", adm.Cost)
+	}
+	return next.ServeHTTP(&watcher{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h}, r)
+}
+
+// watcher reads the platform's answer headers as they are written.
+type watcher struct {
+	*caddyhttp.ResponseWriterWrapper
+	h    *Handler
+	seen bool
+}
+
+func (wr *watcher) WriteHeader(status int) {
+	if !wr.seen && status >= 200 {
+		wr.seen = true
+		wr.h.observe(status, wr.Header())
+	}
+	wr.ResponseWriterWrapper.WriteHeader(status)
+}
+
+func (wr *watcher) Write(b []byte) (int, error) {
+	if !wr.seen {
+		wr.WriteHeader(http.StatusOK)
+	}
+	return wr.ResponseWriterWrapper.Write(b)
+}
+
+// observe applies the platform's own word: a 429 pauses the budget for
+// Retry-After (or empties it when there is none); RateLimit-Remaining and
+// RateLimit-Reset pull the bucket down.
+func (h *Handler) observe(status int, hdr http.Header) {
+	now := h.clock.Now()
+	if status == http.StatusTooManyRequests {
+		upstream429.WithLabelValues(h.Platform).Inc()
+		if d, ok := retryAfter(hdr.Get("Retry-After"), now); ok {
+			h.budget.Pause(now.Add(d))
+			h.logger.Warn("platform answered 429: budget paused",
+				zap.String("platform", h.Platform), zap.Duration("retry_after", d))
+		} else {
+			h.budget.PullDown(0, -1)
+			h.logger.Warn("platform answered 429 without Retry-After: budget emptied", zap.String("platform", h.Platform))
+		}
+		return
+	}
+	remaining, reset := -1.0, time.Duration(-1)
+	if v := hdr.Get("RateLimit-Remaining"); v != "" {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 {
+			remaining = f
+		}
+	}
+	if v := hdr.Get("RateLimit-Reset"); v != "" {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 && f < 1e7 {
+			reset = time.Duration(f * float64(time.Second))
+		}
+	}
+	if remaining >= 0 || reset >= 0 {
+		h.budget.PullDown(remaining, reset)
+	}
+}
+
+// retryAfter parses a Retry-After value: seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s < 0 || math.IsNaN(s) || s > 86400 {
+			return 0, false
+		}
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 || d > 24*time.Hour {
+			return 0, false
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+// budgets holds one budget per platform, across config reloads.
+var budgets = caddy.NewUsagePool()
+
+// clock is the budgets' clock; tests swap it.
+var clock fairqueue.Clock = fairqueue.RealClock{}
+
+type pooledBudget struct{ *fairqueue.Budget }
+
+// Destruct implements caddy.Destructor; a budget holds only memory and
+// stopped timers.
+func (*pooledBudget) Destruct() error { return nil }
+
+// Interface guards
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+)
