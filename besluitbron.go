@@ -8,6 +8,8 @@ package besluitbron
 import (
 	_ "github.com/besluitbron/besluitbron/caddymodule/clientlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
+	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy"
+	_ "github.com/besluitbron/besluitbron/mcp"
 )

@@ -6,18 +6,15 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 // offlineHouse runs the default Caddyfile as ./xcaddy.sh offline does
@@ -42,7 +39,7 @@ func offlineHouse(t *testing.T) (string, map[string][]string) {
 	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
 	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
 		m := site.FindStringSubmatch(block)
-		port := strconv.Itoa(freePort(t))
+		port := strconv.Itoa(testcaddy.FreePort(t))
 		base := "http://127.0.0.1:" + port
 		if p := prefix.FindStringSubmatch(m[2]); p != nil {
 			base += p[1]
@@ -56,31 +53,15 @@ func offlineHouse(t *testing.T) (string, map[string][]string) {
 	}
 	text = strings.Replace(text, "import Caddyfile", string(main), 1)
 
-	port := freePort(t)
+	port := testcaddy.FreePort(t)
 	t.Setenv("BESLUITBRON_PORT", strconv.Itoa(port))
-	t.Setenv("BESLUITBRON_ADMIN", "localhost:"+strconv.Itoa(freePort(t)))
+	t.Setenv("BESLUITBRON_ADMIN", "localhost:"+strconv.Itoa(testcaddy.FreePort(t)))
 	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	for _, p := range platforms.All() {
 		t.Setenv(p.EnvVar, strings.Join(emulators[p.Key], " "))
 	}
-	dir := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	if err := caddy.Load(adapt(t, text), true); err != nil {
-		t.Fatalf("loading the offline config: %v", err)
-	}
-	t.Cleanup(func() { _ = caddy.Stop() })
+	testcaddy.Load(t, text)
 	return fmt.Sprintf("http://127.0.0.1:%d", port), emulators
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 func emulatorCount(t *testing.T, base string) int {
@@ -184,5 +165,35 @@ func TestUnknownPlatformIs404(t *testing.T) {
 	}
 	if err := json.Unmarshal(body, &msg); err != nil || !strings.Contains(msg.Error, "unknown platform") || !strings.Contains(msg.Error, "rechtspraak") {
 		t.Errorf("body %s: want a JSON error naming the known platforms", body)
+	}
+}
+
+// The default Caddyfile caches: a repeated request is answered without
+// asking the platform again, and says so in Cache-Status.
+func TestRepeatedRequestComesFromTheCache(t *testing.T) {
+	proxy, emulators := offlineHouse(t)
+	get := func() (*http.Response, string) {
+		resp, err := http.Get(proxy + "/platforms/rechtspraak/Waardelijst/Instanties")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(body)
+	}
+	first, firstBody := get()
+	count := emulatorCount(t, emulators["rechtspraak"][0])
+	second, secondBody := get()
+	if first.StatusCode != 200 || second.StatusCode != 200 {
+		t.Fatalf("statuses %d, %d", first.StatusCode, second.StatusCode)
+	}
+	if after := emulatorCount(t, emulators["rechtspraak"][0]); after != count {
+		t.Errorf("the repeat reached the platform (%d requests, then %d)", count, after)
+	}
+	if cs := second.Header.Get("Cache-Status"); !strings.Contains(cs, "hit") {
+		t.Errorf("Cache-Status of the repeat = %q, want a hit", cs)
+	}
+	if firstBody != secondBody {
+		t.Error("the cached answer differs from the first")
 	}
 }

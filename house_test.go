@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
-	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"os"
 	"os/exec"
 	"regexp"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -43,7 +42,7 @@ func TestDefaultCaddyfileGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	if err := json.Indent(&got, adapt(t, string(src)), "", "\t"); err != nil {
+	if err := json.Indent(&got, testcaddy.Adapt(t, string(src)), "", "\t"); err != nil {
 		t.Fatal(err)
 	}
 	got.WriteByte('\n')
@@ -118,13 +117,4 @@ func TestDockerfileMatchesBuild(t *testing.T) {
 	if !strings.Contains(string(script), "go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2") {
 		t.Error("xcaddy.sh does not take the Caddy version from go.mod")
 	}
-}
-
-func adapt(t *testing.T, src string) []byte {
-	t.Helper()
-	cfg, _, err := caddyfile.Adapter{ServerType: httpcaddyfile.ServerType{}}.Adapt([]byte(src), map[string]any{"filename": "Caddyfile"})
-	if err != nil {
-		t.Fatalf("adapting: %v", err)
-	}
-	return cfg
 }

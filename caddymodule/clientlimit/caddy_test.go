@@ -12,8 +12,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 // markInternal is a test-only handler that marks its request as an

@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 func clientFrom(ip string, conns int) *http.Client {

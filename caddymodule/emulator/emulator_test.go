@@ -12,7 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 func TestUnmarshalCaddyfile(t *testing.T) {

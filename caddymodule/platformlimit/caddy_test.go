@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 )

@@ -10,8 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 func parse(t *testing.T, input string) (*Handler, error) {

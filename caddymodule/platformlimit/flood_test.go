@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 // TestFlood is figure 3 of docs/benchmarks/fair-queue.md: a real-time

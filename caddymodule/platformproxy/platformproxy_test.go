@@ -11,7 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 // seen is what an upstream received.

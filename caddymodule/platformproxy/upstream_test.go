@@ -15,7 +15,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/besluitbron/besluitbron/caddymodule/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 // serve loads a Caddy config with one platform route and returns the

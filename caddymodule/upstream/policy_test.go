@@ -151,10 +151,10 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ platform, in string }{
-		{"ob", "https://repository.overheid.nl.evil.com/sru/x"},  // other host
-		{"ob", "https://user:pw@repository.overheid.nl/sru/x"},   // user info
-		{"ob", "https://repository.overheid.nl:8443/sru/x"},      // other port
-		{"ob", "ftp://repository.overheid.nl/sru/x"},             // scheme
+		{"ob", "https://repository.overheid.nl.evil.com/sru/x"}, // other host
+		{"ob", "https://user:pw@repository.overheid.nl/sru/x"},  // user info
+		{"ob", "https://repository.overheid.nl:8443/sru/x"},     // other port
+		{"ob", "ftp://repository.overheid.nl/sru/x"},            // scheme
 		{"ob", "/sru/x"}, // relative
 		{"ob", "http://169.254.169.254/latest/meta-data"}, // metadata service
 		{"opentk", "https://berthub.eu/other"},            // outside /tkconv

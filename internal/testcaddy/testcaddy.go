@@ -100,6 +100,14 @@ func WithoutPersistence(t testing.TB, cfg []byte) []byte {
 	return out
 }
 
+// Reload loads a new config over the running one, as `caddy reload` does.
+func Reload(t testing.TB, caddyfileText string) {
+	t.Helper()
+	if err := caddy.Load(WithoutPersistence(t, Adapt(t, caddyfileText)), true); err != nil {
+		t.Fatalf("reloading config: %v", err)
+	}
+}
+
 var (
 	buildOnce sync.Once
 	buildPath string

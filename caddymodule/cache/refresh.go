@@ -1,0 +1,65 @@
+package cache
+
+import (
+	"context"
+	"net/http"
+)
+
+// refresh starts one background request for key, unless one is in flight,
+// and stores its answer. It runs on a detached request, so it outlives the
+// request that triggered it (the souin #699 trap); Close ends it.
+func (s *Store) refresh(key string, r *http.Request, pol Policy, next Next, detach Detach) {
+	s.flightsMu.Lock()
+	if s.flights[key] != nil || s.closeCtx.Err() != nil {
+		s.flightsMu.Unlock()
+		return
+	}
+	var req *http.Request
+	if detach != nil {
+		req = detach(r)
+	} else {
+		req = r.Clone(context.WithoutCancel(r.Context()))
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	// The refresh itself counts as a waiter, so callers that join it and
+	// hang up never end it.
+	f := &flight{done: make(chan struct{}), waiters: 1, cancel: cancel}
+	s.flights[key] = f
+	s.bg.Add(1)
+	s.flightsMu.Unlock()
+	s.refreshes.Add(1)
+	stopOnClose := context.AfterFunc(s.closeCtx, cancel)
+	go func() {
+		defer s.bg.Done()
+		defer stopOnClose()
+		defer cancel()
+		fw := &fetchWriter{header: http.Header{}, max: pol.MaxBody}
+		fw.onPassthrough = func() { s.publish(key, f, &result{shared: false}) }
+		err, aborted := runNext(next, fw, req.WithContext(ctx))
+		if fw.passthrough {
+			s.publish(key, f, &result{shared: false})
+			return
+		}
+		res := fw.result(err, aborted)
+		if res.err != nil || res.status >= 500 {
+			s.upstreamErrors.Add(1)
+		}
+		if res.err == nil {
+			res.stored = storedHeader(res.header)
+			res.detail = storable(res, pol)
+			if res.detail == "" {
+				now := s.clock()
+				e := &Entry{Version: s.Version(), Kind: pol.Kind, StoredAt: now, Status: res.status, Header: res.stored, Body: res.body}
+				if res.status == http.StatusNotFound {
+					e.Expires = now.Add(pol.NegativeTTL)
+					e.KeepUntil = e.Expires
+				} else {
+					e.Expires = now.Add(pol.TTL)
+					e.KeepUntil = e.Expires.Add(max(pol.StaleWhileRevalidate, pol.StaleIfError))
+				}
+				res.storeOK = s.Put(key, e) == nil
+			}
+		}
+		s.publish(key, f, res)
+	}()
+}

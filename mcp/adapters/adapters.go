@@ -1,0 +1,164 @@
+// Package adapters holds what the MCP tools share across platforms: the
+// shape of a sub-request, the compact result types a model receives, and
+// text helpers (snippets, tag stripping, bounded paging of full text). Each
+// platform has its own Caddy-free subpackage (adapters/obv, adapters/tk,
+// ...) that builds its requests and parses its real payloads.
+package adapters
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"html"
+)
+
+// Request is one HTTP request against a platform, relative to the
+// platform's route: Path (with query) is appended to /platforms/<key>.
+type Request struct {
+	Method      string // GET or POST
+	Path        string // path and query, starting with "/"
+	Body        []byte
+	ContentType string
+}
+
+// Get builds a GET request for path with query q (may be nil).
+func Get(path string, q url.Values) Request {
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return Request{Method: "GET", Path: path}
+}
+
+// Hit is one compact search result.
+type Hit struct {
+	ID      string `json:"id"`
+	Type    string `json:"type,omitempty"`
+	Title   string `json:"title"`
+	Date    string `json:"date,omitempty"`
+	Source  string `json:"source,omitempty"`
+	Snippet string `json:"snippet,omitempty"`
+	URL     string `json:"url,omitempty"`
+}
+
+// Page is one page of search results.
+type Page struct {
+	Total       int   `json:"total"`
+	TotalApprox bool  `json:"total_is_approximate,omitempty"`
+	HasMore     bool  `json:"has_more"`
+	Hits        []Hit `json:"results"`
+}
+
+// Document is one fetched item: metadata plus its full text, which the
+// tool pages before handing it to a model.
+type Document struct {
+	ID     string            `json:"id"`
+	Type   string            `json:"type,omitempty"`
+	Title  string            `json:"title"`
+	Date   string            `json:"date,omitempty"`
+	Source string            `json:"source,omitempty"`
+	URL    string            `json:"url,omitempty"`
+	Meta   map[string]string `json:"meta,omitempty"`
+	// Text is the full text; tools never return it whole.
+	Text string `json:"-"`
+}
+
+// Item is one entry of a list (organisations, committees, courts...).
+type Item struct {
+	Key   string            `json:"key"`
+	Label string            `json:"label"`
+	Extra map[string]string `json:"extra,omitempty"`
+}
+
+// SnippetLen is the default length of a snippet in characters.
+const SnippetLen = 240
+
+var (
+	tagRE   = regexp.MustCompile(`(?s)<[^>]*>`)
+	spaceRE = regexp.MustCompile(`\s+`)
+)
+
+// StripTags removes HTML/XML tags and decodes entities.
+func StripTags(s string) string {
+	return html.UnescapeString(tagRE.ReplaceAllString(s, " "))
+}
+
+// Squash collapses runs of white space into one space and trims.
+func Squash(s string) string {
+	return strings.TrimSpace(spaceRE.ReplaceAllString(s, " "))
+}
+
+// Snippet strips tags, collapses white space and cuts s to at most n
+// characters (runes), ending in "…" when cut.
+func Snippet(s string, n int) string {
+	s = Squash(StripTags(s))
+	if s == "-" {
+		return ""
+	}
+	return Cut(s, n)
+}
+
+// Cut shortens s to at most n runes, ending in "…" when cut.
+func Cut(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// TextPage is a bounded window on a document's full text.
+type TextPage struct {
+	Text       string `json:"text"`
+	Offset     int    `json:"offset"`
+	NextOffset int    `json:"next_offset,omitempty"` // 0: no more text
+	TotalChars int    `json:"total_chars"`
+}
+
+// PageText returns at most max characters (runes) of text from offset.
+func PageText(text string, offset, max int) TextPage {
+	r := []rune(text)
+	total := len(r)
+	if offset > total {
+		offset = total
+	}
+	end := offset + max
+	if end > total {
+		end = total
+	}
+	p := TextPage{Text: string(r[offset:end]), Offset: offset, TotalChars: total}
+	if end < total {
+		p.NextOffset = end
+	}
+	return p
+}
+
+// ParseDate accepts YYYY-MM-DD and reports a message that says what to
+// fix otherwise. An empty string is allowed and returns "".
+func ParseDate(field, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "", nil
+	}
+	if _, err := time.Parse("2006-01-02", v); err != nil {
+		return "", fmt.Errorf("%s %q is not a date: write it as YYYY-MM-DD, e.g. 2024-03-01", field, v)
+	}
+	return v, nil
+}
+
+// DateRange checks from <= to.
+func DateRange(from, to string) error {
+	if from != "" && to != "" && from > to {
+		return fmt.Errorf("date_from %s is after date_to %s: swap them", from, to)
+	}
+	return nil
+}
+
+// TrimBOM drops a UTF-8 byte order mark.
+func TrimBOM(b []byte) []byte {
+	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+}

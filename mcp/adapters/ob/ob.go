@@ -1,0 +1,260 @@
+// Package ob builds SRU requests for Officiële Bekendmakingen (KOOP,
+// repository.overheid.nl) and parses the gzd search records and the
+// publications' XML manifestation.
+package ob
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+)
+
+// SRUPath is the SRU endpoint relative to the platform's base URL, the
+// host root https://repository.overheid.nl, and FRBRPrefix the path of the
+// publications' files on that same host.
+const (
+	SRUPath    = "/sru"
+	FRBRPrefix = "/frbr/"
+)
+
+// MaxLimit caps maximumRecords.
+const MaxLimit = 100
+
+// Publications are the publicatienaam values a search may filter on.
+var Publications = []string{"Staatsblad", "Staatscourant", "Tractatenblad", "Kamerstuk", "Handelingen",
+	"Aanhangsel van de Handelingen", "Kamervragen zonder antwoord", "Gemeenteblad", "Provinciaal blad",
+	"Waterschapsblad", "Blad gemeenschappelijke regeling"}
+
+// SearchParams are the arguments of a search.
+type SearchParams struct {
+	Query       string // words, matched anywhere (cql.textAndIndexes)
+	Publication string // one of Publications
+	Creator     string // issuing body, e.g. Bergeijk
+	DateFrom    string
+	DateTo      string
+	Limit       int
+	Offset      int
+}
+
+var cqlUnsafe = regexp.MustCompile(`["\\()=<>/*]`)
+
+// SearchRequest checks p and builds the SRU searchRetrieve request.
+func SearchRequest(p SearchParams) (adapters.Request, error) {
+	if p.Limit < 1 || p.Limit > MaxLimit {
+		return adapters.Request{}, fmt.Errorf("limit %d is out of range: use 1 to %d", p.Limit, MaxLimit)
+	}
+	if p.Offset < 0 || p.Offset > 4900 {
+		return adapters.Request{}, fmt.Errorf("offset %d is out of range: use 0 to 4900 (the platform fails on deeper pages; narrow the dates instead)", p.Offset)
+	}
+	from, err := adapters.ParseDate("date_from", p.DateFrom)
+	if err != nil {
+		return adapters.Request{}, err
+	}
+	to, err := adapters.ParseDate("date_to", p.DateTo)
+	if err != nil {
+		return adapters.Request{}, err
+	}
+	if err := adapters.DateRange(from, to); err != nil {
+		return adapters.Request{}, err
+	}
+	words := strings.Fields(cqlUnsafe.ReplaceAllString(p.Query, " "))
+	if len(words) == 0 && p.Creator == "" && from == "" {
+		return adapters.Request{}, fmt.Errorf("give a query, a creator or a date_from: an open search over all publications is not useful")
+	}
+	cql := []string{"c.product-area==officielepublicaties"}
+	if len(words) > 0 {
+		cql = append(cql, `cql.textAndIndexes="`+strings.Join(words, " ")+`"`)
+	}
+	if p.Publication != "" {
+		ok := false
+		for _, pub := range Publications {
+			if strings.EqualFold(pub, p.Publication) {
+				p.Publication, ok = pub, true
+			}
+		}
+		if !ok {
+			return adapters.Request{}, fmt.Errorf("publication %q is unknown: use one of %s", p.Publication, strings.Join(Publications, ", "))
+		}
+		cql = append(cql, `w.publicatienaam="`+p.Publication+`"`)
+	}
+	if c := strings.TrimSpace(cqlUnsafe.ReplaceAllString(p.Creator, " ")); c != "" {
+		cql = append(cql, `dt.creator="`+c+`"`)
+	}
+	if from != "" {
+		cql = append(cql, "dt.available>="+from)
+	}
+	if to != "" {
+		cql = append(cql, "dt.available<="+to)
+	}
+	q := url.Values{
+		"operation":      {"searchRetrieve"},
+		"version":        {"2.0"},
+		"recordSchema":   {"gzd"},
+		"query":          {strings.Join(cql, " and ") + " sortBy dt.available/sort.descending"},
+		"startRecord":    {strconv.Itoa(p.Offset + 1)},
+		"maximumRecords": {strconv.Itoa(p.Limit)},
+	}
+	return adapters.Get(SRUPath, q), nil
+}
+
+var idRE = regexp.MustCompile(`^[a-z]{2,8}-[a-z0-9][a-z0-9.-]{0,60}$`)
+
+// ValidID checks a publication identifier such as kst-26100-1, stb-2024-1.
+func ValidID(id string) (string, error) {
+	id = strings.ToLower(strings.TrimSpace(id))
+	if !idRE.MatchString(id) {
+		return "", fmt.Errorf("%q is not a publication identifier: it looks like stb-2018-84, kst-26100-1 or gmb-2023-174296 (take it from a search result)", id)
+	}
+	return id, nil
+}
+
+// LookupRequest finds one publication's record by identifier.
+func LookupRequest(id string) (adapters.Request, error) {
+	id, err := ValidID(id)
+	if err != nil {
+		return adapters.Request{}, err
+	}
+	q := url.Values{"operation": {"searchRetrieve"}, "version": {"2.0"}, "recordSchema": {"gzd"},
+		"query": {`dt.identifier="` + id + `"`}, "startRecord": {"1"}, "maximumRecords": {"1"}}
+	return adapters.Get(SRUPath, q), nil
+}
+
+// Record is one parsed gzd record.
+type Record struct {
+	Hit   adapters.Hit
+	Items map[string]string // manifestation -> URL
+}
+
+type gzdRecord struct {
+	Meta struct {
+		Kern struct {
+			Identifier string `xml:"identifier"`
+			Title      string `xml:"title"`
+			Type       string `xml:"type"`
+			Creator    string `xml:"creator"`
+			Modified   string `xml:"modified"`
+		} `xml:"owmskern"`
+		Mantel struct {
+			Available string `xml:"available"`
+			Abstract  string `xml:"abstract"`
+		} `xml:"owmsmantel"`
+		TP struct {
+			Publicatienaam string `xml:"publicatienaam"`
+		} `xml:"tpmeta"`
+	} `xml:"recordData>gzd>originalData>meta"`
+	Enriched struct {
+		URL          string `xml:"url"`
+		PreferredURL string `xml:"preferredUrl"`
+		Items        []struct {
+			Manifestation string `xml:"manifestation,attr"`
+			URL           string `xml:",chardata"`
+		} `xml:"itemUrl"`
+	} `xml:"recordData>gzd>enrichedData"`
+}
+
+func (g gzdRecord) record() Record {
+	m := g.Meta
+	h := adapters.Hit{ID: strings.TrimSpace(m.Kern.Identifier), Type: m.TP.Publicatienaam, Title: adapters.Squash(m.Kern.Title),
+		Date: m.Mantel.Available, Source: m.Kern.Creator, URL: strings.TrimSpace(g.Enriched.PreferredURL)}
+	if h.Date == "" {
+		h.Date = m.Kern.Modified
+	}
+	if a := adapters.Squash(m.Mantel.Abstract); a != "" && a != h.Title {
+		h.Snippet = adapters.Cut(a, adapters.SnippetLen)
+	}
+	r := Record{Hit: h, Items: map[string]string{}}
+	for _, it := range g.Enriched.Items {
+		r.Items[it.Manifestation] = strings.TrimSpace(it.URL)
+	}
+	if r.Items["xml"] == "" && strings.HasSuffix(g.Enriched.URL, ".xml") {
+		r.Items["xml"] = strings.TrimSpace(g.Enriched.URL)
+	}
+	return r
+}
+
+// ParseRecord parses one <record> element (with or without namespaces).
+func ParseRecord(body []byte) (Record, error) {
+	var g gzdRecord
+	if err := decode(body, &g); err != nil {
+		return Record{}, fmt.Errorf("SRU record is not the expected XML: %v", err)
+	}
+	if g.Meta.Kern.Identifier == "" {
+		return Record{}, fmt.Errorf("SRU record has no identifier")
+	}
+	return g.record(), nil
+}
+
+// ParseSearch parses a searchRetrieveResponse.
+func ParseSearch(body []byte) (adapters.Page, []Record, error) {
+	var raw struct {
+		XMLName     xml.Name
+		Number      int         `xml:"numberOfRecords"`
+		Records     []gzdRecord `xml:"records>record"`
+		Next        int         `xml:"nextRecordPosition"`
+		Diagnostics []struct {
+			Message string `xml:"message"`
+			Details string `xml:"details"`
+		} `xml:"diagnostics>diagnostic"`
+	}
+	if err := decode(body, &raw); err != nil {
+		return adapters.Page{}, nil, fmt.Errorf("SRU answer is not the expected XML: %v", err)
+	}
+	if len(raw.Diagnostics) > 0 {
+		d := raw.Diagnostics[0]
+		return adapters.Page{}, nil, fmt.Errorf("the platform refused the search: %s %s", d.Message, d.Details)
+	}
+	if raw.XMLName.Local != "searchRetrieveResponse" {
+		return adapters.Page{}, nil, fmt.Errorf("SRU answer has root <%s>, expected <searchRetrieveResponse>", raw.XMLName.Local)
+	}
+	page := adapters.Page{Total: raw.Number, HasMore: raw.Next > 0, Hits: []adapters.Hit{}}
+	var recs []Record
+	for _, g := range raw.Records {
+		r := g.record()
+		recs = append(recs, r)
+		page.Hits = append(page.Hits, r.Hit)
+	}
+	return page, recs, nil
+}
+
+// FileRequest turns a record's itemUrl into a request on the platform's
+// own route: only its path from /frbr/ on is kept, so an itemUrl can never
+// send BesluitBron to another host.
+func FileRequest(itemURL string) (adapters.Request, error) {
+	u, err := url.Parse(itemURL)
+	i := -1
+	if err == nil {
+		i = strings.Index(u.Path, FRBRPrefix)
+	}
+	if i < 0 || strings.Contains(u.Path, "..") {
+		return adapters.Request{}, fmt.Errorf("publication file %q is not an FRBR file (%s...)", itemURL, FRBRPrefix)
+	}
+	p := u.Path[i:]
+	return adapters.Request{Method: "GET", Path: (&url.URL{Path: p}).EscapedPath()}, nil
+}
+
+// ParseXML returns the text of a publication's xml manifestation (any
+// root: officiele-publicatie, staatsblad, kamerstuk, ...).
+func ParseXML(body []byte) (string, error) {
+	blocks := map[string]bool{"al": true, "titel": true, "tussenkop": true, "kop": true, "li": true, "lid": true,
+		"artikel": true, "considerans.al": true, "wij": true, "afkondiging": true, "slotformulering": true,
+		"dagtekening": true, "ondertekening": true, "intitule": true, "subtitel": true, "regel": true, "tr": true, "p": true}
+	text, err := adapters.XMLText(body, nil, blocks)
+	if err != nil {
+		return "", fmt.Errorf("publication XML is not well-formed: %v", err)
+	}
+	return text, nil
+}
+
+func decode(body []byte, v any) error {
+	dec := xml.NewDecoder(bytes.NewReader(adapters.TrimBOM(body)))
+	dec.Strict = false
+	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+	return dec.Decode(v)
+}

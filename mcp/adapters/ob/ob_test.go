@@ -1,0 +1,82 @@
+package ob
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/mcp/adapters/fixture"
+)
+
+func TestParseRecordFixture(t *testing.T) {
+	r, err := ParseRecord(fixture.Read(t, "ob", "sru-record-gmb.fragment.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Hit
+	if h.ID != "gmb-2023-174296" || h.Type != "Gemeenteblad" || h.Source != "Bergeijk" || h.Date != "2023-04-20" ||
+		!strings.HasPrefix(h.Title, "Ingekomen melding, Frater Romboutsstraat 42") ||
+		h.URL != "https://zoek.officielebekendmakingen.nl/gmb-2023-174296.html" || h.Snippet != "verwijderen van asbest van het dak" {
+		t.Fatalf("%+v", h)
+	}
+	fr, err := FileRequest(r.Items["xml"])
+	if err != nil || fr.Path != "/frbr/officielepublicaties/gmb/2023/gmb-2023-174296/1/xml/gmb-2023-174296.xml" {
+		t.Fatalf("%+v %v", fr, err)
+	}
+}
+
+func TestSearchEnvelopeWithNamespaces(t *testing.T) {
+	// The live answer carries prefixes; wrap the real record in the SRU
+	// envelope with gzd namespaces to check the parser ignores them.
+	rec := string(fixture.Read(t, "ob", "sru-record-gmb.fragment.xml"))
+	rec = strings.Replace(rec, "<record>", `<sru:record xmlns:sru="http://docs.oasis-open.org/ns/search-ws/sruResponse">`, 1)
+	rec = strings.Replace(rec, "</record>", "</sru:record>", 1)
+	body := `<?xml version="1.0"?><sru:searchRetrieveResponse xmlns:sru="http://docs.oasis-open.org/ns/search-ws/sruResponse"><sru:version>2.0</sru:version><sru:numberOfRecords>641420</sru:numberOfRecords><sru:records>` + rec + `</sru:records><sru:nextRecordPosition>2</sru:nextRecordPosition></sru:searchRetrieveResponse>`
+	p, recs, err := ParseSearch([]byte(body))
+	if err != nil || p.Total != 641420 || !p.HasMore || len(p.Hits) != 1 || p.Hits[0].ID != "gmb-2023-174296" || recs[0].Items["pdf"] == "" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	_, _, err = ParseSearch([]byte(`<searchRetrieveResponse><diagnostics><diagnostic><message>Query syntax error</message></diagnostic></diagnostics></searchRetrieveResponse>`))
+	if err == nil || !strings.Contains(err.Error(), "Query syntax error") {
+		t.Fatal(err)
+	}
+}
+
+func TestParseXMLFixtures(t *testing.T) {
+	s, err := ParseXML(fixture.Read(t, "ob", "op-stcrt-2015-47076.xml"))
+	if err != nil || !strings.Contains(s, "Ter inzage: omgevingsvergunning") || !strings.Contains(s, "Dit ontwerpbesluit ligt vanaf 24 december 2015 zes weken ter inzage") {
+		t.Fatalf("%v\n%s", err, s)
+	}
+	s, err = ParseXML(fixture.Read(t, "ob", "op-stb-2018-84.xml"))
+	if err != nil || strings.Count(s, "\n") < 5 {
+		t.Fatalf("%v\n%s", err, s)
+	}
+	if strings.Contains(s, "\r") {
+		t.Fatal("CR left in text")
+	}
+}
+
+func TestRequests(t *testing.T) {
+	r, err := SearchRequest(SearchParams{Query: `asbest "dak"`, Publication: "gemeenteblad", DateFrom: "2023-01-01", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Path, "/sru?") || !strings.Contains(r.Path, "maximumRecords=5") ||
+		!strings.Contains(r.Path, "cql.textAndIndexes%3D%22asbest+dak%22") || !strings.Contains(r.Path, "Gemeenteblad") {
+		t.Fatal(r.Path)
+	}
+	if _, err := SearchRequest(SearchParams{Query: "x", Limit: 5, Offset: 6000}); err == nil {
+		t.Fatal("deep offset accepted")
+	}
+	if fr, err := FileRequest("https://evil.example/x/frbr/a/b.xml"); err != nil || fr.Path != "/frbr/a/b.xml" {
+		t.Fatal("the host of an itemUrl must be dropped", fr, err)
+	}
+	if _, err := FileRequest("https://evil.example/admin"); err == nil {
+		t.Fatal("non-FRBR path followed")
+	}
+	if _, err := ValidID("kst-26100-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ValidID("../../x"); err == nil {
+		t.Fatal("junk id")
+	}
+}

@@ -1,0 +1,114 @@
+package obv
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/mcp/adapters/fixture"
+)
+
+func TestParseSearchFixture(t *testing.T) {
+	p, err := ParseSearch(fixture.Read(t, "obv", "search.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Total != 42 || !p.TotalApprox || !p.HasMore || len(p.Hits) != 1 {
+		t.Fatalf("page = %+v", p)
+	}
+	h := p.Hits[0]
+	if h.ID != "document:notubiz:gemeente:soest:12345" || h.Title != "Raadsvoorstel begroting 2024" ||
+		h.Date != "2024-11-07" || h.Source != "Soest" || h.Type != "Document" {
+		t.Fatalf("hit = %+v", h)
+	}
+	if !strings.Contains(h.Snippet, "p. 3/12") || !strings.Contains(h.Snippet, "De begroting voor 2024") {
+		t.Fatalf("snippet = %q", h.Snippet)
+	}
+	if h.URL != "" { // the docs' placeholder "https://..." is no link
+		t.Fatalf("url = %q", h.URL)
+	}
+}
+
+func TestParseEntityFixtures(t *testing.T) {
+	d, err := ParseEntity(fixture.Read(t, "obv", "entity-document.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Title != "Raadsvoorstel begroting 2024" || !strings.HasPrefix(d.Text, "# Raadsvoorstel") || d.Meta["meeting_id"] == "" {
+		t.Fatalf("document = %+v", d)
+	}
+	m, err := ParseEntity(fixture.Read(t, "obv", "entity-meeting.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 Opening", "Raadsvoorstel begroting 2024", "M1 Woningbouw Soesterberg: aangenomen (20 voor, 11 tegen)", "Goedenavond allemaal"} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("meeting text lacks %q:\n%s", want, m.Text)
+		}
+	}
+	mo, err := ParseEntity(fixture.Read(t, "obv", "entity-motion.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mo.Title != "045-2022 M Essenkade verhogen duurzaamheid" || mo.Meta["result"] != "aangenomen" ||
+		!strings.Contains(mo.Text, "Kasius, S. (Partij ITH): tegen") {
+		t.Fatalf("motion = %+v\n%s", mo, mo.Text)
+	}
+}
+
+func TestParseSourcesAndStatusFixtures(t *testing.T) {
+	src, err := ParseSources(fixture.Read(t, "obv", "sources.json"))
+	if err != nil || len(src) != 1 || src[0].Key != "soest" || src[0].OrganizationType != "gemeente" {
+		t.Fatalf("sources = %+v, %v", src, err)
+	}
+	st, err := ParseStatus(fixture.Read(t, "obv", "status.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sources) != 1 || st.Sources[0].SourceKey != "soest" || st.Sources[0].State != "failing" ||
+		st.Sources[0].LastSuccessAt != "2026-08-05T22:41:09.883Z" || len(st.Suppliers) != 1 || st.Suppliers[0].State != "down" {
+		t.Fatalf("status = %+v", st)
+	}
+	d, err := ParseSourceStatus(fixture.Read(t, "obv", "status-source-discontinued.fragment.json"))
+	if err != nil || d.State != "discontinued" || d.SucceededBy != "amsterdam" {
+		t.Fatalf("discontinued = %+v, %v", d, err)
+	}
+	if _, err := ParseSources(fixture.Read(t, "obv", "error-404.json")); err == nil {
+		t.Fatal("an error body parsed as a sources list")
+	}
+}
+
+func TestSearchRequestChecks(t *testing.T) {
+	r, err := SearchRequest(SearchParams{Query: "begroting", Organization: "soest", Limit: 10, DateFrom: "2024-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Path != "/api/search?dateFrom=2024-01-01&limit=10&organization=soest&query=begroting" {
+		t.Fatalf("path = %s", r.Path)
+	}
+	bad := []struct {
+		p    SearchParams
+		want string
+	}{
+		{SearchParams{Limit: 10}, "give a query"},
+		{SearchParams{Query: "x", Limit: 0}, "out of range"},
+		{SearchParams{Query: "x", Limit: 1000}, "1 to 100"},
+		{SearchParams{Query: "x", Limit: 5, EntityType: "MEETINGS"}, "Meeting, Document"},
+		{SearchParams{Query: "x", Limit: 5, DateFrom: "1-2-2024"}, "YYYY-MM-DD"},
+		{SearchParams{Query: "x", Limit: 5, DateFrom: "2024-02-01", DateTo: "2024-01-01"}, "swap"},
+	}
+	for _, b := range bad {
+		if _, err := SearchRequest(b.p); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%+v: err = %v, want %q", b.p, err, b.want)
+		}
+	}
+	er, err := EntityRequest("document:notubiz:gemeente:soest:12345")
+	if err != nil || er.Path != "/api/entities/document%3Anotubiz%3Agemeente%3Asoest%3A12345" {
+		t.Fatalf("entity = %+v, %v", er, err)
+	}
+	if _, err := EntityRequest("12345"); err == nil {
+		t.Fatal("accepted a bare number")
+	}
+	if Cost(24) != 1 || Cost(25) != 2 || Cost(100) != 5 {
+		t.Fatal("cost")
+	}
+}

@@ -1,0 +1,167 @@
+// Package opentk builds requests for OpenTK (tkconv, opentk.nl /
+// berthub.eu/tkconv) and parses its answers: the multipart POST /search
+// and the HTML rendering of a document (/getdoc/<nummer>).
+package opentk
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"mime/multipart"
+	"regexp"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+)
+
+// Public is the public base, for links.
+const Public = "https://berthub.eu/tkconv"
+
+// MaxResults is what one search can return; the platform has no paging.
+const MaxResults = 280
+
+// Kinds are the values of the soorten field.
+var Kinds = []string{"alles", "moties", "vragenantwoorden", "activiteiten"}
+
+// boundary is fixed so identical searches have identical bodies.
+const boundary = "besluitbron-opentk-form"
+
+// SearchRequest builds POST /search (multipart/form-data: q, twomonths,
+// soorten).
+func SearchRequest(query string, twoMonths bool, kind string) (adapters.Request, error) {
+	query = strings.TrimSpace(query)
+	if query == "" {
+		return adapters.Request{}, fmt.Errorf("query is empty: give one or more words (\"phrase\", NEAR(a b), AND/OR/NOT and prefix* work)")
+	}
+	if len(query) > 500 {
+		return adapters.Request{}, fmt.Errorf("query is %d characters long: use at most 500", len(query))
+	}
+	if kind == "" {
+		kind = "alles"
+	}
+	ok := false
+	for _, k := range Kinds {
+		ok = ok || k == kind
+	}
+	if !ok {
+		return adapters.Request{}, fmt.Errorf("kind %q is unknown: use one of %s", kind, strings.Join(Kinds, ", "))
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	_ = w.SetBoundary(boundary)
+	_ = w.WriteField("q", query)
+	_ = w.WriteField("twomonths", fmt.Sprint(twoMonths))
+	_ = w.WriteField("soorten", kind)
+	_ = w.Close()
+	return adapters.Request{Method: "POST", Path: "/search", Body: buf.Bytes(), ContentType: w.FormDataContentType()}, nil
+}
+
+type result struct {
+	Nummer    string  `json:"nummer"`
+	Datum     string  `json:"datum"`
+	Score     float64 `json:"score"`
+	Category  string  `json:"category"`
+	Onderwerp string  `json:"onderwerp"`
+	Snip      string  `json:"snip"`
+	Relurl    string  `json:"relurl"`
+}
+
+// ParseSearch parses a /search answer and returns the window
+// [offset, offset+limit) of its results (the platform sends them all).
+func ParseSearch(body []byte, offset, limit int) (adapters.Page, error) {
+	var raw struct {
+		Results      []result `json:"results"`
+		Milliseconds float64  `json:"milliseconds"`
+	}
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return adapters.Page{}, fmt.Errorf("OpenTK search answer is not the expected JSON: %v", err)
+	}
+	if raw.Results == nil {
+		return adapters.Page{}, fmt.Errorf("OpenTK search answer has no results list")
+	}
+	page := adapters.Page{Total: len(raw.Results), Hits: []adapters.Hit{}}
+	page.TotalApprox = len(raw.Results) >= MaxResults
+	end := offset + limit
+	if end > len(raw.Results) {
+		end = len(raw.Results)
+	}
+	for i := offset; i < end; i++ {
+		r := raw.Results[i]
+		h := adapters.Hit{ID: r.Nummer, Type: r.Category, Title: adapters.Squash(r.Onderwerp), Date: day(r.Datum),
+			Snippet: adapters.Snippet(r.Snip, adapters.SnippetLen), URL: DocumentURL(r.Nummer)}
+		if r.Relurl != "" && (strings.HasPrefix(r.Relurl, "http://") || strings.HasPrefix(r.Relurl, "https://")) {
+			h.URL = r.Relurl
+		} else if r.Relurl != "" {
+			h.URL = Public + "/" + strings.TrimPrefix(r.Relurl, "/")
+		}
+		page.Hits = append(page.Hits, h)
+	}
+	page.HasMore = end < len(raw.Results)
+	return page, nil
+}
+
+func day(s string) string {
+	if len(s) >= 10 {
+		return s[:10]
+	}
+	return s
+}
+
+var nummerRE = regexp.MustCompile(`^([0-9]{4}[A-Z][0-9]{3,6}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`)
+
+// ValidNumber checks a document number (2023D41173) or GUID.
+func ValidNumber(n string) (string, error) {
+	n = strings.TrimSpace(n)
+	if len(n) == 10 {
+		n = strings.ToUpper(n)
+	} else {
+		n = strings.ToLower(n)
+	}
+	if !nummerRE.MatchString(n) {
+		return "", fmt.Errorf("%q is not a TK document number: it looks like 2023D41173 (take it from a search result)", n)
+	}
+	return n, nil
+}
+
+// DocumentURL is the public page of a document.
+func DocumentURL(nummer string) string { return Public + "/document.html?nummer=" + nummer }
+
+// DocumentRequest builds GET /getdoc/<nummer> (an HTML rendering).
+func DocumentRequest(nummer string) (adapters.Request, error) {
+	n, err := ValidNumber(nummer)
+	if err != nil {
+		return adapters.Request{}, err
+	}
+	return adapters.Request{Method: "GET", Path: "/getdoc/" + n}, nil
+}
+
+var (
+	titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+	dropRE  = regexp.MustCompile(`(?is)<(script|style|head)[^>]*>.*?</(script|style|head)>`)
+	breakRE = regexp.MustCompile(`(?i)<(br|/p|/div|/h[1-6]|/li|/tr|/table)[^>]*>`)
+)
+
+// ParseDocument turns the HTML rendering into text.
+func ParseDocument(nummer string, body []byte) (adapters.Document, error) {
+	s := string(body)
+	if !strings.Contains(strings.ToLower(s), "<") {
+		return adapters.Document{}, fmt.Errorf("OpenTK document is not HTML")
+	}
+	d := adapters.Document{ID: nummer, URL: DocumentURL(nummer)}
+	if m := titleRE.FindStringSubmatch(s); m != nil {
+		d.Title = adapters.Squash(adapters.StripTags(m[1]))
+	}
+	s = dropRE.ReplaceAllString(s, " ")
+	s = breakRE.ReplaceAllString(s, "\n")
+	var lines []string
+	for _, l := range strings.Split(adapters.StripTags(s), "\n") {
+		if l = adapters.Squash(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	d.Text = strings.Join(lines, "\n")
+	if d.Title == "" && len(lines) > 0 {
+		d.Title = adapters.Cut(lines[0], 200)
+	}
+	return d, nil
+}

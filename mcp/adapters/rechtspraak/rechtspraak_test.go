@@ -1,0 +1,99 @@
+package rechtspraak
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/mcp/adapters/fixture"
+)
+
+func TestParseSearchFixture(t *testing.T) {
+	p, err := ParseSearch(fixture.Read(t, "rechtspraak", "zoeken.atom.xml"), 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Total != 3199182 || !p.HasMore || len(p.Hits) != 3 {
+		t.Fatalf("page = %+v", p)
+	}
+	h := p.Hits[0]
+	if h.ID != "ECLI:NL:RBARN:1998:AA1005" || h.Source != "Rechtbank Arnhem" || h.Date != "1998-12-07" ||
+		h.Snippet != "" || h.URL != "https://uitspraken.rechtspraak.nl/InzienDocument?id=ECLI:NL:RBARN:1998:AA1005" {
+		t.Fatalf("hit = %+v", h)
+	}
+	e, err := ParseSearch(fixture.Read(t, "rechtspraak", "zoeken-empty.atom.xml"), 1000, 10)
+	if err != nil || len(e.Hits) != 0 || e.HasMore {
+		t.Fatalf("empty = %+v, %v", e, err)
+	}
+}
+
+func TestParseContentFixture(t *testing.T) {
+	d, err := ParseContent(fixture.Read(t, "rechtspraak", "content.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ID != "ECLI:NL:RBDHA:2013:15631" || d.Source != "Rechtbank Den Haag" || d.Date != "2013-07-03" ||
+		d.Meta["case_number"] != "SGR 12/5055" || !strings.Contains(d.Meta["legal_area"], "Belastingrecht") {
+		t.Fatalf("doc = %+v", d)
+	}
+	if !strings.HasPrefix(d.Text, "Inhoudsindicatie:\nBpm. Uitsluitend de heffingsrente") ||
+		!strings.Contains(d.Text, "RECHTBANK DEN HAAG") || !strings.Contains(d.Text, "zaaknummer: SGR 12/5055") {
+		t.Fatalf("text:\n%s", d.Text)
+	}
+	if _, err := ParseContent([]byte("<html>nope</html>")); err == nil {
+		t.Fatal("accepted html")
+	}
+}
+
+func TestParseListFixtures(t *testing.T) {
+	inst, err := ParseList(fixture.Read(t, "rechtspraak", "waardelijst-instanties.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inst) != 5 || inst[0].Key != "http://psi.rechtspraak.nl/agam" || inst[0].Label != "Ambtenarengerecht Amsterdam" ||
+		inst[0].Extra["afkorting"] != "AGAMS" || inst[0].Extra["begindate"] != "1913-01-01" {
+		t.Fatalf("instanties = %+v", inst)
+	}
+	rg, err := ParseList(fixture.Read(t, "rechtspraak", "waardelijst-rechtsgebieden.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rg) != 2 {
+		t.Fatalf("rechtsgebieden = %+v", rg)
+	}
+	var sub bool
+	for _, it := range rg {
+		if it.Label == "Ambtenarenrecht" && it.Extra["parent"] == "http://psi.rechtspraak.nl/rechtsgebied#bestuursrecht" {
+			sub = true
+		}
+	}
+	if !sub {
+		t.Fatalf("sub-area lost its parent: %+v", rg)
+	}
+}
+
+func TestChecks(t *testing.T) {
+	for _, ok := range []string{"ECLI:NL:HR:2014:952", "ecli:nl:rbdha:2013:15631", "ECLI:NL:RBARN:1998:AA1005"} {
+		if _, err := ValidECLI(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "NL:HR:2014:952", "ECLI:NL:HR:14:952", "ECLI:NL:HR:2014:"} {
+		if _, err := ValidECLI(bad); err == nil || !strings.Contains(err.Error(), "ECLI:NL:HR:2014:952") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	r, err := SearchRequest(SearchParams{Creators: []string{"http://psi.rechtspraak.nl/HR"}, DateFrom: "2024-01-01", DateTo: "2024-02-01", Limit: 10})
+	if err != nil || r.Path != "/uitspraken/zoeken?creator=http%3A%2F%2Fpsi.rechtspraak.nl%2FHR&date=2024-01-01&date=2024-02-01&from=0&max=10&return=DOC" {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, err := SearchRequest(SearchParams{Limit: 5000}); err == nil {
+		t.Fatal("limit 5000 accepted")
+	}
+	if _, err := ListRequest("Gerechten"); err == nil || !strings.Contains(err.Error(), "Instanties") {
+		t.Fatal(err)
+	}
+	c, _ := ContentRequest("ECLI:NL:HR:2014:952", true)
+	if c.Path != "/uitspraken/content?id=ECLI%3ANL%3AHR%3A2014%3A952&return=META" {
+		t.Fatal(c.Path)
+	}
+}

@@ -1,0 +1,137 @@
+package mcp
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
+)
+
+// settings are the parts of a connector's config its tools read; a reload
+// swaps them in place.
+type settings struct {
+	platforms    []string
+	maxTextChars int
+	oa           oa.Endpoints
+}
+
+// connector is one named MCP endpoint's state, shared across config
+// reloads through the connectors UsagePool: the mcp-go server objects (and
+// so their sessions), the health the tools observed, and memoised lists.
+type connector struct {
+	name   string
+	mcp    *server.MCPServer
+	http   *server.StreamableHTTPServer
+	cfg    atomic.Pointer[settings]
+	health health
+	lists  listMemo
+	maint  atomic.Pointer[maintainer]
+}
+
+// newConnector builds the mcp-go server and its Streamable HTTP transport.
+// Localhost protection is off: the handler checks Host and Origin itself
+// (guard.go), since Caddy does the host routing.
+func newConnector(name string, idle time.Duration) *connector {
+	c := &connector{name: name}
+	c.mcp = server.NewMCPServer("besluitbron-"+name, version.Current(),
+		server.WithToolCapabilities(true),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	c.http = server.NewStreamableHTTPServer(c.mcp,
+		server.WithSessionIdManager(issuedIDs{reg: session.Issued}),
+		server.WithDisableLocalhostProtection(true),
+		server.WithSessionIdleTTL(idle),
+		server.WithHeartbeatInterval(0),
+	)
+	return c
+}
+
+const instructions = `BesluitBron answers questions about Dutch public decision-making from seven public platforms: council documents (OpenBesluitvorming "obv", Open Raadsinformatie "ori", Open Archivaris "oa"), parliament (Tweede Kamer "tk", OpenTK "opentk"), official publications (Officiële Bekendmakingen "ob") and case law (Rechtspraak). Search tools return compact titles, dates, ids, snippets and links; fetch tools return full text in bounded pages. Every result says whether it came from BesluitBron's cache (from_cache) and how long it waited for the platform's budget (queue_wait_ms). Repeating a question is cheap; full text and searches over all sources are the slow paths.`
+
+// configure applies a (re)loaded config: platforms, limits, tools.
+func (c *connector) configure(s settings) {
+	c.cfg.Store(&s)
+	c.maint.Store(nil) // set again by Provision if this config refreshes the load status
+	var tools []server.ServerTool
+	tools = append(tools, c.platformsTools()...)
+	for _, key := range s.platforms {
+		switch key {
+		case platforms.ORI:
+			tools = append(tools, c.oriTools()...)
+		case platforms.OBV:
+			tools = append(tools, c.obvTools()...)
+		case platforms.TK:
+			tools = append(tools, c.tkTools()...)
+		case platforms.OpenTK:
+			tools = append(tools, c.opentkTools()...)
+		case platforms.OB:
+			tools = append(tools, c.obTools()...)
+		case platforms.Rechtspraak:
+			tools = append(tools, c.rechtspraakTools()...)
+		case platforms.OA:
+			tools = append(tools, c.oaTools()...)
+		}
+	}
+	c.mcp.SetTools(tools...)
+}
+
+func (c *connector) settings() *settings { return c.cfg.Load() }
+
+func (c *connector) offers(key string) bool {
+	for _, k := range c.settings().platforms {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Destruct shuts the transport down (its idle sweeper and sessions) when
+// the last config using this connector is unloaded.
+func (c *connector) Destruct() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.http.Shutdown(ctx)
+}
+
+// listMemo remembers small reference lists (organisation keys, courts) for
+// argument checks, so checking a key does not cost a sub-request each
+// time. The lists are fetched through the platform route like any call.
+type listMemo struct {
+	mu      sync.Mutex
+	entries map[string]memoEntry
+}
+
+type memoEntry struct {
+	val any
+	at  time.Time
+}
+
+const memoTTL = time.Hour
+
+func (m *listMemo) get(key string, now time.Time) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[key]
+	if !ok || now.Sub(e.at) > memoTTL {
+		return nil, false
+	}
+	return e.val, true
+}
+
+func (m *listMemo) put(key string, v any, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries == nil {
+		m.entries = map[string]memoEntry{}
+	}
+	m.entries[key] = memoEntry{v, now}
+}

@@ -1,0 +1,329 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/mcp/adapters/fixture"
+)
+
+// probe is a test-only handler put in front of a platform route: it
+// records which session key and internal mark each request carried.
+type probe struct{}
+
+var probeLog struct {
+	sync.Mutex
+	keys     []string
+	internal []bool
+}
+
+func (probe) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: "http.handlers.mcp_test_probe", New: func() caddy.Module { return new(probe) }}
+}
+
+func (probe) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	_, internal := session.Internal(r.Context())
+	probeLog.Lock()
+	probeLog.keys = append(probeLog.keys, session.Key(r))
+	probeLog.internal = append(probeLog.internal, internal)
+	probeLog.Unlock()
+	return next.ServeHTTP(w, r)
+}
+
+func lastProbe() (string, bool) {
+	probeLog.Lock()
+	defer probeLog.Unlock()
+	if len(probeLog.keys) == 0 {
+		return "", false
+	}
+	return probeLog.keys[len(probeLog.keys)-1], probeLog.internal[len(probeLog.internal)-1]
+}
+
+func init() {
+	caddy.RegisterModule(probe{})
+	httpcaddyfile.RegisterHandlerDirective("mcp_test_probe", func(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
+		h.Next()
+		return new(probe), nil
+	})
+}
+
+// fakePlatforms serves the real fixture payloads, one httptest server per
+// platform, and counts the requests each got.
+type fakePlatforms struct {
+	srv   map[string]*httptest.Server
+	mu    sync.Mutex
+	count map[string]int
+}
+
+func (f *fakePlatforms) hit(key string) {
+	f.mu.Lock()
+	f.count[key]++
+	f.mu.Unlock()
+}
+
+func (f *fakePlatforms) hits(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.count[key]
+}
+
+func newFakePlatforms(t *testing.T) *fakePlatforms {
+	f := &fakePlatforms{srv: map[string]*httptest.Server{}, count: map[string]int{}}
+	fx := func(p, n string) []byte { return fixture.Read(t, p, n) }
+	jsonOut := func(w http.ResponseWriter, status int, b []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write(b)
+	}
+	add := func(key string, h http.HandlerFunc) {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			f.hit(key)
+			h(w, r)
+		}))
+		t.Cleanup(s.Close)
+		f.srv[key] = s
+	}
+	sources := []byte(`{"sources":[{"key":"soest","label":"Soest","supplier":"notubiz","organizationType":"gemeente","implemented":true,"isAggregate":false},{"key":"utrecht","label":"Utrecht","supplier":"ibabs","organizationType":"gemeente","implemented":true,"isAggregate":false},{"key":"provincie-utrecht","label":"Provincie Utrecht","supplier":"ibabs","organizationType":"provincie","implemented":true,"isAggregate":false}]}`)
+	add("obv", func(w http.ResponseWriter, r *http.Request) {
+		// What the cache and budget modules would add to an answer.
+		w.Header().Set("Besluitbron-Queue-Wait", "12")
+		switch p := r.URL.EscapedPath(); {
+		case p == "/api/search":
+			q := r.URL.Query()
+			if q.Get("query") == "overbudget" {
+				w.Header().Set("Retry-After", "7")
+				jsonOut(w, 429, fx("obv", "error-429.json"))
+				return
+			}
+			if q.Get("query") == "kapot" {
+				jsonOut(w, 500, fx("obv", "error-500.json"))
+				return
+			}
+			w.Header().Set("Cache-Status", "BesluitBron; fwd=uri-miss; stored")
+			jsonOut(w, 200, fx("obv", "search.json"))
+		case strings.HasPrefix(p, "/api/entities/"):
+			id := strings.TrimPrefix(p, "/api/entities/")
+			switch {
+			case strings.HasPrefix(id, "document%3A"):
+				w.Header().Set("Cache-Status", "BesluitBron; hit")
+				jsonOut(w, 200, fx("obv", "entity-document.json"))
+			case strings.HasPrefix(id, "meeting%3A"):
+				jsonOut(w, 200, fx("obv", "entity-meeting.json"))
+			case strings.HasPrefix(id, "motion%3A"):
+				jsonOut(w, 200, fx("obv", "entity-motion.json"))
+			default:
+				jsonOut(w, 404, fx("obv", "error-404.json"))
+			}
+		case p == "/api/sources":
+			w.Header().Set("Cache-Status", "BesluitBron; hit")
+			jsonOut(w, 200, sources)
+		case p == "/api/status":
+			jsonOut(w, 200, fx("obv", "status.json"))
+		default:
+			jsonOut(w, 404, fx("obv", "error-404.json"))
+		}
+	})
+	add("rechtspraak", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		switch r.URL.Path {
+		case "/uitspraken/zoeken":
+			_, _ = w.Write(fx("rechtspraak", "zoeken.atom.xml"))
+		case "/uitspraken/content":
+			if r.URL.Query().Get("id") != "ECLI:NL:RBDHA:2013:15631" {
+				http.Error(w, "not found", 404)
+				return
+			}
+			_, _ = w.Write(fx("rechtspraak", "content.xml"))
+		case "/Waardelijst/Instanties":
+			_, _ = w.Write(fx("rechtspraak", "waardelijst-instanties.xml"))
+		case "/Waardelijst/Rechtsgebieden":
+			_, _ = w.Write(fx("rechtspraak", "waardelijst-rechtsgebieden.xml"))
+		default:
+			http.Error(w, "not found", 404)
+		}
+	})
+	var docs []json.RawMessage
+	var env struct {
+		Value []struct {
+			Zaak []struct {
+				Document []json.RawMessage `json:"Document"`
+			} `json:"Zaak"`
+		} `json:"value"`
+	}
+	_ = json.Unmarshal(fx("tk", "odata-besluit-expand.json"), &env)
+	for _, b := range env.Value {
+		for _, z := range b.Zaak {
+			docs = append(docs, z.Document...)
+		}
+	}
+	docList, _ := json.Marshal(map[string]any{"@odata.context": "x", "@odata.count": len(docs), "value": docs})
+	add("tk", func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/OData/v4/2.0/Document":
+			jsonOut(w, 200, docList)
+		case "/OData/v4/2.0/Fractie":
+			items := fx("tk", "odata-fractie-value-items.json")
+			jsonOut(w, 200, []byte(`{"@odata.context":"x","value":`+string(items)+`}`))
+		case "/OData/v4/2.0/Commissie":
+			jsonOut(w, 200, []byte(`{"value":[{"Id":"c1","NaamNL":"vaste commissie voor Financiën","Afkorting":"FIN","Soort":"Vast"}]}`))
+		default:
+			http.Error(w, "not found", 404)
+		}
+	})
+	add("ob", func(w http.ResponseWriter, r *http.Request) {
+		rec := string(fx("ob", "sru-record-gmb.fragment.xml"))
+		switch {
+		case r.URL.Path == "/sru":
+			_, _ = io.WriteString(w, `<searchRetrieveResponse><numberOfRecords>1</numberOfRecords><records>`+rec+`</records></searchRetrieveResponse>`)
+		case strings.HasPrefix(r.URL.Path, "/frbr/"):
+			_, _ = w.Write(fx("ob", "op-stb-2018-84.xml"))
+		default:
+			http.Error(w, "not found", 404)
+		}
+	})
+	add("opentk", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "POST" && r.URL.Path == "/search":
+			if r.FormValue("q") == "" {
+				http.Error(w, "no q", 400)
+				return
+			}
+			jsonOut(w, 200, []byte(`{"results":[{"nummer":"2023D41173","datum":"2023-10-12T00:00:00","category":"Brief regering","onderwerp":"Stikstof","snip":"over <b>stikstof</b>","relurl":"document.html?nummer=2023D41173"}],"milliseconds":3}`))
+		case strings.HasPrefix(r.URL.Path, "/getdoc/"):
+			_, _ = io.WriteString(w, "<html><head><title>Brief over stikstof</title></head><body><p>"+strings.Repeat("Stikstof en natuur. ", 1000)+"</p></body></html>")
+		default:
+			http.Error(w, "not found", 404)
+		}
+	})
+	add("ori", func(w http.ResponseWriter, r *http.Request) {
+		jsonOut(w, 200, []byte(`{"hits":{"total":{"value":1,"relation":"eq"},"hits":[{"_index":"ori_alkmaar_1","_id":"42","_source":{"name":"Raadsvoorstel","last_discussed_at":"2019-05-07T00:00:00","has_organization_name":"Alkmaar","md_text":"Volledige tekst."}}]}}`))
+	})
+	add("oa", func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/api/v1/search":
+			jsonOut(w, 200, []byte(`{"total":1,"page":1,"per_page":10,"results":[{"id":"utrecht-000001","title":"Woo-besluit","body_name":"Utrecht","document_date":"2024-01-02","snippet":"x","url":"/api/v1/documents/utrecht-000001"}]}`))
+		case r.URL.Path == "/api/v1/documents/utrecht-000001":
+			jsonOut(w, 200, []byte(`{"id":"utrecht-000001","title":"Woo-besluit","document_date":"2024-01-02","body":{"key":"utrecht","name":"Utrecht"},"source_url":"https://utrecht.example/1.pdf"}`))
+		case r.URL.Path == "/api/v1/documents/utrecht-000001/text":
+			jsonOut(w, 200, []byte(`{"id":"utrecht-000001","page":1,"pages":2,"text":"Eerste pagina.","next":"x"}`))
+		default:
+			http.Error(w, `{"error":{"code":"not_found","message":"weg"}}`, 404)
+		}
+	})
+	return f
+}
+
+func (f *fakePlatforms) addr(key string) string {
+	return strings.TrimPrefix(f.srv[key].URL, "http://")
+}
+
+// routes writes the platform routes, each to its upstream address.
+func routes(upstreams map[string]string, probeOn bool) string {
+	var sb strings.Builder
+	for _, key := range []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"} {
+		up, ok := upstreams[key]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&sb, "\troute /platforms/%s/* {\n", key)
+		if probeOn {
+			sb.WriteString("\t\tmcp_test_probe\n")
+		}
+		fmt.Fprintf(&sb, "\t\turi strip_prefix /platforms/%s\n\t\treverse_proxy %s\n\t}\n", key, up)
+	}
+	return sb.String()
+}
+
+// connect opens an MCP client; legacy picks the 2025-11-25 era.
+func connect(t *testing.T, url string, legacy bool, headers map[string]string) *client.Client {
+	return connectWith(t, url, legacy, headers, nil)
+}
+
+func connectWith(t *testing.T, url string, legacy bool, headers map[string]string, hc *http.Client) *client.Client {
+	t.Helper()
+	topts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(headers)}
+	if hc != nil {
+		topts = append(topts, transport.WithHTTPBasicClient(hc))
+	}
+	tr, err := transport.NewStreamableHTTP(url, topts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opts []client.ClientOption
+	if legacy {
+		opts = append(opts, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	}
+	c := client.NewClient(tr, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "besluitbron-test", Version: "1"}
+	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	if !legacy {
+		req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// callTool calls a tool and returns its text and isError.
+func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var sb strings.Builder
+	for _, ct := range res.Content {
+		if tc, ok := ct.(mcp.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	return sb.String(), res.IsError
+}
+
+func decodeResult(t *testing.T, text string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		t.Fatalf("result is not JSON: %v\n%s", err, text)
+	}
+	return m
+}
+
+func fixturesPresent(t *testing.T) {
+	if _, err := os.Stat(fixture.Dir()); err != nil {
+		t.Skip("fixtures not present")
+	}
+}
+
+func newTransport(url string, hc *http.Client) (*transport.StreamableHTTP, error) {
+	return transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(hc))
+}

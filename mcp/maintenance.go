@@ -1,0 +1,214 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
+)
+
+// The load status ("Laadstatus") of OpenBesluitvorming is kept fresh by
+// one process-wide maintainer, shared by every connector that offers obv
+// (reference-counted in a UsagePool, so it survives reloads and stops when
+// the last such connector goes). It refreshes /api/status through the same
+// platform route as every tool call, as the shared session, whose usage the
+// fair queue does not count.
+
+const maintainerKey = "obv-laadstatus"
+
+var maintainers = caddy.NewUsagePool()
+
+// firstRefresh is the delay before the first refresh after start, giving
+// the config time to start serving.
+const firstRefresh = 3 * time.Second
+
+type statusSnapshot struct {
+	status  obv.Status
+	fetched time.Time
+	cache   string
+	waitMS  int64
+}
+
+type maintainer struct {
+	interval atomic.Int64 // time.Duration
+	logger   *zap.Logger
+	stop     chan struct{}
+	done     chan struct{}
+	kick     chan struct{}
+	// refreshed receives a value after every refresh attempt (tests).
+	refreshed chan error
+
+	mu   sync.Mutex
+	srv  *caddyhttp.Server
+	host string
+	snap *statusSnapshot
+}
+
+func acquireMaintainer(interval time.Duration, logger *zap.Logger) (*maintainer, error) {
+	v, _, err := maintainers.LoadOrNew(maintainerKey, func() (caddy.Destructor, error) {
+		m := &maintainer{logger: logger, stop: make(chan struct{}), done: make(chan struct{}),
+			kick: make(chan struct{}, 1), refreshed: make(chan error, 1)}
+		m.interval.Store(int64(interval))
+		go m.loop()
+		return m, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := v.(*maintainer)
+	m.interval.Store(int64(interval))
+	return m, nil
+}
+
+func releaseMaintainer() { _, _ = maintainers.Delete(maintainerKey) }
+
+// Destruct stops the refresh loop and waits for it to end.
+func (m *maintainer) Destruct() error {
+	close(m.stop)
+	<-m.done
+	return nil
+}
+
+// seen records the server and Host of a request a connector served: the
+// refresh goes through the same server and site.
+func (m *maintainer) seen(srv *caddyhttp.Server, host string) {
+	m.mu.Lock()
+	m.srv, m.host = srv, host
+	m.mu.Unlock()
+}
+
+func (m *maintainer) snapshot() *statusSnapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.snap
+}
+
+func (m *maintainer) loop() {
+	defer close(m.done)
+	t := time.NewTimer(firstRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+		case <-m.kick:
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		go func() {
+			select {
+			case <-m.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		err := m.refresh(ctx)
+		cancel()
+		select {
+		case m.refreshed <- err:
+		default:
+		}
+		next := time.Duration(m.interval.Load())
+		if err != nil {
+			if m.logger != nil {
+				m.logger.Debug("refreshing the OpenBesluitvorming load status", zap.Error(err))
+			}
+			if next > 30*time.Second {
+				next = 30 * time.Second
+			}
+		}
+		t.Reset(next)
+	}
+}
+
+// refresh fetches /api/status once as the shared session.
+func (m *maintainer) refresh(ctx context.Context) error {
+	m.mu.Lock()
+	seenSrv, host := m.srv, m.host
+	m.mu.Unlock()
+	servers := activeServers()
+	var targets []*caddyhttp.Server
+	for _, s := range servers {
+		if s == seenSrv {
+			targets = append(targets, s)
+		}
+	}
+	if len(targets) == 0 {
+		targets = servers
+	}
+	if len(targets) == 0 {
+		return fmt.Errorf("no running HTTP server")
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	var last error
+	for _, srv := range targets {
+		o := origin{srv: srv, host: host, remoteAddr: "127.0.0.1:0", key: session.Shared}
+		a, err := subrequest(ctx, o, platforms.OBV, obv.StatusRequest())
+		if err != nil {
+			last = err
+			continue
+		}
+		if a.Status != http.StatusOK {
+			last = fmt.Errorf("platform route answered HTTP %d", a.Status)
+			continue
+		}
+		st, err := obv.ParseStatus(a.Body)
+		if err != nil {
+			last = err
+			continue
+		}
+		m.mu.Lock()
+		m.snap = &statusSnapshot{status: st, fetched: time.Now(), cache: a.Cache, waitMS: a.QueueWaitMS}
+		m.mu.Unlock()
+		return nil
+	}
+	return last
+}
+
+// store keeps a status a tool fetched itself (also as the shared session).
+func (m *maintainer) store(st obv.Status, a *answer, now time.Time) {
+	m.mu.Lock()
+	m.snap = &statusSnapshot{status: st, fetched: now, cache: a.Cache, waitMS: a.QueueWaitMS}
+	m.mu.Unlock()
+}
+
+// activeServers returns the running config's HTTP servers, by name.
+func activeServers() []*caddyhttp.Server {
+	app, err := caddy.ActiveContext().AppIfConfigured("http")
+	if err != nil {
+		return nil
+	}
+	httpApp, ok := app.(*caddyhttp.App)
+	if !ok {
+		return nil
+	}
+	names := make([]string, 0, len(httpApp.Servers))
+	for n := range httpApp.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]*caddyhttp.Server, 0, len(names))
+	for _, n := range names {
+		out = append(out, httpApp.Servers[n])
+	}
+	return out
+}

@@ -1,0 +1,317 @@
+package mcp
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
+)
+
+func init() {
+	caddy.RegisterModule(Handler{})
+}
+
+// Defaults.
+const (
+	DefaultMaxBody       = 1 << 20
+	DefaultMaxTextChars  = 50000
+	DefaultSessionIdle   = time.Hour
+	DefaultStatusRefresh = 10 * time.Minute
+)
+
+// Handler is one MCP connector. It answers every request routed to it and
+// never calls the next handler.
+type Handler struct {
+	// Name identifies the connector (in the server's name, in logs, and as
+	// the key that keeps its sessions across reloads). Required.
+	Name string `json:"name"`
+	// Platforms whose tools the connector offers; default all seven.
+	Platforms []string `json:"platforms,omitempty"`
+	// MaxBodyBytes caps a request body; larger gets 413. Default 1 MiB.
+	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
+	// MaxTextChars caps the text one fetch call returns. Default 50000.
+	MaxTextChars int `json:"max_text_chars,omitempty"`
+	// AllowedOrigins are browser origins (scheme://host[:port]) allowed
+	// besides same-origin requests; "*" allows any.
+	AllowedOrigins []string `json:"allowed_origins,omitempty"`
+	// AllowedHosts are Host values accepted on a loopback listener besides
+	// localhost and loopback addresses (DNS-rebinding protection).
+	AllowedHosts []string `json:"allowed_hosts,omitempty"`
+	// SessionIdle ends a 2025-era session after this long without a
+	// request. Default 1h. Read when the connector is first created.
+	SessionIdle caddy.Duration `json:"session_idle,omitempty"`
+	// StatusRefresh is how often BesluitBron's maintenance refreshes
+	// OpenBesluitvorming's load status as the shared session (connectors
+	// offering obv only). Default 10m; negative turns it off.
+	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
+	// OA names Open Archivaris' endpoints (its API is not published).
+	OA *OAEndpoints `json:"oa,omitempty"`
+
+	conn     *connector
+	pooled   bool
+	maint    *maintainer
+	maintKey string
+	logger   *zap.Logger
+}
+
+// OAEndpoints configures the Open Archivaris adapter; empty fields keep
+// their defaults (see adapters/oa).
+type OAEndpoints struct {
+	SearchPath   string `json:"search_path,omitempty"`
+	QueryParam   string `json:"query_param,omitempty"`
+	LimitParam   string `json:"limit_param,omitempty"`
+	PageParam    string `json:"page_param,omitempty"`
+	OffsetParam  string `json:"offset_param,omitempty"`
+	OrgParam     string `json:"organisation_param,omitempty"`
+	DocumentPath string `json:"document_path,omitempty"`
+	TextPath     string `json:"text_path,omitempty"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (Handler) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.handlers.mcp",
+		New: func() caddy.Module { return new(Handler) },
+	}
+}
+
+// connectors keeps each named connector across reloads.
+var connectors = caddy.NewUsagePool()
+
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// Provision gets (or creates) the named connector and applies this config.
+func (h *Handler) Provision(ctx caddy.Context) error {
+	h.logger = ctx.Logger()
+	if err := h.validate(); err != nil {
+		return err
+	}
+	if len(h.Platforms) == 0 {
+		h.Platforms = platforms.Keys()
+	}
+	if h.MaxBodyBytes <= 0 {
+		h.MaxBodyBytes = DefaultMaxBody
+	}
+	if h.MaxTextChars <= 0 {
+		h.MaxTextChars = DefaultMaxTextChars
+	}
+	idle := time.Duration(h.SessionIdle)
+	if idle <= 0 {
+		idle = DefaultSessionIdle
+	}
+	val, _, err := connectors.LoadOrNew(h.Name, func() (caddy.Destructor, error) {
+		return newConnector(h.Name, idle), nil
+	})
+	if err != nil {
+		return err
+	}
+	h.pooled = true
+	h.conn = val.(*connector)
+	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars}
+	if h.OA != nil {
+		s.oa = oa.Endpoints{SearchPath: h.OA.SearchPath, QueryParam: h.OA.QueryParam, LimitParam: h.OA.LimitParam,
+			PageParam: h.OA.PageParam, OffsetParam: h.OA.OffsetParam, OrgParam: h.OA.OrgParam,
+			DocumentPath: h.OA.DocumentPath, TextPath: h.OA.TextPath}
+	}
+	s.oa = s.oa.WithDefaults()
+	h.conn.configure(s)
+
+	refresh := time.Duration(h.StatusRefresh)
+	if refresh == 0 {
+		refresh = DefaultStatusRefresh
+	}
+	if h.conn.offers(platforms.OBV) && refresh > 0 {
+		m, err := acquireMaintainer(refresh, h.logger)
+		if err != nil {
+			return err
+		}
+		h.maint, h.maintKey = m, maintainerKey
+		h.conn.maint.Store(m)
+	}
+	return nil
+}
+
+// Validate checks the config.
+func (h *Handler) Validate() error { return h.validate() }
+
+func (h *Handler) validate() error {
+	if !nameRE.MatchString(h.Name) {
+		return fmt.Errorf("mcp: connector name %q must be 1-64 letters, digits, '-' or '_'", h.Name)
+	}
+	seen := map[string]bool{}
+	for _, p := range h.Platforms {
+		if _, ok := platforms.Get(p); !ok {
+			return fmt.Errorf("mcp %s: unknown platform %q; use %s", h.Name, p, strings.Join(platforms.Keys(), ", "))
+		}
+		if seen[p] {
+			return fmt.Errorf("mcp %s: platform %q listed twice", h.Name, p)
+		}
+		seen[p] = true
+	}
+	if h.OA != nil {
+		for _, p := range []string{h.OA.SearchPath, h.OA.DocumentPath, h.OA.TextPath} {
+			if p != "" && !strings.HasPrefix(p, "/") {
+				return fmt.Errorf("mcp %s: Open Archivaris path %q must start with /", h.Name, p)
+			}
+		}
+	}
+	if h.MaxBodyBytes < 0 || h.MaxTextChars < 0 {
+		return fmt.Errorf("mcp %s: max_body and max_text_chars must be positive", h.Name)
+	}
+	for _, o := range h.AllowedOrigins {
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("mcp %s: allowed origin %q must look like https://example.org", h.Name, o)
+		}
+	}
+	return nil
+}
+
+// Cleanup releases this config's references.
+func (h *Handler) Cleanup() error {
+	if h.maint != nil {
+		releaseMaintainer()
+		h.maint = nil
+	}
+	if h.pooled {
+		h.pooled = false
+		_, err := connectors.Delete(h.Name)
+		return err
+	}
+	return nil
+}
+
+// ServeHTTP serves the MCP endpoint.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	// Recursion guard: a connector's sub-request must never reach a
+	// connector again (a platform route that loops back to /mcp).
+	if _, internal := session.Internal(r.Context()); internal || r.Header.Get(HeaderSubrequest) != "" {
+		http.Error(w, "MCP connectors do not accept BesluitBron's own sub-requests", http.StatusLoopDetected)
+		return nil
+	}
+	if msg := h.checkHostOrigin(r); msg != "" {
+		http.Error(w, msg, http.StatusForbidden)
+		return nil
+	}
+	if r.Method == http.MethodPost {
+		if r.ContentLength > h.MaxBodyBytes {
+			writeTooLarge(w, h.MaxBodyBytes)
+			return nil
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, h.MaxBodyBytes+1))
+		if err != nil {
+			http.Error(w, "could not read the request body", http.StatusBadRequest)
+			return nil
+		}
+		if int64(len(body)) > h.MaxBodyBytes {
+			writeTooLarge(w, h.MaxBodyBytes)
+			return nil
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+	}
+	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	o := origin{srv: srv, host: r.Host, remoteAddr: r.RemoteAddr, key: session.Key(r)}
+	if m := h.conn.maint.Load(); m != nil && srv != nil {
+		m.seen(srv, r.Host)
+	}
+	r = r.WithContext(withOrigin(r.Context(), o))
+	h.conn.http.ServeHTTP(flushWriter{w}, r)
+	return nil
+}
+
+func writeTooLarge(w http.ResponseWriter, max int64) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"request body larger than %d bytes"}}`, max)
+}
+
+// checkHostOrigin is the DNS-rebinding and cross-origin guard mcp-go's own
+// check would give, made aware of Caddy's configuration: on a loopback
+// listener the Host must be a loopback name (or allowed); a browser Origin
+// must match the Host (or be allowed).
+func (h *Handler) checkHostOrigin(r *http.Request) string {
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil && isLoopback(local.String()) {
+		if !isLoopback(r.Host) && !h.hostAllowed(r.Host) {
+			return fmt.Sprintf("Forbidden: Host %q is not a local name on a local listener (DNS rebinding protection); add it to allowed_hosts", r.Host)
+		}
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	for _, o := range h.AllowedOrigins {
+		if o == "*" || strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return ""
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return fmt.Sprintf("Forbidden: Origin %q is not allowed", origin)
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return ""
+	}
+	if isLoopback(u.Host) && isLoopback(r.Host) {
+		return ""
+	}
+	return fmt.Sprintf("Forbidden: Origin %q is not allowed for this connector; add it to allowed_origins", origin)
+}
+
+func (h *Handler) hostAllowed(host string) bool {
+	name := host
+	if hh, _, err := net.SplitHostPort(host); err == nil {
+		name = hh
+	}
+	for _, a := range h.AllowedHosts {
+		if strings.EqualFold(a, host) || strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// flushWriter gives mcp-go an http.Flusher over Caddy's wrapped writers
+// (which offer FlushError/Unwrap only), so SSE streams work.
+type flushWriter struct{ http.ResponseWriter }
+
+func (f flushWriter) Flush() { _ = http.NewResponseController(f.ResponseWriter).Flush() }
+
+func (f flushWriter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+// Interface guards.
+var (
+	_ caddy.Provisioner           = (*Handler)(nil)
+	_ caddy.Validator             = (*Handler)(nil)
+	_ caddy.CleanerUpper          = (*Handler)(nil)
+	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
+	_ caddy.Destructor            = (*connector)(nil)
+)
