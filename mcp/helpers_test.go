@@ -23,7 +23,7 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
-	"github.com/besluitbron/besluitbron/mcp/adapters/fixture"
+	"github.com/besluitbron/besluitbron/internal/fixture"
 )
 
 // probe is a test-only handler put in front of a platform route: it
@@ -320,7 +320,7 @@ func decodeResult(t *testing.T, text string) map[string]any {
 
 func fixturesPresent(t *testing.T) {
 	if _, err := os.Stat(fixture.Dir()); err != nil {
-		t.Skip("fixtures not present")
+		t.Fatalf("fixtures not present at %s: set BESLUITBRON_FIXTURES", fixture.Dir())
 	}
 }
 

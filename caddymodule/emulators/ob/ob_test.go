@@ -8,13 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fixture"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
 )
@@ -44,16 +44,9 @@ func sru(t *testing.T, h http.Handler, params ...string) *httptest.ResponseRecor
 	return get(t, h, "/?"+v.Encode())
 }
 
-func fixture(t *testing.T, name string) []byte {
+func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "shared", "fixtures", "ob", name))
-	if err != nil {
-		b, err = os.ReadFile(filepath.Join("/work/shared/fixtures/ob", name))
-	}
-	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
-	}
-	return b
+	return fixture.Read(t, "ob", name)
 }
 
 var (
@@ -140,8 +133,8 @@ func TestSearchRecordShape(t *testing.T) {
 		t.Fatalf("status %d body %s", rec.Code, rec.Body.String())
 	}
 	got := rec.Body.Bytes()
-	shape.XMLShape(t, got, fixture(t, "sru-record-gmb.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
-	shape.XMLShape(t, got, fixture(t, "sru-enricheddata.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
+	shape.XMLShape(t, got, readFixture(t, "sru-record-gmb.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
+	shape.XMLShape(t, got, readFixture(t, "sru-enricheddata.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
 }
 
 func TestSearchNamespaces(t *testing.T) {
@@ -448,7 +441,7 @@ func TestFullTextAgainstFixtures(t *testing.T) {
 			t.Errorf("%s: root %s, want %s", c.name, got, c.root)
 		}
 		if c.fixture != "" {
-			shape.XMLShape(t, body, fixture(t, c.fixture))
+			shape.XMLShape(t, body, readFixture(t, c.fixture))
 		}
 		if c.name == "staatsblad" || c.name == "gemeenteblad regulation" {
 			if len(body) < 8000 {

@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fixture"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
 )
@@ -42,16 +42,9 @@ func search(t testing.TB, h http.Handler, params ...string) *httptest.ResponseRe
 	return get(t, h, "/uitspraken/zoeken?"+v.Encode())
 }
 
-func fixture(t *testing.T, name string) []byte {
+func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "shared", "fixtures", "rechtspraak", name))
-	if err != nil {
-		b, err = os.ReadFile(filepath.Join("/work/shared/fixtures/rechtspraak", name))
-	}
-	if err != nil {
-		t.Skipf("fixture %s not available: %v", name, err)
-	}
-	return b
+	return fixture.Read(t, "rechtspraak", name)
 }
 
 type feed struct {
@@ -123,7 +116,7 @@ func TestSearchShape(t *testing.T) {
 	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/xml") {
 		t.Errorf("content type %q", ct)
 	}
-	shape.XMLShape(t, rec.Body.Bytes(), fixture(t, "zoeken.atom.xml"))
+	shape.XMLShape(t, rec.Body.Bytes(), readFixture(t, "zoeken.atom.xml"))
 	n, entries := parseFeed(t, rec)
 	if len(entries) != 3 {
 		t.Fatalf("%d entries", len(entries))
@@ -135,7 +128,7 @@ func TestSearchShape(t *testing.T) {
 		titleDate(t, e)
 	}
 	empty := search(t, h, "from", strconv.Itoa(n+10))
-	shape.XMLShape(t, empty.Body.Bytes(), fixture(t, "zoeken-empty.atom.xml"))
+	shape.XMLShape(t, empty.Body.Bytes(), readFixture(t, "zoeken-empty.atom.xml"))
 	if m, es := parseFeed(t, empty); m != n || len(es) != 0 {
 		t.Errorf("past the end: %d, %d entries", m, len(es))
 	}
@@ -366,7 +359,7 @@ func TestContent(t *testing.T) {
 	}
 	body := rec.Body.Bytes()
 	// content.xml is a real, complete document: compared with namespaces.
-	shape.XMLShape(t, body, fixture(t, "content.xml"))
+	shape.XMLShape(t, body, readFixture(t, "content.xml"))
 	if len(body) < 10000 {
 		t.Errorf("document only %d bytes", len(body))
 	}
@@ -378,7 +371,7 @@ func TestContent(t *testing.T) {
 	if meta.Code != 200 || bytes.Contains(mb, []byte("<uitspraak")) || bytes.Contains(mb, []byte("<inhoudsindicatie")) || !bytes.Contains(mb, []byte("<rdf:RDF")) || len(mb) >= len(body)/2 {
 		t.Errorf("META: %d, %d bytes", meta.Code, len(mb))
 	}
-	shape.XMLShape(t, mb, fixture(t, "content.xml"), shape.Ignore(
+	shape.XMLShape(t, mb, readFixture(t, "content.xml"), shape.Ignore(
 		"open-rechtspraak/{http://www.rechtspraak.nl/schema/rechtspraak-1.0}inhoudsindicatie",
 		"open-rechtspraak/{http://www.rechtspraak.nl/schema/rechtspraak-1.0}uitspraak"))
 	// Lower-case ECLI is accepted.
@@ -436,7 +429,7 @@ func TestWaardelijsten(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("%d", rec.Code)
 	}
-	shape.XMLShape(t, rec.Body.Bytes(), fixture(t, "waardelijst-instanties.xml"))
+	shape.XMLShape(t, rec.Body.Bytes(), readFixture(t, "waardelijst-instanties.xml"))
 	var list struct {
 		Items []struct {
 			ID    string `xml:"Identifier"`
@@ -475,7 +468,7 @@ func TestWaardelijsten(t *testing.T) {
 		}
 	}
 	rg := get(t, h, "/Waardelijst/Rechtsgebieden")
-	shape.XMLShape(t, rg.Body.Bytes(), fixture(t, "waardelijst-rechtsgebieden.xml"))
+	shape.XMLShape(t, rg.Body.Bytes(), readFixture(t, "waardelijst-rechtsgebieden.xml"))
 	for _, p := range []string{"/Waardelijst/InstantiesBuitenlands", "/Waardelijst/Proceduresoorten", "/Waardelijst/FormeleRelaties", "/Waardelijst/NietNederlandseUitspraken", "/waardelijst/instanties"} {
 		rec := get(t, h, p)
 		if rec.Code != 200 {

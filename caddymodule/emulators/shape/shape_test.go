@@ -1,9 +1,11 @@
 package shape
 
 import (
-	"os"
+	"path"
 	"strings"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/internal/fixture"
 )
 
 func TestCompareJSON(t *testing.T) {
@@ -86,19 +88,13 @@ func TestFixturesParse(t *testing.T) {
 	// Every shared fixture must be readable by these helpers (BOM, CRLF,
 	// processing instructions).
 	for _, f := range []string{"ob/op-stb-2018-84.xml", "ob/op-stcrt-2015-47076.xml", "rechtspraak/content.xml", "rechtspraak/zoeken.atom.xml"} {
-		b, err := os.ReadFile("/work/shared/fixtures/" + f)
-		if err != nil {
-			t.Skip("fixtures not present")
-		}
+		b := fixture.Read(t, path.Dir(f), path.Base(f))
 		if p := CompareXML(b, b); len(p) != 0 {
 			t.Errorf("%s against itself: %q", f, p)
 		}
 	}
 	for _, f := range []string{"obv/search.json", "obv/entity-meeting.json", "tk/odata-besluit-expand.json"} {
-		b, err := os.ReadFile("/work/shared/fixtures/" + f)
-		if err != nil {
-			t.Skip("fixtures not present")
-		}
+		b := fixture.Read(t, path.Dir(f), path.Base(f))
 		if p := CompareJSON(b, b); len(p) != 0 {
 			t.Errorf("%s against itself: %q", f, p)
 		}

@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fixture"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
 )
@@ -43,13 +43,9 @@ func do(t *testing.T, h http.Handler, method, target string) (int, []byte, http.
 	return rec.Code, rec.Body.Bytes(), rec.Header()
 }
 
-func fixture(t *testing.T, name string) []byte {
+func readFixture(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("/work/shared/fixtures/tk", name))
-	if err != nil {
-		t.Skipf("fixture %s: %v", name, err)
-	}
-	return b
+	return fixture.Read(t, "tk", name)
 }
 
 func q(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
@@ -98,7 +94,7 @@ func TestFixtureEnvelopes(t *testing.T) {
 			if !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
 				t.Errorf("Content-Type %q", hdr.Get("Content-Type"))
 			}
-			shape.JSONShape(t, body, fixture(t, c.fixture), c.opts...)
+			shape.JSONShape(t, body, readFixture(t, c.fixture), c.opts...)
 			e := decodeEnv(t, body)
 			if len(e.Value) == 0 {
 				t.Fatal("empty value")
@@ -111,7 +107,7 @@ func TestFixtureEnvelopes(t *testing.T) {
 func TestFixtureFractieValueItems(t *testing.T) {
 	code, body, _ := get(t, "/OData/v4/2.0/Fractie?$filter="+q("DatumInactief eq null and AantalZetels gt 2"))
 	mustOK(t, code, body)
-	shape.JSONShape(t, body, fixture(t, "odata-fractie-value-items.json"), shape.At("value"))
+	shape.JSONShape(t, body, readFixture(t, "odata-fractie-value-items.json"), shape.At("value"))
 }
 
 // the $expand of the recorded Besluit answers
@@ -122,12 +118,12 @@ const besluitExpand = "Zaak($expand=ZaakActor,Document),Stemming,Agendapunt($exp
 func TestFixtureBesluit(t *testing.T) {
 	code, body, _ := get(t, "/OData/v4/2.0/Besluit?$filter="+q("StemmingsSoort eq 'Met handopsteken' and BesluitSoort ne 'Ingediend'")+"&$expand="+q(besluitExpand)+"&$top=5")
 	mustOK(t, code, body)
-	shape.JSONShape(t, body, fixture(t, "odata-besluit-expand.json"))
+	shape.JSONShape(t, body, readFixture(t, "odata-besluit-expand.json"))
 
 	// without $top the page is capped at 250 and ends in @odata.nextLink
 	code, body, _ = get(t, "/OData/v4/2.0/Besluit?$filter="+q("Verwijderd eq false and (BesluitSoort eq 'Stemmen - aangenomen' or BesluitSoort eq 'Stemmen - verworpen')")+"&$orderby="+q("GewijzigdOp asc")+"&$expand="+q(besluitExpand))
 	mustOK(t, code, body)
-	shape.JSONShape(t, body, fixture(t, "odata-besluit-nextlink.json"))
+	shape.JSONShape(t, body, readFixture(t, "odata-besluit-nextlink.json"))
 	e := decodeEnv(t, body)
 	if len(e.Value) != MaxTop {
 		t.Errorf("page holds %d rows, want %d", len(e.Value), MaxTop)
@@ -150,7 +146,7 @@ func TestFixtureDocumentAndZaak(t *testing.T) {
 				Zaak []map[string]json.RawMessage `json:"Zaak"`
 			} `json:"value"`
 		}
-		if err := json.Unmarshal(fixture(t, f), &fx); err != nil {
+		if err := json.Unmarshal(readFixture(t, f), &fx); err != nil {
 			t.Fatal(err)
 		}
 		zaak := fx.Value[0].Zaak[0]
@@ -179,7 +175,7 @@ func TestFixtureSyncFeedEntry(t *testing.T) {
 	if !strings.HasPrefix(hdr.Get("Content-Type"), "application/atom+xml") {
 		t.Errorf("Content-Type %q", hdr.Get("Content-Type"))
 	}
-	shape.XMLShape(t, body, fixture(t, "syncfeed-entry.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
+	shape.XMLShape(t, body, readFixture(t, "syncfeed-entry.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
 	// the real namespaces are there
 	paths, err := shape.XMLPaths(body, false)
 	if err != nil {

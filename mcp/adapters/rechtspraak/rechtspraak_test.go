@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters/fixture"
+	"github.com/besluitbron/besluitbron/internal/fixture"
 )
 
 func TestParseSearchFixture(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters/fixture"
+	"github.com/besluitbron/besluitbron/internal/fixture"
 )
 
 // realDocuments pulls the real Document objects nested in the recorded
