@@ -150,12 +150,19 @@ func ParseDate(field, v string) (string, error) {
 	return v, nil
 }
 
-// DateRange checks from <= to.
-func DateRange(from, to string) error {
-	if from != "" && to != "" && from > to {
-		return fmt.Errorf("date_from %s is after date_to %s: swap them", from, to)
+// ParseDates checks a tool's date_from and date_to arguments (each empty
+// or YYYY-MM-DD, from not after to) and returns them trimmed.
+func ParseDates(dateFrom, dateTo string) (from, to string, err error) {
+	if from, err = ParseDate("date_from", dateFrom); err != nil {
+		return "", "", err
 	}
-	return nil
+	if to, err = ParseDate("date_to", dateTo); err != nil {
+		return "", "", err
+	}
+	if from != "" && to != "" && from > to {
+		return "", "", fmt.Errorf("date_from %s is after date_to %s: swap them", from, to)
+	}
+	return from, to, nil
 }
 
 // TrimBOM drops a UTF-8 byte order mark.

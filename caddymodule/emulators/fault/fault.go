@@ -625,3 +625,19 @@ func (s Stats) SortedPaths() []string {
 	})
 	return out
 }
+
+// ClientAddress is the address a platform's own rate limit keys on: the
+// rightmost X-Forwarded-For address (what the platform's front proxy
+// added), else the remote address without its port.
+func ClientAddress(r *http.Request) string {
+	if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+		parts := strings.Split(xff[len(xff)-1], ",")
+		if ip := strings.TrimSpace(parts[len(parts)-1]); ip != "" {
+			return ip
+		}
+	}
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}

@@ -272,3 +272,26 @@ func TestConcurrent(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
+
+func TestClientAddress(t *testing.T) {
+	for _, tc := range []struct {
+		remote string
+		xff    []string
+		want   string
+	}{
+		{"198.51.100.7:4444", nil, "198.51.100.7"},
+		{"127.0.0.1:1", []string{"203.0.113.1, 198.51.100.2"}, "198.51.100.2"},
+		{"127.0.0.1:1", []string{"203.0.113.1", "192.0.2.9"}, "192.0.2.9"},
+		{"127.0.0.1:1", []string{" "}, "127.0.0.1"},
+		{"not-an-address", nil, "not-an-address"},
+	} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.RemoteAddr = tc.remote
+		for _, v := range tc.xff {
+			req.Header.Add("X-Forwarded-For", v)
+		}
+		if got := ClientAddress(req); got != tc.want {
+			t.Errorf("remote %s, X-Forwarded-For %q: got %q, want %q", tc.remote, tc.xff, got, tc.want)
+		}
+	}
+}

@@ -19,7 +19,6 @@ package oa
 import (
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"sort"
@@ -30,6 +29,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
 )
 
 // LimitPerMinute is the assumed rate limit: calls per client per minute.
@@ -162,21 +162,6 @@ func (e *Emulator) ResetEmulator() {
 	e.limited.Store(0)
 }
 
-// clientKey is the rightmost X-Forwarded-For address, else the remote
-// address without its port.
-func clientKey(r *http.Request) string {
-	if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-		parts := strings.Split(xff[len(xff)-1], ",")
-		if ip := strings.TrimSpace(parts[len(parts)-1]); ip != "" {
-			return ip
-		}
-	}
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
-	}
-	return r.RemoteAddr
-}
-
 // allow applies a sliding one-minute window: at most LimitPerMinute calls
 // in any 60 seconds. It returns the calls left and, when refused, the
 // seconds until a call fits.
@@ -210,7 +195,7 @@ func (e *Emulator) allow(key string) (remaining, retryAfter int, ok bool) {
 // ServeHTTP routes the request.
 func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, "/api/") && !e.cfg.NoRateLimit {
-		rem, retry, ok := e.allow(clientKey(r))
+		rem, retry, ok := e.allow(fault.ClientAddress(r))
 		w.Header().Set("X-RateLimit-Limit", strconv.Itoa(LimitPerMinute))
 		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(rem))
 		if !ok {

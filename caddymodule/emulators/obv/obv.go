@@ -11,13 +11,14 @@ package obv
 import (
 	"encoding/json"
 	"math"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
 )
 
 // Rate-limit constants of the real platform (web/rate_limit.ts).
@@ -103,21 +104,6 @@ func (e *Emulator) ResetEmulator() {
 	e.charged.Store(0)
 }
 
-// ClientKey is the rate-limit key of a request: the rightmost
-// X-Forwarded-For address, else the remote address without its port.
-func ClientKey(r *http.Request) string {
-	if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-		parts := strings.Split(xff[len(xff)-1], ",")
-		if ip := strings.TrimSpace(parts[len(parts)-1]); ip != "" {
-			return ip
-		}
-	}
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		return host
-	}
-	return r.RemoteAddr
-}
-
 // Cost returns the units a request costs: a search ceil(limit/24) (at
 // least 1; an unparsable or non-positive limit costs 1), a PDF page 1/8,
 // any other /api/ path 1, anything else 0.
@@ -188,7 +174,7 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if cost := Cost(r); cost > 0 {
 		v := verdict{allowed: true, remaining: Capacity}
 		if !e.cfg.NoRateLimit {
-			v = e.consume(ClientKey(r), cost)
+			v = e.consume(fault.ClientAddress(r), cost)
 		}
 		h := w.Header()
 		h.Set("RateLimit-Limit", strconv.Itoa(Capacity))

@@ -53,15 +53,8 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if p.Offset < 0 || p.Offset > 4900 {
 		return adapters.Request{}, fmt.Errorf("offset %d is out of range: use 0 to 4900 (the platform fails on deeper pages; narrow the dates instead)", p.Offset)
 	}
-	from, err := adapters.ParseDate("date_from", p.DateFrom)
+	from, to, err := adapters.ParseDates(p.DateFrom, p.DateTo)
 	if err != nil {
-		return adapters.Request{}, err
-	}
-	to, err := adapters.ParseDate("date_to", p.DateTo)
-	if err != nil {
-		return adapters.Request{}, err
-	}
-	if err := adapters.DateRange(from, to); err != nil {
 		return adapters.Request{}, err
 	}
 	words := strings.Fields(cqlUnsafe.ReplaceAllString(p.Query, " "))

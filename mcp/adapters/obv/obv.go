@@ -55,15 +55,8 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if p.Sort != "" && !oneOf(p.Sort, Sorts) {
 		return adapters.Request{}, fmt.Errorf("sort %q is unknown: use one of %s", p.Sort, strings.Join(Sorts, ", "))
 	}
-	from, err := adapters.ParseDate("date_from", p.DateFrom)
+	from, to, err := adapters.ParseDates(p.DateFrom, p.DateTo)
 	if err != nil {
-		return adapters.Request{}, err
-	}
-	to, err := adapters.ParseDate("date_to", p.DateTo)
-	if err != nil {
-		return adapters.Request{}, err
-	}
-	if err := adapters.DateRange(from, to); err != nil {
 		return adapters.Request{}, err
 	}
 	q := url.Values{}

@@ -43,15 +43,8 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if p.Offset < 0 || p.Offset > 9900 {
 		return adapters.Request{}, fmt.Errorf("offset %d is out of range: use 0 to 9900", p.Offset)
 	}
-	from, err := adapters.ParseDate("date_from", p.DateFrom)
+	from, to, err := adapters.ParseDates(p.DateFrom, p.DateTo)
 	if err != nil {
-		return adapters.Request{}, err
-	}
-	to, err := adapters.ParseDate("date_to", p.DateTo)
-	if err != nil {
-		return adapters.Request{}, err
-	}
-	if err := adapters.DateRange(from, to); err != nil {
 		return adapters.Request{}, err
 	}
 	index := "ori_*"

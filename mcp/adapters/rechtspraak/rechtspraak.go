@@ -61,15 +61,8 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if p.Sort != "" && p.Sort != "ASC" && p.Sort != "DESC" {
 		return adapters.Request{}, fmt.Errorf("sort %q is unknown: use ASC or DESC", p.Sort)
 	}
-	from, err := adapters.ParseDate("date_from", p.DateFrom)
+	from, to, err := adapters.ParseDates(p.DateFrom, p.DateTo)
 	if err != nil {
-		return adapters.Request{}, err
-	}
-	to, err := adapters.ParseDate("date_to", p.DateTo)
-	if err != nil {
-		return adapters.Request{}, err
-	}
-	if err := adapters.DateRange(from, to); err != nil {
 		return adapters.Request{}, err
 	}
 	if to != "" && from == "" {
