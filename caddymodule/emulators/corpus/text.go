@@ -7,6 +7,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Rand returns a random source that depends only on seed and parts: the
@@ -179,4 +182,27 @@ var Months = []string{"januari", "februari", "maart", "april", "mei", "juni", "j
 // DutchDate formats t as "7 november 2024".
 func DutchDate(t time.Time) string {
 	return fmt.Sprintf("%d %s %d", t.Day(), Months[t.Month()-1], t.Year())
+}
+
+// Fold prepares text for the emulators' word matching: lower case, and
+// diacritics removed (so "Privé" matches "prive"). Plain ASCII, the usual
+// case, is only lowered.
+func Fold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(strings.ToLower(s)) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -3,7 +3,6 @@ package ob
 import (
 	"archive/zip"
 	"bytes"
-	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -467,45 +466,7 @@ func (h *handler) pdf(p *pub) []byte {
 		lines = append(lines, wrap(al, 95)...)
 		lines = append(lines, "")
 	}
-	const perPage = 60
-	var pages [][]string
-	for len(lines) > 0 {
-		n := min(perPage, len(lines))
-		pages = append(pages, lines[:n])
-		lines = lines[n:]
-	}
-	var out strings.Builder
-	var offsets []int
-	obj := func(s string) {
-		offsets = append(offsets, out.Len())
-		fmt.Fprintf(&out, "%d 0 obj\n%s\nendobj\n", len(offsets), s)
-	}
-	out.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	// 1 catalog, 2 pages, 3 font, then page/content pairs.
-	kids := make([]string, len(pages))
-	for i := range pages {
-		kids[i] = fmt.Sprintf("%d 0 R", 4+2*i)
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	for i, pg := range pages {
-		var s strings.Builder
-		s.WriteString("BT /F1 10 Tf 13 TL 50 800 Td\n")
-		for _, l := range pg {
-			s.WriteString("(" + pdfString(l) + ") '\n")
-		}
-		s.WriteString("ET")
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*i))
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", s.Len(), s.String()))
-	}
-	xref := out.Len()
-	fmt.Fprintf(&out, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&out, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root 1 0 R /Info << /Title (%s) >> >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, pdfString(p.ID), xref)
-	return []byte(out.String())
+	return corpus.PDF(lines, p.ID, 0)
 }
 
 // odt renders a minimal OpenDocument text (a zip with mimetype, manifest
@@ -539,25 +500,6 @@ func (h *handler) odt(p *pub) []byte {
 	}
 	_ = z.Close()
 	return buf.Bytes()
-}
-
-// pdfString escapes s for a PDF literal string in WinAnsiEncoding.
-func pdfString(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '(' || r == ')' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x80:
-			b.WriteRune(r)
-		case r <= 0xff:
-			fmt.Fprintf(&b, "\\%03o", r)
-		default:
-			b.WriteByte('?')
-		}
-	}
-	return b.String()
 }
 
 func wrap(s string, width int) []string {

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
+
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
 )
 
 // Config configures the emulator.
@@ -541,7 +543,7 @@ func (h *handler) ksds(w http.ResponseWriter, q string) {
 	words := tokenize(q)
 	out := []dossier{}
 	for _, ds := range h.dossiers() {
-		titel := fold(fmt.Sprint(ds.Titel))
+		titel := corpus.Fold(fmt.Sprint(ds.Titel))
 		ok := strings.HasPrefix(strconv.Itoa(ds.Nummer.(int)), q)
 		if !ok && len(words) > 0 {
 			ok = true

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
 )
 
 // ---- tokenizer (like SQLite FTS5 unicode61: lower case, no diacritics) ----
@@ -14,27 +14,6 @@ import (
 type tok struct {
 	text       string // folded
 	start, end int    // byte offsets in the source
-}
-
-func fold(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(s)
-	}
-	var b strings.Builder
-	for _, r := range norm.NFD.String(strings.ToLower(s)) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
@@ -50,12 +29,12 @@ func tokenize(s string) []tok {
 			continue
 		}
 		if start >= 0 {
-			out = append(out, tok{fold(s[start:i]), start, i})
+			out = append(out, tok{corpus.Fold(s[start:i]), start, i})
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, tok{fold(s[start:]), start, len(s)})
+		out = append(out, tok{corpus.Fold(s[start:]), start, len(s)})
 	}
 	return out
 }

@@ -11,7 +11,6 @@ import (
 	"unicode"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
-	"golang.org/x/text/unicode/norm"
 )
 
 // index is one per-source Elasticsearch index, ori_<source>_<timestamp>.
@@ -194,26 +193,6 @@ func uuidOf(r *rand.Rand) string {
 
 // ---- text analysis (lower case, no diacritics, split on non-alphanumerics) ----
 
-func fold(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(s)
-	}
-	var b strings.Builder
-	for _, r := range norm.NFD.String(strings.ToLower(s)) {
-		if !unicode.Is(unicode.Mn, r) {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 func tokens(s string) []string {
-	return strings.FieldsFunc(fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.FieldsFunc(corpus.Fold(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }

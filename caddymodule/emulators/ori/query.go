@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
 )
 
 // esError is an Elasticsearch error: the HTTP status, the root cause type
@@ -123,7 +125,7 @@ func (c *corpusData) match(q qnode, d *doc) (bool, float64) {
 				}
 				continue
 			default:
-				if v, ok := c.keyword(d, f); ok && len(q.words) > 0 && fold(v) == strings.Join(q.words, " ") {
+				if v, ok := c.keyword(d, f); ok && len(q.words) > 0 && corpus.Fold(v) == strings.Join(q.words, " ") {
 					score += 1
 				}
 				continue

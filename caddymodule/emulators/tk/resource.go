@@ -66,11 +66,11 @@ func makePDF(text string, size int) []byte {
 		lines = append(lines, para)
 	}
 	for {
-		out := buildPDF(lines, 0)
+		out := corpus.PDF(lines, "", 0)
 		if len(out) <= size || len(lines) <= 1 {
 			pad := size - len(out)
 			for k := 0; k < 4 && pad > 0; k++ {
-				out = buildPDF(lines, pad)
+				out = corpus.PDF(lines, "", pad)
 				if len(out) == size {
 					return out
 				}
@@ -80,74 +80,6 @@ func makePDF(text string, size int) []byte {
 		}
 		lines = lines[:len(lines)*9/10]
 	}
-}
-
-func pdfLatin1(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '(' || r == ')' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 128:
-			b.WriteRune(r)
-		case r < 256:
-			fmt.Fprintf(&b, "\\%03o", r)
-		default:
-			b.WriteByte('?')
-		}
-	}
-	return b.String()
-}
-
-func buildPDF(lines []string, pad int) []byte {
-	const perPage = 54
-	var pages [][]string
-	for len(lines) > 0 {
-		n := min(perPage, len(lines))
-		pages = append(pages, lines[:n])
-		lines = lines[n:]
-	}
-	if len(pages) == 0 {
-		pages = [][]string{{""}}
-	}
-	var buf bytes.Buffer
-	buf.WriteString("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-	if pad > 0 {
-		buf.WriteString("%")
-		buf.WriteString(strings.Repeat("0", max(pad-2, 0)))
-		buf.WriteString("\n")
-	}
-	var offsets []int
-	obj := func(body string) {
-		offsets = append(offsets, buf.Len())
-		fmt.Fprintf(&buf, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
-	}
-	// 1 catalog, 2 pages, 3 font, then page/content pairs
-	kids := make([]string, len(pages))
-	for p := range pages {
-		kids[p] = fmt.Sprintf("%d 0 R", 4+2*p)
-	}
-	obj("<< /Type /Catalog /Pages 2 0 R >>")
-	obj(fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(pages)))
-	obj("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
-	for p, pl := range pages {
-		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>", 5+2*p))
-		var c strings.Builder
-		c.WriteString("BT /F1 10 Tf 14 TL 50 792 Td\n")
-		for _, l := range pl {
-			fmt.Fprintf(&c, "(%s) Tj T*\n", pdfLatin1(l))
-		}
-		c.WriteString("ET")
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len(), c.String()))
-	}
-	xref := buf.Len()
-	fmt.Fprintf(&buf, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&buf, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&buf, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
-	return buf.Bytes()
 }
 
 // imageBytes returns a small image of the given type, padded to size bytes
