@@ -286,7 +286,7 @@ func TestBadInputAndGuards(t *testing.T) {
 		}
 	}`)
 	// A platform route that loops back into a connector.
-	site = strings.Replace(site, "reverse_proxy "+f.addr("ori"), "mcp loop", 1)
+	site = strings.Replace(site, "reverse_proxy "+f.addr("ori")+" {\n\t\t\theader_up Host {upstream_hostport}\n\t\t}", "mcp loop", 1)
 	testcaddy.Load(t, site)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`

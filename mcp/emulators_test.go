@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -22,6 +23,10 @@ func emulatorSite(t *testing.T, keys []string, connectors string) (string, int) 
 	for _, k := range keys {
 		p := testcaddy.FreePort(t)
 		ups[k] = fmt.Sprintf("127.0.0.1:%d", p)
+		// As in offline mode: the platform's base URL is its emulator, so
+		// links in its answers (OB's itemUrl) pass upstream.CheckURL.
+		pl, _ := platforms.Get(k)
+		t.Setenv(pl.EnvVar, "http://"+ups[k])
 		fmt.Fprintf(&emus, "http://:%d {\n\tbesluitbron_emulator %s\n}\n", p, k)
 	}
 	return fmt.Sprintf(`{

@@ -248,7 +248,7 @@ func routes(upstreams map[string]string, probeOn bool) string {
 		if probeOn {
 			sb.WriteString("\t\tmcp_test_probe\n")
 		}
-		fmt.Fprintf(&sb, "\t\turi strip_prefix /platforms/%s\n\t\treverse_proxy %s\n\t}\n", key, up)
+		fmt.Fprintf(&sb, "\t\turi strip_prefix /platforms/%s\n\t\treverse_proxy %s {\n\t\t\theader_up Host {upstream_hostport}\n\t\t}\n\t}\n", key, up)
 	}
 	return sb.String()
 }

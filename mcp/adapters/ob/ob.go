@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/upstream"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
@@ -217,19 +219,19 @@ func ParseSearch(body []byte) (adapters.Page, []Record, error) {
 }
 
 // FileRequest turns a record's itemUrl into a request on the platform's
-// own route: only its path from /frbr/ on is kept, so an itemUrl can never
-// send BesluitBron to another host.
+// own route. The URL must point into the platform's configured base URL
+// (upstream.CheckURL: same host, no escape from the base path) and name an
+// FRBR file: a search result can never send BesluitBron anywhere else.
 func FileRequest(itemURL string) (adapters.Request, error) {
-	u, err := url.Parse(itemURL)
-	i := -1
-	if err == nil {
-		i = strings.Index(u.Path, FRBRPrefix)
+	rest, err := upstream.CheckURL(platforms.OB, itemURL)
+	if err != nil {
+		return adapters.Request{}, fmt.Errorf("publication file %q refused: %v", itemURL, err)
 	}
-	if i < 0 || strings.Contains(u.Path, "..") {
+	u, err := url.Parse(rest)
+	if err != nil || !strings.HasPrefix(u.Path, FRBRPrefix) {
 		return adapters.Request{}, fmt.Errorf("publication file %q is not an FRBR file (%s...)", itemURL, FRBRPrefix)
 	}
-	p := u.Path[i:]
-	return adapters.Request{Method: "GET", Path: (&url.URL{Path: p}).EscapedPath()}, nil
+	return adapters.Request{Method: "GET", Path: u.EscapedPath()}, nil
 }
 
 // ParseXML returns the text of a publication's xml manifestation (any

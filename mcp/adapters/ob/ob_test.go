@@ -67,11 +67,19 @@ func TestRequests(t *testing.T) {
 	if _, err := SearchRequest(SearchParams{Query: "x", Limit: 5, Offset: 6000}); err == nil {
 		t.Fatal("deep offset accepted")
 	}
-	if fr, err := FileRequest("https://evil.example/x/frbr/a/b.xml"); err != nil || fr.Path != "/frbr/a/b.xml" {
-		t.Fatal("the host of an itemUrl must be dropped", fr, err)
+	t.Setenv("BESLUITBRON_OB_URL", "")
+	if fr, err := FileRequest("https://repository.overheid.nl/frbr/officielepublicaties/stb/2018/stb-2018-84/1/xml/stb-2018-84.xml"); err != nil || fr.Path != "/frbr/officielepublicaties/stb/2018/stb-2018-84/1/xml/stb-2018-84.xml" {
+		t.Fatal("an itemUrl on the platform's host must be followed", fr, err)
 	}
-	if _, err := FileRequest("https://evil.example/admin"); err == nil {
-		t.Fatal("non-FRBR path followed")
+	for _, bad := range []string{
+		"https://evil.example/x/frbr/a/b.xml",        // another host
+		"http://169.254.169.254/frbr/a.xml",          // metadata service
+		"https://repository.overheid.nl/sru/x",       // not a publication file
+		"https://repository.overheid.nl:8443/frbr/a", // another port
+	} {
+		if fr, err := FileRequest(bad); err == nil {
+			t.Errorf("%s followed as %s", bad, fr.Path)
+		}
 	}
 	if _, err := ValidID("kst-26100-1"); err != nil {
 		t.Fatal(err)
