@@ -42,11 +42,11 @@ http://:%d {
 `, emus.String(), port, routes(ups, true), connectors), port
 }
 
-var emulated = []string{"obv", "tk", "opentk", "ob", "rechtspraak", "oa"}
+var emulated = []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"}
 
 const emulatorConnectors = `	handle /mcp/alles {
 		mcp alles {
-			platforms obv tk opentk ob rechtspraak oa
+			platforms ori obv tk opentk ob rechtspraak oa
 		}
 	}`
 
@@ -129,6 +129,13 @@ func TestToolsAgainstEmulators(t *testing.T) {
 			rs := decodeResult(t, fetch("rechtspraak_fetch", map[string]any{"ecli": id, "max_chars": 800}))
 			if s, _ := rs["text"].(string); len(s) < 50 {
 				t.Errorf("rechtspraak_fetch text: %q", s)
+			}
+
+			// Open Raadsinformatie.
+			id = firstID(t, c, "ori_search", map[string]any{"query": "begroting", "limit": 3})
+			ori := decodeResult(t, fetch("ori_fetch", map[string]any{"id": id, "max_chars": 500}))
+			if s, _ := ori["text"].(string); len(s) < 50 {
+				t.Errorf("ori_fetch text: %q", s)
 			}
 
 			// Open Archivaris.
