@@ -262,6 +262,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.proxy.Provision(ctx); err != nil {
 		return fmt.Errorf("provisioning reverse proxy: %w", err)
 	}
+	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
+		return fmt.Errorf("registering metrics: %w", err)
+	}
+	live.Store(h, struct{}{})
 	h.logger.Debug("platform proxy ready",
 		zap.String("platform", h.Platform),
 		zap.Strings("base_urls", h.BaseURLs))
@@ -278,6 +282,7 @@ func (h *Handler) Validate() error {
 
 // Cleanup closes the upstream connection pools.
 func (h *Handler) Cleanup() error {
+	live.Delete(h)
 	if h.proxy != nil {
 		_ = h.proxy.Cleanup()
 	}
