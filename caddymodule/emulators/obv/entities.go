@@ -76,20 +76,8 @@ type recordingJSON struct {
 	Segments        []segment `json:"segments"`
 }
 
-type meetingDetail struct {
-	EntityID        string          `json:"entityId"`
-	EntityType      string          `json:"entityType"`
-	EntityTypeLabel string          `json:"entityTypeLabel"`
-	Title           string          `json:"title"`
-	Organization    string          `json:"organization"`
-	Date            string          `json:"date"`
-	SortDate        string          `json:"sortDate"`
-	Agenda          []agendaJSON    `json:"agenda"`
-	Motions         []motionJSON    `json:"motions"`
-	Recordings      []recordingJSON `json:"recordings"`
-}
-
-type documentDetail struct {
+// entityHeader is what every entity detail starts with.
+type entityHeader struct {
 	EntityID        string `json:"entityId"`
 	EntityType      string `json:"entityType"`
 	EntityTypeLabel string `json:"entityTypeLabel"`
@@ -97,12 +85,23 @@ type documentDetail struct {
 	Organization    string `json:"organization"`
 	Date            string `json:"date"`
 	SortDate        string `json:"sortDate"`
-	MarkdownText    string `json:"markdownText"`
-	DownloadURL     string `json:"downloadUrl"`
-	ContentType     string `json:"contentType"`
-	PDFURL          string `json:"pdfUrl"`
-	PageCount       int    `json:"pageCount"`
-	MeetingID       string `json:"meetingId"`
+}
+
+type meetingDetail struct {
+	entityHeader
+	Agenda     []agendaJSON    `json:"agenda"`
+	Motions    []motionJSON    `json:"motions"`
+	Recordings []recordingJSON `json:"recordings"`
+}
+
+type documentDetail struct {
+	entityHeader
+	MarkdownText string `json:"markdownText"`
+	DownloadURL  string `json:"downloadUrl"`
+	ContentType  string `json:"contentType"`
+	PDFURL       string `json:"pdfUrl"`
+	PageCount    int    `json:"pageCount"`
+	MeetingID    string `json:"meetingId"`
 }
 
 type motionInner struct {
@@ -115,15 +114,9 @@ type motionInner struct {
 }
 
 type motionDetail struct {
-	EntityID        string      `json:"entityId"`
-	EntityType      string      `json:"entityType"`
-	EntityTypeLabel string      `json:"entityTypeLabel"`
-	Title           string      `json:"title"`
-	Organization    string      `json:"organization"`
-	Date            string      `json:"date"`
-	SortDate        string      `json:"sortDate"`
-	Motion          motionInner `json:"motion"`
-	MeetingID       string      `json:"meetingId"`
+	entityHeader
+	Motion    motionInner `json:"motion"`
+	MeetingID string      `json:"meetingId"`
 }
 
 func (e *Emulator) serveEntity(w http.ResponseWriter, r *http.Request) {
@@ -180,8 +173,8 @@ func (e *Emulator) meetingDetail(m *meeting) meetingDetail {
 		}
 		return j
 	}
-	out := meetingDetail{EntityID: m.id, EntityType: "Meeting", EntityTypeLabel: "Vergadering", Title: m.title,
-		Organization: s.org.Label, Date: corpus.DutchDate(m.when), SortDate: sortDate(m.when),
+	out := meetingDetail{entityHeader: entityHeader{EntityID: m.id, EntityType: "Meeting", EntityTypeLabel: "Vergadering", Title: m.title,
+		Organization: s.org.Label, Date: corpus.DutchDate(m.when), SortDate: sortDate(m.when)},
 		Agenda: []agendaJSON{}, Motions: []motionJSON{}, Recordings: []recordingJSON{}}
 	for _, a := range m.agenda {
 		out.Agenda = append(out.Agenda, toJSON(a))
@@ -272,8 +265,8 @@ func (e *Emulator) votes(mo *motion) ([]vote, tally) {
 func (e *Emulator) motionDetail(mo *motion) motionDetail {
 	m := mo.src.meetings[mo.meeting]
 	vs, t := e.votes(mo)
-	return motionDetail{EntityID: mo.id, EntityType: "Motion", EntityTypeLabel: "Motie", Title: mo.name,
-		Organization: mo.src.org.Label, Date: corpus.DutchDate(m.when), SortDate: sortDate(m.when),
+	return motionDetail{entityHeader: entityHeader{EntityID: mo.id, EntityType: "Motion", EntityTypeLabel: "Motie", Title: mo.name,
+		Organization: mo.src.org.Label, Date: corpus.DutchDate(m.when), SortDate: sortDate(m.when)},
 		Motion:    motionInner{Name: mo.name, MotionType: "Moties", Status: motionStatus[mo.result], Result: mo.result, Tally: t, Votes: vs},
 		MeetingID: m.id}
 }
@@ -298,8 +291,8 @@ func (e *Emulator) fullText(d *document) string {
 }
 
 func (e *Emulator) documentDetail(d *document) documentDetail {
-	return documentDetail{EntityID: d.id, EntityType: "Document", EntityTypeLabel: "Document", Title: d.title,
-		Organization: d.src.org.Label, Date: corpus.DutchDate(d.when), SortDate: sortDate(d.when.Truncate(24 * time.Hour)),
+	return documentDetail{entityHeader: entityHeader{EntityID: d.id, EntityType: "Document", EntityTypeLabel: "Document", Title: d.title,
+		Organization: d.src.org.Label, Date: corpus.DutchDate(d.when), SortDate: sortDate(d.when.Truncate(24 * time.Hour))},
 		MarkdownText: e.fullText(d), DownloadURL: d.downloadURL(), ContentType: "application/pdf", PDFURL: d.downloadURL(),
 		PageCount: d.pages, MeetingID: d.src.meetings[d.meeting].id}
 }
