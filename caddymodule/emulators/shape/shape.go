@@ -2,7 +2,10 @@
 // their values: emulator tests hold an emulated answer against a real sample
 // (or a documentation example full of placeholders) and fail when a field,
 // element, attribute or namespace the sample has is missing or has another
-// JSON type.
+// JSON type. With NoExtra (or Exact) the check also runs the other way: a
+// field of the emulated answer that neither the sample nor an Allow entry
+// (a documented field, with its source named at the call site) knows is
+// reported as invented.
 //
 // JSON paths are written as dot-separated keys with "[]" for array elements:
 // "results[].entityId", "motion.votes[].voter". The root is "".
@@ -34,6 +37,8 @@ type options struct {
 	at         string
 	nullOK     bool
 	allowEmpty bool
+	noExtra    bool     // see NoExtra
+	allow      []string // see Allow
 }
 
 // Ignore skips the given paths of want and everything below them. Use it for
@@ -115,6 +120,11 @@ func CompareJSON(got, want []byte, opts ...Option) []string {
 		g = sub
 	}
 	compareJSON(o, o.at, g, w, &probs)
+	if o.noExtra {
+		kinds := map[string]map[string]bool{}
+		jsonKinds(o.at, w, kinds)
+		extraJSON(o, o.at, g, kinds, &probs)
+	}
 	return probs
 }
 
@@ -280,6 +290,9 @@ func CompareXML(got, want []byte, opts ...Option) []string {
 		if !have[p] {
 			probs = append(probs, p+": missing in got")
 		}
+	}
+	if o.noExtra {
+		extraXML(o, gp, wp, &probs)
 	}
 	return probs
 }
