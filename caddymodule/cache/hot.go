@@ -19,9 +19,24 @@ type hotSet struct {
 	size  int64
 	m     map[string]*hotItem // by raw key
 	bySum map[string]string   // stored (hashed) key -> raw key
-	order []string            // raw keys in insertion order, oldest first from head
+	// order holds the insertions, oldest first from head. A place whose
+	// item is no longer the one in m (deleted or replaced since) is dead:
+	// eviction skips it, and compaction drops dead places once they
+	// outnumber the live ones, so order stays within 2×len(m)+slack.
+	order []hotPlace
 	head  int
 }
+
+// hotPlace is one insertion: the item, compared by identity, tells
+// whether the place is still live.
+type hotPlace struct {
+	raw string
+	it  *hotItem
+}
+
+// hotOrderSlack is how many dead places order may hold beyond the live
+// ones before it is compacted (amortises the copy).
+const hotOrderSlack = 1024
 
 type hotItem struct {
 	e    *Entry
@@ -69,25 +84,39 @@ func (h *hotSet) put(raw, sum string, e *Entry) {
 	if old, ok := h.m[raw]; ok {
 		h.size -= entrySize(old.e)
 		delete(h.bySum, old.sum)
-	} else {
-		h.order = append(h.order, raw)
 	}
+	// A replaced entry is a new insertion: its old place is dead now.
+	h.order = append(h.order, hotPlace{raw: raw, it: it})
 	h.m[raw] = it
 	h.bySum[sum] = raw
 	h.size += sz
 	for h.size > h.max && h.head < len(h.order) {
-		k := h.order[h.head]
+		p := h.order[h.head]
+		h.order[h.head] = hotPlace{} // let the item go
 		h.head++
-		if old, ok := h.m[k]; ok {
-			h.size -= entrySize(old.e)
-			delete(h.m, k)
-			delete(h.bySum, old.sum)
+		if h.m[p.raw] == p.it {
+			h.size -= entrySize(p.it.e)
+			delete(h.m, p.raw)
+			delete(h.bySum, p.it.sum)
 		}
 	}
-	if h.head > 1024 && h.head > len(h.order)/2 {
-		h.order = append([]string(nil), h.order[h.head:]...)
-		h.head = 0
+	h.compactLocked()
+}
+
+// compactLocked drops the evicted head and the dead places once they
+// outnumber the live ones (by more than the slack): amortised O(1) per put
+// or del.
+func (h *hotSet) compactLocked() {
+	if len(h.order)-h.head <= 2*len(h.m)+hotOrderSlack && (h.head <= hotOrderSlack || h.head <= len(h.order)/2) {
+		return
 	}
+	live := make([]hotPlace, 0, 2*len(h.m)+1)
+	for _, p := range h.order[h.head:] {
+		if p.it != nil && h.m[p.raw] == p.it {
+			live = append(live, p)
+		}
+	}
+	h.order, h.head = live, 0
 }
 
 // del removes the entry stored under the hashed key sum.
@@ -99,6 +128,7 @@ func (h *hotSet) del(sum string) {
 			delete(h.m, raw)
 		}
 		delete(h.bySum, sum)
+		h.compactLocked() // its place in order is dead now
 	}
 	h.mu.Unlock()
 }

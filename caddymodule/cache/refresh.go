@@ -1,14 +1,18 @@
 package cache
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 )
 
 // refresh starts one background request for key, unless one is in flight,
 // and stores its answer. It runs on a detached request, so it outlives the
-// request that triggered it (the souin #699 trap); Close ends it.
-func (s *Store) refresh(key string, r *http.Request, pol Policy, next Next, detach Detach) {
+// request that triggered it (the souin #699 trap); Close ends it. body is
+// the POST body the key hashes (nil for GET): the refresh sends it again,
+// since the triggering request's body is not the detached copy's to read.
+func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, next Next, detach Detach) {
 	s.flightsMu.Lock()
 	if s.flights[key] != nil || s.closeCtx.Err() != nil {
 		s.flightsMu.Unlock()
@@ -19,6 +23,9 @@ func (s *Store) refresh(key string, r *http.Request, pol Policy, next Next, deta
 		req = detach(r)
 	} else {
 		req = r.Clone(context.WithoutCancel(r.Context()))
+	}
+	if body != nil {
+		setBody(req, body)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	// The refresh itself counts as a waiter, so callers that join it and
@@ -62,4 +69,15 @@ func (s *Store) refresh(key string, r *http.Request, pol Policy, next Next, deta
 		}
 		s.publish(key, f, res)
 	}()
+}
+
+// setBody gives req its own reader over body, replayable by GetBody.
+func setBody(req *http.Request, body []byte) {
+	req.ContentLength = int64(len(body))
+	if len(body) == 0 {
+		req.Body, req.GetBody = http.NoBody, nil
+		return
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 }

@@ -132,7 +132,7 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 		}
 		if now.Before(e.Expires.Add(pol.StaleWhileRevalidate)) && e.Status < 300 {
 			s.note(pol.Kind, "stale")
-			s.refresh(key, r, pol, next, detach)
+			s.refresh(key, r, body, pol, next, detach)
 			return s.writeEntry(w, r, inm, e, now, fmt.Sprintf("%s; hit; ttl=%d; detail=stale-while-revalidate", CacheName, ttlSeconds(e.Expires.Sub(now))), "")
 		}
 		stale = e
@@ -193,9 +193,7 @@ func readBody(r *http.Request, max int64) (body []byte, tooLarge bool, err error
 		return nil, true, nil
 	}
 	_ = r.Body.Close()
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	setBody(r, body)
 	return body, false, nil
 }
 
