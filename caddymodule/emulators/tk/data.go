@@ -25,6 +25,11 @@ type entityType struct {
 	name  string
 	props []prop
 	pos   map[string]int
+	// col maps a prop to its column in the set's rows and conv turns the
+	// stored value into the prop's; both nil for a set's own type. Another
+	// API version's view of the same rows uses them (version.go).
+	col  []int
+	conv []func(any) any
 }
 
 func newType(name string, props ...prop) *entityType {
@@ -44,6 +49,18 @@ func (t *entityType) kindOf(name string) (kind, bool) {
 }
 
 func (t *entityType) position(name string) int { return t.pos[name] }
+
+// value is prop i of row r as this type shows it.
+func (t *entityType) value(r row, i int) any {
+	if t.col == nil {
+		return r[i]
+	}
+	v := r[t.col[i]]
+	if t.conv[i] != nil {
+		v = t.conv[i](v)
+	}
+	return v
+}
 
 func (t *entityType) typeName() string { return "TK.DA.GGM.OData." + t.name }
 
@@ -77,7 +94,7 @@ func marshalRow(buf *bytes.Buffer, t *entityType, r row, sel []int, prefix strin
 		k, _ := json.Marshal(t.props[i].name)
 		buf.Write(k)
 		buf.WriteByte(':')
-		v, _ := json.Marshal(r[i])
+		v, _ := json.Marshal(t.value(r, i))
 		buf.Write(v)
 	}
 	if sel == nil {

@@ -14,6 +14,7 @@ import (
 
 // query holds the parsed options of one (possibly nested) request.
 type query struct {
+	ver     *apiVersion
 	typ     *entityType
 	filter  node
 	sel     []int // nil = all
@@ -79,8 +80,8 @@ func optionMap(opts []option) map[string]string {
 }
 
 // buildQuery parses the options that apply to entity type t.
-func (h *handler) buildQuery(t *entityType, m map[string]string) (*query, error) {
-	q := &query{typ: t, top: -1}
+func (h *handler) buildQuery(v *apiVersion, t *entityType, m map[string]string) (*query, error) {
+	q := &query{ver: v, typ: t, top: -1}
 	if f, ok := m["$filter"]; ok {
 		if strings.TrimSpace(f) == "" {
 			return nil, qerr("The value for OData query '$filter' cannot be empty.")
@@ -139,6 +140,10 @@ func (h *handler) buildQuery(t *entityType, m map[string]string) (*query, error)
 			return nil, qerr("Invalid value '%s' for %s query option found. The %s query option requires a non-negative integer value.", s, o, o)
 		}
 		if o == "$top" {
+			if v.strictTop && n > v.maxTop {
+				// ASP.NET OData's own message for its MaxTop setting.
+				return nil, qerr("The limit of '%d' for Top query has been exceeded. The value from the incoming request is '%d'.", v.maxTop, n)
+			}
 			q.top = n
 		} else {
 			q.skip = n
@@ -185,7 +190,7 @@ func (h *handler) buildQuery(t *entityType, m map[string]string) (*query, error)
 					nm[strings.TrimSpace(k)] = v
 				}
 			}
-			sub, err := h.buildQuery(typeByName(nav.target), nm)
+			sub, err := h.buildQuery(v, v.typeByName(nav.target), nm)
 			if err != nil {
 				return nil, err
 			}
@@ -223,15 +228,6 @@ func splitTop(s string, sep byte) ([]string, error) {
 	return append(out, s[start:]), nil
 }
 
-func typeByName(name string) *entityType {
-	for _, t := range setOrder {
-		if t.name == name {
-			return t
-		}
-	}
-	return nil
-}
-
 // contextSuffix is the part of @odata.context after the set name.
 func (q *query) contextSuffix() string {
 	var parts []string
@@ -248,7 +244,7 @@ func (q *query) apply(s *set, cand []int) []int {
 	pick := func(i int) {
 		if q.filter != nil {
 			r := s.rows[i]
-			if !evalBool(q.filter, func(pos int) any { return r[pos] }) {
+			if !evalBool(q.filter, func(pos int) any { return q.typ.value(r, pos) }) {
 				return
 			}
 		}
@@ -267,7 +263,7 @@ func (q *query) apply(s *set, cand []int) []int {
 		sort.SliceStable(out, func(a, b int) bool {
 			ra, rb := s.rows[out[a]], s.rows[out[b]]
 			for _, k := range q.orderby {
-				va, vb := ra[k.pos], rb[k.pos]
+				va, vb := q.typ.value(ra, k.pos), q.typ.value(rb, k.pos)
 				var c int
 				switch {
 				case va == nil && vb == nil:
@@ -288,16 +284,20 @@ func (q *query) apply(s *set, cand []int) []int {
 			}
 			return false
 		})
+	} else if q.ver.reverseDefault {
+		for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
+			out[a], out[b] = out[b], out[a]
+		}
 	}
 	return out
 }
 
 func (h *handler) writeEntity(buf *bytes.Buffer, s *set, i int, q *query, prefix string) {
 	if len(q.expand) == 0 {
-		marshalRow(buf, s.typ, s.rows[i], q.sel, prefix)
+		marshalRow(buf, q.typ, s.rows[i], q.sel, prefix)
 		return
 	}
-	marshalRow(buf, s.typ, s.rows[i], q.sel, prefix)
+	marshalRow(buf, q.typ, s.rows[i], q.sel, prefix)
 	buf.Truncate(buf.Len() - 1) // reopen the object
 	for _, e := range q.expand {
 		ts := h.data.set(e.nav.target)
@@ -334,14 +334,14 @@ func (h *handler) writeEntity(buf *bytes.Buffer, s *set, i int, q *query, prefix
 	buf.WriteByte('}')
 }
 
-func (h *handler) serveOData(w http.ResponseWriter, r *http.Request, rest string) {
-	base := baseURL(r) + odataPrefix + "/"
+func (h *handler) serveOData(w http.ResponseWriter, r *http.Request, v *apiVersion, rest string) {
+	base := baseURL(r) + v.prefix + "/"
 	if rest == "" {
-		h.serviceDocument(w, base)
+		h.serviceDocument(w, v, base)
 		return
 	}
 	if rest == "$metadata" {
-		h.metadata(w)
+		h.metadata(w, v)
 		return
 	}
 	segs := strings.Split(rest, "/")
@@ -354,7 +354,7 @@ func (h *handler) serveOData(w http.ResponseWriter, r *http.Request, rest string
 		}
 		name, key, hasKey = head[:i], head[i+1:len(head)-1], true
 	}
-	t := typeByName(name)
+	t := v.typeByName(name)
 	if t == nil {
 		odataError(w, http.StatusNotFound, "No HTTP resource was found that matches the request URI '"+base+rest+"'.")
 		return
@@ -365,7 +365,7 @@ func (h *handler) serveOData(w http.ResponseWriter, r *http.Request, rest string
 		odataError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	q, err := h.buildQuery(t, optionMap(opts))
+	q, err := h.buildQuery(v, t, optionMap(opts))
 	if err != nil {
 		odataError(w, http.StatusBadRequest, err.Error())
 		return
@@ -413,7 +413,10 @@ func (h *handler) serveOData(w http.ResponseWriter, r *http.Request, rest string
 	idxs := q.apply(s, nil)
 	total := len(idxs)
 	page := idxs[min(q.skip, total):]
-	limit := MaxTop
+	limit := v.maxTop
+	if h.cfg.PageSize > 0 && h.cfg.PageSize < limit {
+		limit = h.cfg.PageSize
+	}
 	if q.top >= 0 && q.top < limit {
 		limit = q.top
 	}
@@ -475,25 +478,25 @@ func odataEscape(s string) string {
 	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
 }
 
-func (h *handler) serviceDocument(w http.ResponseWriter, base string) {
+func (h *handler) serviceDocument(w http.ResponseWriter, v *apiVersion, base string) {
 	type es struct {
 		Name string `json:"name"`
 		Kind string `json:"kind"`
 		URL  string `json:"url"`
 	}
-	var v []es
-	for _, t := range setOrder {
-		v = append(v, es{t.name, "EntitySet", t.name})
+	var sets []es
+	for _, t := range v.types {
+		sets = append(sets, es{t.name, "EntitySet", t.name})
 	}
-	b, _ := json.Marshal(map[string]any{"@odata.context": base + "$metadata", "value": v})
+	b, _ := json.Marshal(map[string]any{"@odata.context": base + "$metadata", "value": sets})
 	writeJSON(w, bytes.NewBuffer(b))
 }
 
-func (h *handler) metadata(w http.ResponseWriter) {
+func (h *handler) metadata(w http.ResponseWriter, v *apiVersion) {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\n")
 	b.WriteString(`<edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices><Schema Namespace="TK.DA.GGM.OData" xmlns="http://docs.oasis-open.org/odata/ns/edm">`)
-	for _, t := range setOrder {
+	for _, t := range v.types {
 		fmt.Fprintf(&b, `<EntityType Name="%s"><Key><PropertyRef Name="Id"/></Key>`, t.name)
 		for _, p := range t.props {
 			nullable := ""
@@ -518,7 +521,7 @@ func (h *handler) metadata(w http.ResponseWriter) {
 		b.WriteString(`</EntityType>`)
 	}
 	b.WriteString(`<EntityContainer Name="Container">`)
-	for _, t := range setOrder {
+	for _, t := range v.types {
 		fmt.Fprintf(&b, `<EntitySet Name="%s" EntityType="TK.DA.GGM.OData.%s"/>`, t.name, t.name)
 	}
 	b.WriteString(`</EntityContainer></Schema></edmx:DataServices></edmx:Edmx>`)

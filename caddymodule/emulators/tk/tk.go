@@ -1,8 +1,9 @@
 // Package tk emulates the Tweede Kamer Gegevensmagazijn offline: the OData
-// v4 API under /OData/v4/2.0/ (entity sets, $filter, $select, $orderby,
-// $top/$skip with the 250-row cap, $count, $expand, (guid) addressing,
-// /resource) and the SyncFeed under /SyncFeed/2.0/ (Atom pages with
-// skiptokens, Entiteiten, Resources).
+// API in two versions over the same rows, the old /OData/v4/2.0/ and the
+// new /OData/v5/ with its renamed fields and 100-row cap (entity sets,
+// $metadata, $filter, $select, $orderby, $top/$skip, $count, $expand,
+// (guid) addressing, /resource), and the SyncFeed under /SyncFeed/2.0/
+// (Atom pages with skiptokens, Entiteiten, Resources).
 //
 // The data is generated deterministically from Config.Seed on first use:
 // 20 fracties (5 inactive), 150 current members and some 180 former ones,
@@ -35,18 +36,19 @@ type Config struct {
 	// Data, when set, is used instead of the process-wide SharedData of
 	// (Seed, day of Now, Documents), which the OpenTK emulator also uses.
 	Data *Data
+	// PageSize, when positive and below the version's cap (250 in v4, 100
+	// in v5), is the most rows one OData answer holds: tests lower it to
+	// drive server-driven paging (@odata.nextLink) with few rows.
+	PageSize int
 }
 
-// MaxTop is the most rows one OData response holds.
+// MaxTop is the most rows one OData v4 response holds.
 const MaxTop = 250
 
 // FeedPageSize is the number of entries on one SyncFeed page.
 const FeedPageSize = 250
 
-const (
-	odataPrefix = "/OData/v4/2.0"
-	feedPrefix  = "/SyncFeed/2.0"
-)
+const feedPrefix = "/SyncFeed/2.0"
 
 type handler struct {
 	cfg  Config
@@ -72,14 +74,15 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if up, err := unescapePath(p); err == nil {
 		p = up
 	}
+	v, rest, isOData := versionOf(p)
 	switch {
-	case p == odataPrefix || strings.HasPrefix(p, odataPrefix+"/"):
+	case isOData:
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET")
 			odataError(w, http.StatusMethodNotAllowed, "The requested resource does not support http method '"+r.Method+"'.")
 			return
 		}
-		h.serveOData(w, r, strings.TrimPrefix(strings.TrimPrefix(p, odataPrefix), "/"))
+		h.serveOData(w, r, v, rest)
 	case strings.HasPrefix(p, feedPrefix+"/"):
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET")
