@@ -54,9 +54,11 @@ type handler struct {
 	data *tk.Data
 	now  func() time.Time
 
-	once   sync.Once
-	index  []docIndex
-	avgLen float64
+	once      sync.Once
+	index     []docIndex // in tkindex's rowid order: oldest first
+	items     []item
+	verslagen map[string]*item // by Vergadering id and by Verslag GUID
+	avgLen    float64
 
 	// search load, as tkserv's cost guard sees it
 	inFlight    atomic.Int64
@@ -95,19 +97,36 @@ func New(cfg Config) http.Handler {
 	return &handler{data: d, now: now}
 }
 
+// buildIndex builds the search index: every category of items.go, in the
+// order tkindex inserts rows (by date, oldest first), which /search walks
+// backwards (order by rowid desc).
 func (h *handler) buildIndex() {
 	h.once.Do(func() {
 		n := h.data.Documents()
-		h.index = make([]docIndex, n)
-		total := 0
+		h.index = make([]docIndex, 0, n+n/itemsPerDocuments)
 		for i := 0; i < n; i++ {
 			text := h.data.DocumentHead(i)
 			doc := h.data.Document(i)
-			h.index[i] = docIndex{text: text, toks: tokenize(text), soort: doc.Soort, datum: doc.Datum.Format("2006-01-02")}
+			h.index = append(h.index, docIndex{text: text, toks: tokenize(text), soort: doc.Soort, datum: doc.Datum.Format("2006-01-02"),
+				category: catDocument, doc: i})
+		}
+		h.items = h.buildItems()
+		h.verslagen = map[string]*item{}
+		for k := range h.items {
+			it := &h.items[k]
+			h.index = append(h.index, docIndex{text: it.text, toks: tokenize(it.text), datum: it.datum, category: it.Category, doc: -1, item: it})
+			if it.Category == catVerslag {
+				h.verslagen[it.Nummer] = it
+				h.verslagen[it.verslagID] = it
+			}
+		}
+		sort.SliceStable(h.index, func(a, b int) bool { return h.index[a].datum < h.index[b].datum })
+		total := 0
+		for i := range h.index {
 			total += len(h.index[i].toks)
 		}
-		if n > 0 {
-			h.avgLen = float64(total) / float64(n)
+		if len(h.index) > 0 {
+			h.avgLen = float64(total) / float64(len(h.index))
 		}
 	})
 }
@@ -188,6 +207,8 @@ func (h *handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.getraw(w, strings.TrimPrefix(p, "/getraw/"))
 	case p == "/document.html":
 		h.documentHTML(w, r.URL.Query().Get("nummer"))
+	case p == "/verslag.html":
+		h.verslagPage(w, r.URL.Query().Get("vergaderingid"))
 	case strings.HasPrefix(p, "/get/"):
 		w.Header().Set("Location", "../document.html?nummer="+strings.TrimPrefix(p, "/get/"))
 		w.Header().Set("Content-Type", "text/plain")
@@ -206,20 +227,19 @@ func (h *handler) serveGet(w http.ResponseWriter, r *http.Request) {
 
 // ---- search ----
 
-// Result is one search hit, with tkserv's field names.
+// Result is one search hit: exactly the nine fields tkserv's /search
+// handler writes (tkserv.cc), in the order nlohmann::json (a std::map)
+// prints them.
 type Result struct {
-	Nummer        string  `json:"nummer"`
-	Datum         string  `json:"datum"`
-	Score         float64 `json:"score"`
-	Category      string  `json:"category"`
-	Onderwerp     string  `json:"onderwerp"`
-	Snip          string  `json:"snip"`
-	Relurl        string  `json:"relurl"`
 	Bijgewerkt    string  `json:"bijgewerkt"`
+	Category      string  `json:"category"`
+	Datum         string  `json:"datum"`
+	Nummer        string  `json:"nummer"`
+	Onderwerp     string  `json:"onderwerp"`
 	Persoonnummer int     `json:"persoonnummer"`
-	Titel         string  `json:"titel"`
-	Soort         string  `json:"soort"`
-	UUID          string  `json:"uuid"`
+	Relurl        string  `json:"relurl"`
+	Score         float64 `json:"score"`
+	Snip          string  `json:"snip"`
 }
 
 func (h *handler) search(w http.ResponseWriter, r *http.Request) {
@@ -288,54 +308,47 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 	if scanFrom > 0 {
 		h.truncated.Add(1)
 	}
-	type hit struct {
-		i     int
-		score float64
-		hits  map[int]int
-	}
-	var hits []hit
-	for i := len(h.index) - 1; i >= scanFrom; i-- {
-		soort := h.index[i].soort
-		switch soorten {
-		case "moties":
-			if soort != "Motie" {
-				continue
-			}
-		case "vragenantwoorden":
-			if soort != "Schriftelijke vragen" && soort != "Antwoord schriftelijke vragen" && soort != "Antwoord schriftelijke vragen (nader)" {
-				continue
-			}
+	// search.cc: "... and (datum >= ? or datum='') and (? or category in
+	// (...)) order by rowid desc limit 280"; soorten=activiteiten is the
+	// category filter, moties and vragenantwoorden filter the 280 rows
+	// afterwards by the document's soort (tkserv.cc).
+	results := make([]Result, 0)
+	found := 0
+	for i := len(h.index) - 1; i >= scanFrom && found < MaxResults; i-- {
+		d := &h.index[i]
+		if soorten == "activiteiten" && d.category != catActiviteit {
+			continue
 		}
-		if since != "" && h.index[i].datum <= since {
+		if since != "" && d.datum < since {
 			continue
 		}
 		m := map[int]int{}
-		if !evalQuery(node, &h.index[i], m) {
+		if !evalQuery(node, d, m) {
 			continue
 		}
-		hits = append(hits, hit{i, bm25(len(m), float64(len(h.index[i].toks)), h.avgLen), m})
-	}
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].score < hits[b].score })
-	if len(hits) > MaxResults {
-		hits = hits[:MaxResults]
-	}
-	results := make([]Result, 0, len(hits))
-	for _, x := range hits {
-		doc := h.data.Document(x.i)
-		results = append(results, Result{
-			Nummer:        doc.Nummer,
-			Datum:         doc.Datum.Format("2006-01-02T15:04:05"),
-			Score:         float64(int64(x.score*1e6)) / 1e6,
-			Category:      "Document",
-			Onderwerp:     doc.Onderwerp,
-			Snip:          snippet(&h.index[x.i], x.hits),
-			Relurl:        "document.html?nummer=" + doc.Nummer,
-			Bijgewerkt:    doc.Bijgewerkt,
-			Persoonnummer: doc.PersoonNummer,
-			Titel:         doc.Titel,
-			Soort:         doc.Soort,
-			UUID:          doc.ID,
-		})
+		found++
+		switch soorten {
+		case "moties":
+			if d.soort != "Motie" {
+				continue
+			}
+		case "vragenantwoorden":
+			if d.soort != "Schriftelijke vragen" && d.soort != "Antwoord schriftelijke vragen" && d.soort != "Antwoord schriftelijke vragen (nader)" {
+				continue
+			}
+		}
+		var res Result
+		if d.item != nil {
+			res = d.item.Result
+		} else {
+			doc := h.data.Document(d.doc)
+			res = Result{Nummer: doc.Nummer, Datum: doc.Datum.Format("2006-01-02T15:04:05"), Category: catDocument,
+				Onderwerp: doc.Onderwerp, Relurl: "get/" + doc.Nummer, Bijgewerkt: doc.Bijgewerkt, Persoonnummer: -1}
+		}
+		score := bm25(len(m), float64(len(d.toks)), h.avgLen)
+		res.Score = float64(int64(score*1e6)) / 1e6
+		res.Snip = snippet(d, m)
+		results = append(results, res)
 	}
 	ms := float64(time.Since(start).Microseconds()) / 1000
 	writeJSON(w, map[string]any{"results": results, "milliseconds": ms})
@@ -356,6 +369,12 @@ func onderwerpToFilename(s string) string {
 func (h *handler) getdoc(w http.ResponseWriter, key string) {
 	i, ok := h.data.DocumentByNummer(key)
 	if !ok {
+		// A GUID may be a Verslag's (not its Vergadering's: tkserv looks
+		// in Document, then in Verslag).
+		if it, found := h.verslagByKey(key); found && strings.EqualFold(it.verslagID, key) {
+			verslagHTML(w, it)
+			return
+		}
 		textError(w, http.StatusNotFound, "Found nothing!!")
 		return
 	}

@@ -277,10 +277,13 @@ func (p *qparser) primary() (qnode, error) {
 
 // docIndex is the searchable part of one document.
 type docIndex struct {
-	text  string
-	toks  []tok
-	soort string
-	datum string // YYYY-MM-DD
+	text     string
+	toks     []tok
+	soort    string // Document only: its Soort (for moties, vragenantwoorden)
+	datum    string // YYYY-MM-DD
+	category string // one of the six of items.go
+	doc      int    // Document: index in the TK data; -1 otherwise
+	item     *item  // the other categories
 }
 
 // matchPhrase returns the token positions where phrase starts.

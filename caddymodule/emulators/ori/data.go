@@ -23,6 +23,11 @@ type index struct {
 	docCount int
 	created  time.Time
 
+	// orgDoc is the index's Organization object (ORI's
+	// TopLevelOrganization), whose @id every MediaObject's
+	// has_organization_name holds.
+	orgDoc *doc
+
 	once sync.Once
 	docs []*doc
 }
@@ -41,6 +46,9 @@ type doc struct {
 	headToks   []string
 	size       int
 	originalID string
+	// org marks the index's Organization object: it has @id, @type, name,
+	// classification and collection only.
+	org bool
 }
 
 type corpusData struct {
@@ -48,6 +56,7 @@ type corpusData struct {
 	end     time.Time
 	indices []*index
 	byName  map[string]*index
+	byOrgID map[string]*doc
 }
 
 func prefixOf(orgType string) string {
@@ -61,7 +70,7 @@ func prefixOf(orgType string) string {
 }
 
 func newCorpus(seed int64, end time.Time) *corpusData {
-	c := &corpusData{seed: seed, end: end, byName: map[string]*index{}}
+	c := &corpusData{seed: seed, end: end, byName: map[string]*index{}, byOrgID: map[string]*doc{}}
 	for i, o := range corpus.Orgs() {
 		r := corpus.Rand(seed, "ori-index", o.Key)
 		created := corpus.Date(r, time.Date(2019, 5, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC))
@@ -76,8 +85,10 @@ func newCorpus(seed int64, end time.Time) *corpusData {
 		}
 		h := sha1.Sum([]byte(ix.name))
 		ix.uuid = fmt.Sprintf("%x", h[:11])[:22]
+		ix.orgDoc = &doc{idx: ix, n: -1, id: ix.orgID, name: o.Label, nameToks: tokens(o.Label), org: true}
 		c.indices = append(c.indices, ix)
 		c.byName[ix.name] = ix
+		c.byOrgID[ix.orgID] = ix.orgDoc
 	}
 	return c
 }
@@ -85,8 +96,24 @@ func newCorpus(seed int64, end time.Time) *corpusData {
 // docID is the numeric @id/_id of document n of index ix.
 func docID(ix *index, n int) string { return strconv.Itoa(1_000_000 + ix.pos*1000 + n) }
 
-// lookupID finds the document of a numeric id.
+// classification is the Organization's classification as ORI's source
+// definitions set it (ocd_backend/sources/*.yaml and
+// transformers/allmanak_organization.py).
+func classification(orgType string) string {
+	switch orgType {
+	case corpus.Provincie:
+		return "Province"
+	case corpus.Waterschap:
+		return "Water board"
+	}
+	return "Municipality"
+}
+
+// lookupID finds the document (or Organization object) of a numeric id.
 func (c *corpusData) lookupID(id string) *doc {
+	if d, ok := c.byOrgID[id]; ok {
+		return d
+	}
 	v, err := strconv.Atoi(id)
 	if err != nil || v < 1_000_000 || strconv.Itoa(v) != id {
 		return nil

@@ -486,7 +486,7 @@ type hit struct {
 func (h *handler) execute(indices []*index, sr *searchReq) (total int, hits []hit) {
 	seq := 0
 	for _, ix := range indices {
-		for _, d := range h.c.docs(ix) {
+		for _, d := range append(h.c.docs(ix), ix.orgDoc) {
 			ok, score := h.c.match(sr.query, d)
 			if ok {
 				hits = append(hits, hit{d, score, seq})
@@ -718,6 +718,10 @@ func (h *handler) writeSource(buf *bytes.Buffer, d *doc, includes, excludes []st
 		k string
 		v func() any
 	}
+	if d.org {
+		h.writeOrgSource(buf, d, want)
+		return
+	}
 	var text string
 	var textDone bool
 	getText := func() string {
@@ -765,6 +769,24 @@ func (h *handler) writeSource(buf *bytes.Buffer, d *doc, includes, excludes []st
 		buf.Write(vb)
 	}
 	buf.WriteByte('}')
+}
+
+// writeOrgSource writes an Organization object's _source: the fields
+// ORI's Organization model (ocd_backend/models/definitions/org.py) sets
+// from the Almanak (transformers/allmanak_organization.py), without the
+// contact details.
+func (h *handler) writeOrgSource(buf *bytes.Buffer, d *doc, want func(string) bool) {
+	src := map[string]any{}
+	for _, f := range []string{"@id", "@type", "name", "classification", "collection"} {
+		if want(f) {
+			src[f], _ = h.c.keyword(d, f)
+		}
+	}
+	if want("@context") {
+		src["@context"] = "https://api.openraadsinformatie.nl/v1/elastic/ori_context.jsonld"
+	}
+	b, _ := json.Marshal(src)
+	buf.Write(b)
 }
 
 func utcISO(t time.Time) string {
@@ -924,8 +946,12 @@ func (h *handler) getDoc(w http.ResponseWriter, indexName, id string) {
 		writeJSON(w, 404, map[string]any{"_index": indexName, "_type": "_doc", "_id": id, "found": false})
 		return
 	}
+	seq := d.n
+	if d.org {
+		seq = ix.docCount // indexed after its documents
+	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, `{"_index":%q,"_type":"_doc","_id":%q,"_version":1,"_seq_no":%d,"_primary_term":1,"found":true,"_source":`, ix.name, d.id, d.n)
+	fmt.Fprintf(&buf, `{"_index":%q,"_type":"_doc","_id":%q,"_version":1,"_seq_no":%d,"_primary_term":1,"found":true,"_source":`, ix.name, d.id, seq)
 	h.writeSource(&buf, d, nil, nil)
 	buf.WriteByte('}')
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")

@@ -66,7 +66,8 @@ type (
 
 // keyword fields hold one exact value per document.
 var keywordFields = map[string]bool{"_id": true, "@id": true, "_index": true, "@type": true, "has_organization_name": true,
-	"content_type": true, "is_referenced_by": true, "original_url": true, "url": true, "name.keyword": true}
+	"content_type": true, "is_referenced_by": true, "original_url": true, "url": true, "name.keyword": true,
+	"classification": true, "collection": true}
 
 // text fields are analysed; text, md_text and text_pages.text are indexed
 // by their first paragraph only (see docs/emulators.md).
@@ -75,6 +76,23 @@ var textFields = map[string]bool{"name": true, "text": true, "md_text": true, "t
 var defaultFields = []string{"name", "text", "@type"}
 
 func (c *corpusData) keyword(d *doc, field string) (string, bool) {
+	if d.org {
+		switch field {
+		case "_id", "@id":
+			return d.id, true
+		case "_index":
+			return d.idx.name, true
+		case "@type":
+			return "Organization", true
+		case "name.keyword", "name":
+			return d.name, true
+		case "classification":
+			return classification(d.idx.org.Type), true
+		case "collection":
+			return d.idx.org.Key, true
+		}
+		return "", false
+	}
 	switch field {
 	case "_id", "@id":
 		return d.id, true
@@ -120,7 +138,7 @@ func (c *corpusData) match(q qnode, d *doc) (bool, float64) {
 			case f == "text" || f == "md_text" || f == "text_pages.text" || f == "*":
 				toks = d.headToks
 			case f == "@type":
-				if len(q.words) == 1 && q.words[0] == "mediaobject" {
+				if want, _ := c.keyword(d, "@type"); len(q.words) == 1 && q.words[0] == strings.ToLower(want) {
 					score += 1
 				}
 				continue
@@ -152,7 +170,7 @@ func (c *corpusData) match(q qnode, d *doc) (bool, float64) {
 		}
 		return false, 0
 	case rangeQ:
-		if q.field != "last_discussed_at" {
+		if q.field != "last_discussed_at" || d.org {
 			return false, 0
 		}
 		t := d.discussed
@@ -162,6 +180,10 @@ func (c *corpusData) match(q qnode, d *doc) (bool, float64) {
 		}
 		return true, 1
 	case existsQ:
+		if d.org {
+			_, ok := c.keyword(d, q.field)
+			return ok, 1
+		}
 		switch q.field {
 		case "_id", "@id", "@type", "name", "content_type", "original_url", "url", "last_discussed_at",
 			"is_referenced_by", "has_organization_name", "text", "md_text", "text_pages", "_index":

@@ -1,6 +1,10 @@
-// Package ori builds Elasticsearch requests for Open Raadsinformatie
-// (ORI Classic, api.openraadsinformatie.nl/v1/elastic; switched off
-// upstream on 2026-11-01, kept configurable) and parses its answers.
+// Package ori builds Elasticsearch requests for an ORI-compatible index
+// (ORI Classic's api.openraadsinformatie.nl/v1/elastic was switched off on
+// 2026-11-01; an operator may run an index of their own) and parses its
+// answers. Indices are ori_<key>_* (municipalities), osi_<key>_*
+// (provinces) and owi_<key>_* (water boards); a document's
+// has_organization_name holds its organisation's @id, which
+// OrganisationsRequest resolves to a name.
 package ori
 
 import (
@@ -21,18 +25,64 @@ var sourceRE = regexp.MustCompile(`^[a-z0-9_-]{1,60}$`)
 // heavy are the full-text fields kept out of search answers.
 var heavy = []string{"text", "md_text", "text_pages"}
 
+// AllIndices is the index pattern of every source: municipalities,
+// provinces and water boards (es_mappings/ori_template.json).
+const AllIndices = "ori_*,osi_*,owi_*"
+
+// renamed maps the three OpenBesluitvorming source keys that differ from
+// ORI's to ORI's index prefix and key (reference/platforms.md §10).
+var renamed = map[string]string{
+	"provincie_limburg":   "osi_limburg",
+	"provincie_groningen": "osi_groningen",
+	"waterschap_limburg":  "owi_limburg",
+}
+
+// OBVKey is the OpenBesluitvorming source key of an ORI index prefix and
+// key ("osi_limburg" → "provincie_limburg"; others keep their key).
+func OBVKey(prefixed string) string {
+	for obv, ori := range renamed {
+		if ori == prefixed {
+			return obv
+		}
+	}
+	_, key, _ := strings.Cut(prefixed, "_")
+	return key
+}
+
+// SourceIndices turns a source argument into an index pattern: a bare key
+// ("alkmaar") searches the three prefixes, a prefixed one ("osi_limburg")
+// its own, and OpenBesluitvorming's renamed keys find their ORI index.
+func SourceIndices(source string) (string, error) {
+	s := strings.ToLower(strings.TrimSpace(source))
+	if s == "" {
+		return AllIndices, nil
+	}
+	if !sourceRE.MatchString(s) {
+		return "", fmt.Errorf("source %q is not an index name: use a lower-case key such as alkmaar, osi_limburg or owi_limburg", source)
+	}
+	if r, ok := renamed[s]; ok {
+		return r + "_*", nil
+	}
+	for _, p := range []string{"ori_", "osi_", "owi_"} {
+		if strings.HasPrefix(s, p) {
+			return s + "_*", nil
+		}
+	}
+	return "ori_" + s + "_*,osi_" + s + "_*,owi_" + s + "_*", nil
+}
+
 // SearchParams are the arguments of a search.
 type SearchParams struct {
 	Query    string
-	Source   string // index name part, e.g. alkmaar (ori_alkmaar_*)
+	Source   string // key (alkmaar), prefixed key (osi_limburg) or OBV key
 	DateFrom string
 	DateTo   string
 	Limit    int
 	Offset   int
 }
 
-// SearchRequest builds POST /ori_<source|*>_*/_search with a
-// simple_query_string, without the heavy text fields.
+// SearchRequest builds POST /<indices>/_search with a simple_query_string
+// over documents (MediaObject), without the heavy text fields.
 func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if strings.TrimSpace(p.Query) == "" {
 		return adapters.Request{}, fmt.Errorf("query is empty: give one or more words")
@@ -47,17 +97,15 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if err != nil {
 		return adapters.Request{}, err
 	}
-	index := "ori_*"
-	if p.Source != "" {
-		s := strings.ToLower(p.Source)
-		if !sourceRE.MatchString(s) {
-			return adapters.Request{}, fmt.Errorf("source %q is not an index name: use a lower-case municipality key such as alkmaar", p.Source)
-		}
-		index = "ori_" + s + "_*"
+	index, err := SourceIndices(p.Source)
+	if err != nil {
+		return adapters.Request{}, err
 	}
 	must := []any{map[string]any{"simple_query_string": map[string]any{
 		"query": p.Query, "fields": []string{"text", "title", "description", "name"}, "default_operator": "and"}}}
-	var filter []any
+	// The indices also hold the Organization objects (and, best effort,
+	// meetings and persons): a document search wants documents.
+	filter := []any{map[string]any{"match": map[string]any{"@type": "MediaObject"}}}
 	if from != "" || to != "" {
 		r := map[string]string{}
 		if from != "" {
@@ -84,12 +132,70 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// DocumentRequest builds GET /ori_*/_search?q=_id:<id>.
+// DocumentRequest builds GET /ori_*,osi_*,owi_*/_search?q=_id:<id>.
 func DocumentRequest(id string) (adapters.Request, error) {
 	if !idRE.MatchString(id) {
 		return adapters.Request{}, fmt.Errorf("id %q is not an ORI document id: use the numeric id of a search result", id)
 	}
-	return adapters.Get("/ori_*/_search", url.Values{"q": {"_id:" + id}, "size": {"1"}}), nil
+	return adapters.Get("/"+AllIndices+"/_search", url.Values{"q": {"_id:" + id}, "size": {"1"}}), nil
+}
+
+// MaxOrganisations caps one OrganisationsRequest (a page holds at most
+// MaxLimit hits, so at most that many organisations).
+const MaxOrganisations = MaxLimit
+
+// OrganisationsRequest builds the ids query that fetches the names of the
+// Organization objects with these @ids.
+func OrganisationsRequest(ids []string) (adapters.Request, error) {
+	if len(ids) == 0 || len(ids) > MaxOrganisations {
+		return adapters.Request{}, fmt.Errorf("give 1 to %d organisation ids, not %d", MaxOrganisations, len(ids))
+	}
+	for _, id := range ids {
+		if !idRE.MatchString(id) {
+			return adapters.Request{}, fmt.Errorf("organisation id %q is not an ORI id", id)
+		}
+	}
+	body, _ := json.Marshal(map[string]any{
+		"query":   map[string]any{"ids": map[string]any{"values": ids}},
+		"size":    len(ids),
+		"_source": map[string]any{"includes": []string{"@type", "name"}},
+	})
+	return adapters.Request{Method: "POST", Path: "/" + AllIndices + "/_search", Body: body, ContentType: "application/json"}, nil
+}
+
+// OrganisationIDs lists, once each, the has_organization_name ids of the
+// hits of a search answer.
+func OrganisationIDs(body []byte) []string {
+	env, err := parse(body)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range env.Hits.Hits {
+		id := str(h.Source["has_organization_name"])
+		if id != "" && !seen[id] && idRE.MatchString(id) {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// ParseOrganisations maps the @id of each Organization object in an answer
+// to OrganisationsRequest to its name.
+func ParseOrganisations(body []byte) (map[string]string, error) {
+	env, err := parse(body)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, h := range env.Hits.Hits {
+		if name := strings.TrimSpace(str(h.Source["name"])); name != "" && str(h.Source["@type"]) == "Organization" {
+			out[h.ID] = name
+		}
+	}
+	return out, nil
 }
 
 type hit struct {
@@ -131,15 +237,28 @@ func parse(body []byte) (envelope, error) {
 	return env, nil
 }
 
-func (h hit) toHit() adapters.Hit {
+// indexRE splits an index name into its prefixed key and timestamp.
+var indexRE = regexp.MustCompile(`^((?:ori|osi|owi)_[a-z0-9_-]+?)(?:_[0-9]{8,14})?$`)
+
+// sourceOf names a hit's organisation: the name of the Organization object
+// its has_organization_name points to, else the OpenBesluitvorming key its
+// index name gives. has_organization_name itself is an id, never a name.
+func (h hit) sourceOf(names map[string]string) string {
+	if n := names[str(h.Source["has_organization_name"])]; n != "" {
+		return n
+	}
+	if m := indexRE.FindStringSubmatch(h.Index); m != nil {
+		return OBVKey(m[1])
+	}
+	return h.Index
+}
+
+func (h hit) toHit(names map[string]string) adapters.Hit {
 	s := h.Source
 	out := adapters.Hit{ID: h.ID, Type: str(s["@type"]), Title: str(s["name"]), Date: day(str(s["last_discussed_at"])),
-		Source: str(s["has_organization_name"]), URL: str(s["original_url"])}
+		Source: h.sourceOf(names), URL: str(s["original_url"])}
 	if out.Title == "" {
 		out.Title = str(s["title"])
-	}
-	if out.Source == "" {
-		out.Source = strings.TrimSuffix(strings.TrimPrefix(h.Index, "ori_"), "_")
 	}
 	if out.URL == "" {
 		out.URL = str(s["url"])
@@ -152,8 +271,9 @@ func (h hit) toHit() adapters.Hit {
 	return out
 }
 
-// ParseSearch parses a _search answer.
-func ParseSearch(body []byte, offset int) (adapters.Page, error) {
+// ParseSearch parses a _search answer; names (from ParseOrganisations,
+// may be nil) name the organisations.
+func ParseSearch(body []byte, offset int, names map[string]string) (adapters.Page, error) {
 	env, err := parse(body)
 	if err != nil {
 		return adapters.Page{}, err
@@ -161,14 +281,15 @@ func ParseSearch(body []byte, offset int) (adapters.Page, error) {
 	total, approx := env.total()
 	page := adapters.Page{Total: total, TotalApprox: approx, Hits: []adapters.Hit{}}
 	for _, h := range env.Hits.Hits {
-		page.Hits = append(page.Hits, h.toHit())
+		page.Hits = append(page.Hits, h.toHit(names))
 	}
 	page.HasMore = offset+len(env.Hits.Hits) < total
 	return page, nil
 }
 
-// ParseDocument parses the _search answer of DocumentRequest.
-func ParseDocument(body []byte) (adapters.Document, error) {
+// ParseDocument parses the _search answer of DocumentRequest; names as
+// in ParseSearch.
+func ParseDocument(body []byte, names map[string]string) (adapters.Document, error) {
 	env, err := parse(body)
 	if err != nil {
 		return adapters.Document{}, err
@@ -177,7 +298,7 @@ func ParseDocument(body []byte) (adapters.Document, error) {
 		return adapters.Document{}, fmt.Errorf("no such document")
 	}
 	h := env.Hits.Hits[0]
-	x := h.toHit()
+	x := h.toHit(names)
 	d := adapters.Document{ID: x.ID, Type: x.Type, Title: x.Title, Date: x.Date, Source: x.Source, URL: x.URL, Meta: map[string]string{}}
 	if ct := str(h.Source["content_type"]); ct != "" {
 		d.Meta["content_type"] = ct
