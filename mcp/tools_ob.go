@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -62,14 +64,13 @@ Cost: two platform requests (look-up and full text); full text is the expensive 
 		if fail != nil {
 			return fail
 		}
-		_, recs, err := ob.ParseSearch(ans.Body)
+		rec, err := ob.ParseLookup(ans.Body, id)
+		if errors.Is(err, ob.ErrNoPublication) {
+			return mcp.NewToolResultError("Officiële Bekendmakingen has no publication " + strings.ToLower(strings.TrimSpace(id)) + ": check the identifier or take one from ob_search.")
+		}
 		if err != nil {
 			return parseFailed(platforms.OB, err)
 		}
-		if len(recs) == 0 {
-			return mcp.NewToolResultError("Officiële Bekendmakingen has no publication " + id + ": check the identifier or take one from ob_search.")
-		}
-		rec := recs[0]
 		d := adapters.Document{ID: rec.Hit.ID, Type: rec.Hit.Type, Title: rec.Hit.Title, Date: rec.Hit.Date, Source: rec.Hit.Source,
 			URL: rec.Hit.URL, Meta: map[string]string{}}
 		for k, v := range rec.Items {

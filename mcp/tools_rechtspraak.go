@@ -17,7 +17,7 @@ import (
 func (c *connector) rechtspraakTools() []server.ServerTool {
 	var ts toolSet
 	search := newTool("rechtspraak_search", "Find court rulings (Rechtspraak)",
-		`List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date. The platform has NO free-text search: narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date and a link per ruling; the summary (inhoudsindicatie) comes with rechtspraak_fetch.
+		`List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date. The platform has NO free-text search: narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.
 Cost: lists of ECLIs are cheap and a repeated query comes from the cache; the platform asks not to be hammered (about 10 requests a second for all BesluitBron users), so a first question may wait briefly.`,
 		append([]mcp.ToolOption{
 			mcp.WithString("court", mcp.Description("Court: abbreviation (HR, RBDHA, GHARL, CRVB, RVS...), name, or identifier URI from rechtspraak_lists Instanties.")),
@@ -62,7 +62,7 @@ Cost: lists of ECLIs are cheap and a repeated query comes from the cache; the pl
 		if fail != nil {
 			return fail
 		}
-		page, err := rechtspraak.ParseSearch(ans.Body, p.Offset, p.Limit)
+		page, err := rechtspraak.ParseSearch(ans.Body, p)
 		if err != nil {
 			return parseFailed(platforms.Rechtspraak, err)
 		}

@@ -6,6 +6,7 @@ package ob
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -110,15 +111,55 @@ func ValidID(id string) (string, error) {
 	return id, nil
 }
 
-// LookupRequest finds one publication's record by identifier.
+// lookupRecords is how many records a look-up asks for. An exact index
+// match should give one; asking a few more costs nothing (metadata only)
+// and lets ParseLookup find the right one should the platform ever treat
+// == more loosely.
+const lookupRecords = 5
+
+// LookupRequest finds one publication's record by identifier. It uses the
+// CQL exact relation "==": "=" is a word match, under which kst-26100-1
+// also matches every identifier that holds the words kst, 26100 and 1 in
+// a row (kst-26100-1-n1, ...), so the first record could be another
+// publication.
 func LookupRequest(id string) (adapters.Request, error) {
 	id, err := ValidID(id)
 	if err != nil {
 		return adapters.Request{}, err
 	}
 	q := url.Values{"operation": {"searchRetrieve"}, "version": {"2.0"}, "recordSchema": {"gzd"},
-		"query": {`dt.identifier="` + id + `"`}, "startRecord": {"1"}, "maximumRecords": {"1"}}
+		"query": {`dt.identifier=="` + id + `"`}, "startRecord": {"1"}, "maximumRecords": {strconv.Itoa(lookupRecords)}}
 	return adapters.Get(SRUPath, q), nil
+}
+
+// ErrNoPublication is returned by ParseLookup when the answer holds no
+// record with the identifier asked for.
+var ErrNoPublication = errors.New("no publication with that identifier")
+
+// ParseLookup parses the answer to LookupRequest(id) and returns the record
+// whose identifier is id. A record with another identifier is never taken
+// for it: the answer is then ErrNoPublication (wrapped, naming what came
+// back).
+func ParseLookup(body []byte, id string) (Record, error) {
+	want, err := ValidID(id)
+	if err != nil {
+		return Record{}, err
+	}
+	_, recs, err := ParseSearch(body)
+	if err != nil {
+		return Record{}, err
+	}
+	var others []string
+	for _, r := range recs {
+		if strings.EqualFold(r.Hit.ID, want) {
+			return r, nil
+		}
+		others = append(others, r.Hit.ID)
+	}
+	if len(others) > 0 {
+		return Record{}, fmt.Errorf("%w: %s (the platform answered with %s)", ErrNoPublication, want, strings.Join(others, ", "))
+	}
+	return Record{}, fmt.Errorf("%w: %s", ErrNoPublication, want)
 }
 
 // Record is one parsed gzd record.

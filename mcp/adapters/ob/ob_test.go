@@ -1,6 +1,7 @@
 package ob
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -86,5 +87,37 @@ func TestRequests(t *testing.T) {
 	}
 	if _, err := ValidID("../../x"); err == nil {
 		t.Fatal("junk id")
+	}
+}
+
+func TestLookupIsExactAndChecked(t *testing.T) {
+	r, err := LookupRequest("GMB-2023-174296")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "==" is CQL's exact relation; "=" would be a word match.
+	if !strings.Contains(r.Path, "dt.identifier%3D%3D%22gmb-2023-174296%22") {
+		t.Fatalf("look-up is not an exact match: %s", r.Path)
+	}
+	rec := string(fixture.Read(t, "ob", "sru-record-gmb.fragment.xml"))
+	body := []byte(`<searchRetrieveResponse><numberOfRecords>1</numberOfRecords><records>` + rec + `</records></searchRetrieveResponse>`)
+	got, err := ParseLookup(body, "gmb-2023-174296")
+	if err != nil || got.Hit.ID != "gmb-2023-174296" {
+		t.Fatalf("%+v %v", got.Hit, err)
+	}
+	// A record with another identifier is never taken for the one asked:
+	// a shorter id whose words it contains, and a longer one.
+	for _, id := range []string{"gmb-2023-17429", "gmb-2023-174296-n1", "stb-2018-84"} {
+		_, err := ParseLookup(body, id)
+		if !errors.Is(err, ErrNoPublication) || !strings.Contains(err.Error(), "answered with gmb-2023-174296") {
+			t.Errorf("%s: err = %v", id, err)
+		}
+	}
+	empty := []byte(`<searchRetrieveResponse><numberOfRecords>0</numberOfRecords></searchRetrieveResponse>`)
+	if _, err := ParseLookup(empty, "stb-2018-84"); !errors.Is(err, ErrNoPublication) {
+		t.Fatalf("empty answer: %v", err)
+	}
+	if _, err := ParseLookup(body, "../x"); err == nil || errors.Is(err, ErrNoPublication) {
+		t.Fatalf("junk id: %v", err)
 	}
 }

@@ -110,9 +110,36 @@ type feed struct {
 
 var countRE = regexp.MustCompile(`(\d+)`)
 
-// ParseSearch parses an /uitspraken/zoeken Atom feed. offset and limit
-// are the request's, to tell whether more results follow.
-func ParseSearch(body []byte, offset, limit int) (adapters.Page, error) {
+// Kinds of ruling, as hits and documents label them.
+const (
+	KindUitspraak = "uitspraak"
+	KindConclusie = "conclusie"
+)
+
+// HitType returns what a search hit is. The Atom feed does not say: its
+// entries carry only ECLI, title, summary, date and link (see the real
+// zoeken.atom.xml). The type is known when the search asked for one type
+// only, and for the Parket bij de Hoge Raad (court code PHR), which
+// publishes conclusies only. Otherwise it is "" (unknown): the document
+// itself names it (dcterms:type, root element uitspraak or conclusie).
+func HitType(ecli, searchType string) string {
+	switch searchType {
+	case "Uitspraak":
+		return KindUitspraak
+	case "Conclusie":
+		return KindConclusie
+	}
+	if strings.HasPrefix(strings.ToUpper(ecli), "ECLI:NL:PHR:") {
+		return KindConclusie
+	}
+	return ""
+}
+
+// ParseSearch parses the /uitspraken/zoeken Atom feed answering p: its
+// Offset and Limit tell whether more results follow, its Type labels the
+// hits (HitType).
+func ParseSearch(body []byte, p SearchParams) (adapters.Page, error) {
+	offset, limit := p.Offset, p.Limit
 	var f feed
 	if err := decode(body, &f); err != nil {
 		return adapters.Page{}, fmt.Errorf("Rechtspraak search answer is not an Atom feed: %v", err)
@@ -125,7 +152,7 @@ func ParseSearch(body []byte, offset, limit int) (adapters.Page, error) {
 		if e.Deleted != "" {
 			continue
 		}
-		h := adapters.Hit{ID: strings.TrimSpace(e.ID), Type: "uitspraak", Title: adapters.Squash(e.Title),
+		h := adapters.Hit{ID: strings.TrimSpace(e.ID), Title: adapters.Squash(e.Title),
 			Snippet: adapters.Snippet(e.Summary, adapters.SnippetLen)}
 		// The title reads "ECLI, court, dd-mm-yyyy, case number".
 		parts := strings.Split(h.Title, ", ")
@@ -141,6 +168,7 @@ func ParseSearch(body []byte, offset, limit int) (adapters.Page, error) {
 		if h.URL == "" && h.ID != "" {
 			h.URL = DocumentURL(h.ID)
 		}
+		h.Type = HitType(h.ID, p.Type)
 		page.Hits = append(page.Hits, h)
 	}
 	page.HasMore = offset+len(f.Entries) < page.Total && len(f.Entries) >= limit
@@ -182,13 +210,16 @@ func ParseContent(body []byte) (adapters.Document, error) {
 		XMLName xml.Name
 		RDF     struct {
 			Descriptions []struct {
-				Identifier string   `xml:"identifier"`
-				Modified   string   `xml:"modified"`
-				Issued     string   `xml:"issued"`
-				Creator    string   `xml:"creator"`
-				Date       string   `xml:"date"`
-				Zaaknummer string   `xml:"zaaknummer"`
-				Type       string   `xml:"type"`
+				Identifier string `xml:"identifier"`
+				Modified   string `xml:"modified"`
+				Issued     string `xml:"issued"`
+				Creator    string `xml:"creator"`
+				Date       string `xml:"date"`
+				Zaaknummer string `xml:"zaaknummer"`
+				Type       struct {
+					Label string `xml:",chardata"`
+					URI   string `xml:"resourceIdentifier,attr"`
+				} `xml:"type"`
 				Subject    string   `xml:"subject"`
 				Procedures []string `xml:"procedure"`
 				Spatial    string   `xml:"spatial"`
@@ -207,7 +238,7 @@ func ParseContent(body []byte) (adapters.Document, error) {
 			d.ID = strings.TrimSpace(desc.Identifier)
 			d.Date = desc.Date
 			d.Source = desc.Creator
-			d.Type = desc.Type
+			d.Type = docType(desc.Type.URI, desc.Type.Label)
 			set := func(k, v string) {
 				if v = strings.TrimSpace(v); v != "" {
 					d.Meta[k] = v
@@ -234,12 +265,35 @@ func ParseContent(body []byte) (adapters.Document, error) {
 	if err != nil {
 		return adapters.Document{}, err
 	}
+	if d.Type == "" {
+		// No dcterms:type: the body element says what it is.
+		if c, _ := adapters.XMLText(body, []string{"conclusie"}, blocks); c != "" {
+			d.Type = KindConclusie
+		} else if text != "" {
+			d.Type = KindUitspraak
+		}
+	}
 	if summary != "" {
 		d.Meta["summary"] = adapters.Cut(adapters.Squash(summary), 600)
 		text = "Inhoudsindicatie:\n" + summary + "\n\n" + text
 	}
 	d.Text = strings.TrimSpace(text)
 	return d, nil
+}
+
+// docType names a document's kind from its dcterms:type: the
+// resourceIdentifier (http://psi.rechtspraak.nl/uitspraak or .../conclusie,
+// see the real content.xml) or else the label (Uitspraak, Conclusie).
+func docType(uri, label string) string {
+	for _, v := range []string{uri[strings.LastIndex(uri, "/")+1:], strings.TrimSpace(label)} {
+		switch strings.ToLower(v) {
+		case KindUitspraak:
+			return KindUitspraak
+		case KindConclusie:
+			return KindConclusie
+		}
+	}
+	return strings.TrimSpace(label)
 }
 
 // ListRequest builds GET /Waardelijst/<name>.

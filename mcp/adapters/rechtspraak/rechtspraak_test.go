@@ -1,6 +1,7 @@
 package rechtspraak
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -8,7 +9,7 @@ import (
 )
 
 func TestParseSearchFixture(t *testing.T) {
-	p, err := ParseSearch(fixture.Read(t, "rechtspraak", "zoeken.atom.xml"), 0, 3)
+	p, err := ParseSearch(fixture.Read(t, "rechtspraak", "zoeken.atom.xml"), SearchParams{Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +21,7 @@ func TestParseSearchFixture(t *testing.T) {
 		h.Snippet != "" || h.URL != "https://uitspraken.rechtspraak.nl/InzienDocument?id=ECLI:NL:RBARN:1998:AA1005" {
 		t.Fatalf("hit = %+v", h)
 	}
-	e, err := ParseSearch(fixture.Read(t, "rechtspraak", "zoeken-empty.atom.xml"), 1000, 10)
+	e, err := ParseSearch(fixture.Read(t, "rechtspraak", "zoeken-empty.atom.xml"), SearchParams{Offset: 1000, Limit: 10})
 	if err != nil || len(e.Hits) != 0 || e.HasMore {
 		t.Fatalf("empty = %+v, %v", e, err)
 	}
@@ -95,5 +96,49 @@ func TestChecks(t *testing.T) {
 	c, _ := ContentRequest("ECLI:NL:HR:2014:952", true)
 	if c.Path != "/uitspraken/content?id=ECLI%3ANL%3AHR%3A2014%3A952&return=META" {
 		t.Fatal(c.Path)
+	}
+}
+
+// The feed does not mark conclusies; hits are labelled only by what is
+// known: the type the search asked for, or the Parket bij de Hoge Raad.
+func TestHitTypes(t *testing.T) {
+	feed := fixture.Read(t, "rechtspraak", "zoeken.atom.xml")
+	for _, c := range []struct{ searchType, want string }{{"", ""}, {"Uitspraak", "uitspraak"}, {"Conclusie", "conclusie"}} {
+		p, err := ParseSearch(feed, SearchParams{Type: c.searchType, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range p.Hits {
+			if h.Type != c.want {
+				t.Errorf("type=%q: hit %s labelled %q, want %q", c.searchType, h.ID, h.Type, c.want)
+			}
+		}
+	}
+	// The real feed's entry, for a PHR ECLI.
+	phr := strings.ReplaceAll(string(feed), "ECLI:NL:RBARN:1998:AA1005", "ECLI:NL:PHR:2023:512")
+	p, err := ParseSearch([]byte(phr), SearchParams{Limit: 3})
+	if err != nil || p.Hits[0].Type != "conclusie" || p.Hits[1].Type != "" {
+		t.Fatalf("%+v %v", p.Hits, err)
+	}
+}
+
+// A document names its type in dcterms:type (resourceIdentifier
+// http://psi.rechtspraak.nl/uitspraak in the real content.xml); a conclusie
+// says .../conclusie, and without dcterms:type its root element counts.
+func TestContentTypes(t *testing.T) {
+	real := string(fixture.Read(t, "rechtspraak", "content.xml"))
+	d, err := ParseContent([]byte(real))
+	if err != nil || d.Type != "uitspraak" {
+		t.Fatalf("uitspraak: %q %v", d.Type, err)
+	}
+	concl := strings.ReplaceAll(real, "http://psi.rechtspraak.nl/uitspraak\">Uitspraak", "http://psi.rechtspraak.nl/conclusie\">Conclusie")
+	concl = strings.ReplaceAll(strings.ReplaceAll(concl, "<uitspraak", "<conclusie"), "</uitspraak>", "</conclusie>")
+	if d, err := ParseContent([]byte(concl)); err != nil || d.Type != "conclusie" || !strings.Contains(d.Text, "RECHTBANK DEN HAAG") {
+		t.Fatalf("conclusie: %q %v", d.Type, err)
+	}
+	// Without dcterms:type the root element decides.
+	untyped := regexp.MustCompile(`<dcterms:type[^>]*>[^<]*</dcterms:type>`).ReplaceAllString(concl, "")
+	if d, err := ParseContent([]byte(untyped)); err != nil || d.Type != "conclusie" {
+		t.Fatalf("untyped conclusie: %q %v", d.Type, err)
 	}
 }
