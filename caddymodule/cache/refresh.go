@@ -48,7 +48,7 @@ func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, ne
 			return
 		}
 		res := fw.result(err, aborted)
-		if res.err != nil || res.status >= 500 {
+		if res.err != nil && !res.rejected || res.status >= 500 {
 			s.upstreamErrors.Add(1)
 		}
 		if res.err == nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
 
@@ -140,7 +141,7 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 	if r.Method == http.MethodHead {
 		return s.passBy(w, r, pol, next, "head-miss")
 	}
-	return s.fetch(w, r, inm, key, pol, next, stale, dropped)
+	return s.fetch(w, r, inm, key, pol, next, stale, dropped, 0)
 }
 
 func hitStatus(ttl int64) string {
@@ -267,14 +268,34 @@ func etagMatches(inm, etag string) bool {
 type flight struct {
 	done    chan struct{}
 	res     *result
-	waiters int // callers still interested; guarded by Store.flightsMu
+	waiters int             // callers still interested; guarded by Store.flightsMu
+	ctx     context.Context // the upstream request's: outlives the leader
 	cancel  context.CancelFunc
+}
+
+// newFlightLocked starts a flight led by r; registered, it is the one
+// identical misses join. Called with flightsMu held.
+func (s *Store) newFlightLocked(key string, r *http.Request, register bool) *flight {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	f := &flight{done: make(chan struct{}), waiters: 1, ctx: ctx, cancel: cancel}
+	if register {
+		s.flights[key] = f
+	}
+	return f
 }
 
 // result is what a flight brings back.
 type result struct {
 	err     error // nothing usable was written
 	shared  bool  // false: the leader streamed it, followers ask themselves
+	// rejected: err is the budget turning the leader's session away
+	// (platform_limit's *fairqueue.Rejection). It is that session's
+	// answer, not the platform's: followers ask on their own account.
+	rejected bool
+	// retryAfter is the Retry-After of a refusal (a rejection, the
+	// platform's 429 or 5xx), passed to every caller it is written to;
+	// it is never stored.
+	retryAfter string
 	status  int
 	header  http.Header // the leader's live headers
 	stored  http.Header // cleaned copy: what followers and the store get
@@ -283,19 +304,31 @@ type result struct {
 	detail  string // why it was not stored
 }
 
-// fetch makes (or joins) the one upstream request for key.
-func (s *Store) fetch(w http.ResponseWriter, r *http.Request, inm, key string, pol Policy, next Next, stale *Entry, dropped string) error {
+// maxRejoins is how many more flights a caller may join after the one it
+// waited for was turned away by the budget. Past it, the caller asks on
+// its own (a registered flight when none is under way, else alone), so
+// the waits it spends on other sessions' accounts stay bounded.
+const maxRejoins = 1
+
+// fetch makes (or joins) the one upstream request for key. rejoins counts
+// the flights this caller already saw turned away by the budget.
+func (s *Store) fetch(w http.ResponseWriter, r *http.Request, inm, key string, pol Policy, next Next, stale *Entry, dropped string, rejoins int) error {
 	s.flightsMu.Lock()
-	if f := s.flights[key]; f != nil {
+	f := s.flights[key]
+	if f != nil && rejoins <= maxRejoins {
 		f.waiters++
 		s.flightsMu.Unlock()
-		return s.follow(w, r, inm, key, f, pol, next, stale)
+		return s.follow(w, r, inm, key, f, pol, next, stale, rejoins)
 	}
-	fctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	f := &flight{done: make(chan struct{}), waiters: 1, cancel: cancel}
-	s.flights[key] = f
+	f = s.newFlightLocked(key, r, f == nil)
 	s.flightsMu.Unlock()
-	defer cancel()
+	return s.lead(w, r, inm, key, f, pol, next, stale, dropped)
+}
+
+// lead runs flight f's upstream request for r, stores what may be stored
+// and hands the result to f's followers.
+func (s *Store) lead(w http.ResponseWriter, r *http.Request, inm, key string, f *flight, pol Policy, next Next, stale *Entry, dropped string) error {
+	defer f.cancel()
 	// The leader hanging up does not end the request while others wait
 	// for it; when every waiter has gone, the upstream request is ended.
 	stop := context.AfterFunc(r.Context(), func() { s.leave(key, f) })
@@ -311,7 +344,7 @@ func (s *Store) fetch(w http.ResponseWriter, r *http.Request, inm, key string, p
 		}
 		w.Header().Set(HeaderCacheStatus, CacheName+"; fwd=miss; detail="+reason)
 	}
-	err, aborted := runNext(next, fw, r.WithContext(fctx))
+	err, aborted := runNext(next, fw, r.WithContext(f.ctx))
 	now := s.clock()
 	if fw.passthrough {
 		s.publish(key, f, &result{shared: false}) // no-op when already published
@@ -321,7 +354,7 @@ func (s *Store) fetch(w http.ResponseWriter, r *http.Request, inm, key string, p
 		return err
 	}
 	res := fw.result(err, aborted)
-	if res.err == nil && res.status >= 500 || res.err != nil {
+	if res.err == nil && res.status >= 500 || res.err != nil && !res.rejected {
 		s.upstreamErrors.Add(1)
 	}
 	if res.err == nil {
@@ -369,7 +402,7 @@ func runNext(next Next, w http.ResponseWriter, r *http.Request) (err error, abor
 }
 
 // follow waits for another caller's flight and answers from its result.
-func (s *Store) follow(w http.ResponseWriter, r *http.Request, inm, key string, f *flight, pol Policy, next Next, stale *Entry) error {
+func (s *Store) follow(w http.ResponseWriter, r *http.Request, inm, key string, f *flight, pol Policy, next Next, stale *Entry, rejoins int) error {
 	stop := context.AfterFunc(r.Context(), func() { s.leave(key, f) })
 	defer stop()
 	select {
@@ -382,6 +415,13 @@ func (s *Store) follow(w http.ResponseWriter, r *http.Request, inm, key string, 
 		// The answer streamed to the leader (too large or a stream); ask
 		// for ourselves, uncoalesced and unstored.
 		return s.passBy(w, r, pol, next, "uncoalesced")
+	}
+	if res.rejected {
+		// The budget turned the leader's session away: that refusal is
+		// not this caller's. It asks again, so it waits or is refused on
+		// its own account (at once, or after joining one more flight).
+		stop()
+		return s.fetch(w, r, inm, key, pol, next, stale, "", rejoins+1)
 	}
 	s.note(pol.Kind, "coalesced")
 	now := s.clock()
@@ -450,7 +490,10 @@ func missStatus(res *result, stale *Entry, dropped string, collapsed bool) strin
 		b.WriteString("; stored")
 	}
 	detail := res.detail
-	if res.err != nil {
+	switch {
+	case res.rejected:
+		detail = "over-budget"
+	case res.err != nil:
 		detail = "upstream-error"
 	}
 	if detail == "" && dropped != "" {
@@ -467,6 +510,11 @@ func missStatus(res *result, stale *Entry, dropped string, collapsed bool) strin
 func (s *Store) writeResult(w http.ResponseWriter, r *http.Request, inm string, res *result, header http.Header, status string) error {
 	if res.err != nil {
 		w.Header().Set(HeaderCacheStatus, status)
+		if res.retryAfter != "" {
+			// platform_limit set it on the flight's writer: Caddy writes
+			// the error's status with the caller's headers.
+			w.Header().Set("Retry-After", res.retryAfter)
+		}
 		return res.err
 	}
 	h := w.Header()
@@ -474,6 +522,9 @@ func (s *Store) writeResult(w http.ResponseWriter, r *http.Request, inm string, 
 	h.Del("Transfer-Encoding")
 	h.Set("Content-Length", strconv.Itoa(len(res.body)))
 	h.Set(HeaderCacheStatus, status)
+	if res.retryAfter != "" {
+		h.Set("Retry-After", res.retryAfter) // the stored copy has none
+	}
 	if inm != "" && res.status == http.StatusOK && etagMatches(inm, h.Get("Etag")) {
 		h.Del("Content-Length")
 		w.WriteHeader(http.StatusNotModified)
@@ -660,7 +711,8 @@ func (fw *fetchWriter) result(err error, aborted bool) *result {
 		return &result{err: err, shared: true, detail: "incomplete"}
 	}
 	if err != nil && !fw.wroteHeader {
-		return &result{err: err, shared: true}
+		var rej *fairqueue.Rejection
+		return &result{err: err, shared: true, rejected: errors.As(err, &rej), retryAfter: fw.header.Get("Retry-After")}
 	}
 	if err != nil {
 		// Something was written and then an error came back: the body
@@ -670,5 +722,11 @@ func (fw *fetchWriter) result(err error, aborted bool) *result {
 	if !fw.wroteHeader {
 		fw.status = http.StatusOK
 	}
-	return &result{shared: true, status: fw.status, header: fw.header, body: fw.buf}
+	res := &result{shared: true, status: fw.status, header: fw.header, body: fw.buf}
+	if fw.status == http.StatusTooManyRequests || fw.status >= 500 {
+		// The platform's own refusal: shared with every waiter (it is the
+		// platform's answer), never stored, Retry-After included.
+		res.retryAfter = fw.header.Get("Retry-After")
+	}
+	return res
 }
