@@ -288,6 +288,13 @@ func (s *Store) newFlightLocked(key string, r *http.Request, register bool) *fli
 type result struct {
 	err     error // nothing usable was written
 	shared  bool  // false: the leader streamed it, followers ask themselves
+	status  int
+	header  http.Header // the leader's live headers
+	stored  http.Header // cleaned copy: what followers and the store get
+	body    []byte
+	storeOK bool
+	detail  string // why it was not stored
+
 	// rejected: err is the budget turning the leader's session away
 	// (platform_limit's *fairqueue.Rejection). It is that session's
 	// answer, not the platform's: followers ask on their own account.
@@ -296,12 +303,6 @@ type result struct {
 	// platform's 429 or 5xx), passed to every caller it is written to;
 	// it is never stored.
 	retryAfter string
-	status  int
-	header  http.Header // the leader's live headers
-	stored  http.Header // cleaned copy: what followers and the store get
-	body    []byte
-	storeOK bool
-	detail  string // why it was not stored
 }
 
 // maxRejoins is how many more flights a caller may join after the one it
