@@ -19,20 +19,18 @@ func benchWaiting(b *testing.B, sessions int, cfg Config) {
 		b.Fatal(err)
 	}
 	// Empty the bucket first.
-	if _, err := bud.Submit("drain", cfg.Capacity, func(Admission, error) {}); err != nil {
+	if _, err := bud.Submit(Key{Client: "drain"}, cfg.Capacity, func(Admission, error) {}); err != nil {
 		b.Fatal(err)
 	}
 	keys := make([]string, sessions)
 	var submit func(k string)
 	submit = func(k string) {
-		_, _ = bud.Submit(k, 1, func(a Admission, err error) { submit(k) })
+		_, _ = bud.Submit(Key{Client: k}, 1, func(a Admission, err error) { submit(k) })
 	}
 	for i := range keys {
 		keys[i] = "app:" + strconv.Itoa(i)
 		// Different usage, so the fair order is not the arrival order.
-		bud.mu.Lock()
-		bud.sessions[keys[i]] = &session{key: keys[i], seq: uint64(i + 10), idx: -1, used: float64(i % 97), last: clk.Now().UnixNano()}
-		bud.mu.Unlock()
+		setUsed(bud, keys[i], float64(i%97))
 		submit(keys[i])
 		submit(keys[i])
 	}
@@ -73,7 +71,7 @@ func BenchmarkAcquireRoom(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := bud.Acquire(ctx, "app:"+strconv.Itoa(i%64), 1); err != nil {
+		if _, err := bud.Acquire(ctx, Key{Client: "app:" + strconv.Itoa(i%64)}, 1); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -88,7 +86,7 @@ func BenchmarkAcquireRoomParallel(b *testing.B) {
 		i := 0
 		for pb.Next() {
 			i++
-			if _, err := bud.Acquire(ctx, "app:"+strconv.Itoa(i%64), 1); err != nil {
+			if _, err := bud.Acquire(ctx, Key{Client: "app:" + strconv.Itoa(i%64)}, 1); err != nil {
 				b.Fatal(err)
 			}
 		}

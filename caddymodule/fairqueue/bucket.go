@@ -92,7 +92,8 @@ func (b *Budget) refund(w *waiter) bool {
 	}
 	b.tat = tat
 	w.state = stGone
-	if w.s.key != Shared {
+	if c := w.s.c; c.key != Shared {
+		c.used = math.Max(0, c.used-w.cost)
 		w.s.used = math.Max(0, w.s.used-w.cost)
 	}
 	b.admitted--
@@ -106,7 +107,7 @@ func (b *Budget) refund(w *waiter) bool {
 
 // admitNow admits a call at once when nobody waits and the bucket has
 // room: the common case, without a waiter, channel or timer.
-func (b *Budget) admitNow(key string, cost float64) (Admission, bool, error) {
+func (b *Budget) admitNow(key Key, cost float64) (Admission, bool, error) {
 	if math.IsNaN(cost) || math.IsInf(cost, 0) || cost < 0 {
 		return Admission{}, false, ErrBadCost
 	}
@@ -121,25 +122,19 @@ func (b *Budget) admitNow(key string, cost float64) (Admission, bool, error) {
 	if b.readyAtLocked(costNS, now) > now {
 		return Admission{}, false, nil
 	}
-	b.maybeSweepLocked(now)
-	s := b.sessions[key]
-	if s == nil {
-		b.seq++
-		s = &session{key: key, seq: b.seq, idx: -1}
-		b.sessions[key] = s
-	} else if now-s.last >= int64(b.cfg.Forget) {
-		s.used, s.lastFinish = 0, 0
-	}
+	c, s := b.lookupLocked(key, now)
 	b.logLocked(tatOp{at: now, costNS: costNS})
 	b.tat = max(b.tat, now) + costNS
-	if key != Shared {
+	if c.key != Shared {
+		c.used += cost
 		s.used += cost
 	}
-	s.last = now
+	c.last, s.last = now, now
+	b.idle.MoveToBack(c.idle) // nobody waits: c is idle
 	b.admitted++
 	b.unitsSpent += cost
 	at := time.Unix(0, now)
-	return Admission{Session: key, Cost: cost, Arrived: at, At: at}, true, nil
+	return Admission{Client: c.key, Session: s.key, Cost: cost, Arrived: at, At: at}, true, nil
 }
 
 // Pause stops admissions until until (an upstream 429 with Retry-After):
@@ -179,24 +174,24 @@ func (b *Budget) PullDown(remaining float64, resetIn time.Duration) {
 	run(out)
 }
 
-// estimateLocked estimates how long a call of cost units of session s
-// would wait: its session's backlog plus this call, served at the
-// session's fair share of the refill, no later than the whole backlog's
-// drain time, plus any pause.
-func (b *Budget) estimateLocked(s *session, cost float64, now int64) time.Duration {
+// estimateLocked estimates how long a call of cost units of client c
+// would wait: the client's backlog plus this call, served at the client's
+// fair share of the refill, no later than the whole backlog's drain time,
+// plus any pause.
+func (b *Budget) estimateLocked(c *client, cost float64, now int64) time.Duration {
 	C := b.cfg.Capacity
 	sumW := 0.0
 	for _, r := range b.ready {
 		sumW += r.weight(C)
 	}
-	ws := s.weight(C)
-	if s.idx < 0 {
-		sumW += ws
+	wc := c.weight(C)
+	if c.idx < 0 {
+		sumW += wc
 	}
-	own := s.queuedU + cost
-	need := math.Min(own*sumW/ws, b.queuedU+cost) - b.tokensLocked(now)
+	own := c.queuedU + cost
+	need := math.Min(own*sumW/wc, b.queuedU+cost) - b.tokensLocked(now)
 	ns := math.Max(0, need) / C * float64(b.windowNS)
 	// The starvation bound caps it: one call per window.
-	ns = math.Min(ns, float64(len(s.queue)+1)*float64(b.windowNS))
+	ns = math.Min(ns, float64(c.queued+1)*float64(b.windowNS))
 	return time.Duration(ns)
 }

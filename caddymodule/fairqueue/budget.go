@@ -1,27 +1,44 @@
 // Package fairqueue keeps one platform's request budget and shares it
-// fairly between sessions (design.md §4.2).
+// fairly between clients, and within a client between its sessions
+// (design.md §3 "Who a client is", §4.2).
 //
 // A Budget is a bucket of Capacity units that refills continuously over
 // Window (OpenBesluitvorming: 60 units, one unit a second). A call costs a
-// number of units the caller names. While the bucket holds enough, a call
-// goes at once. Otherwise it waits in a queue of its session, and the
-// budget decides which session's next call goes when room comes back:
+// number of units the caller names and is made for a Key: a client (an
+// address, or a session from a trusted source: the caller decides) and a
+// session within it. While the bucket holds enough, a call goes at once.
+// Otherwise it waits, and the budget decides whose call goes next when
+// room comes back, in two levels:
 //
-//   - Weighted fair queuing over sessions (self-clocked virtual finish
-//     tags): a session's weight is 1/(1+used/Capacity), where used is what
-//     it spent so far, so a session that used one full budget gets half the
-//     share of a new one, after two budgets a third. The calls of one
-//     session keep their order.
-//   - The starvation bound: a waiting session gets at least one call per
-//     Window. The budget runs an earliest-deadline check before every call;
-//     if serving the fair choice would make some waiting session miss its
-//     deadline (one Window after it began waiting or was last served), the
-//     session that has waited longest goes instead. When more sessions wait
-//     than calls fit in a Window, that is simply longest-waiting first.
+//   - Between clients, weighted fair queuing (self-clocked virtual finish
+//     tags): a client's weight is 1/(1+used/Capacity), where used is what
+//     the client spent so far, so a client that used one full budget gets
+//     half the share of a new one, after two budgets a third.
+//   - The starvation bound between clients: a waiting client gets at least
+//     one call per Window. The budget runs an earliest-deadline check
+//     before every call; if serving the fair choice would make some waiting
+//     client miss its deadline (one Window after it began waiting or was
+//     last served), the client that has waited longest goes instead. When
+//     more clients wait than calls fit in a Window, that is simply
+//     longest-waiting first.
+//   - Within a client, the same rule again between its sessions: the
+//     client's calls go to its sessions by weighted fair queuing on the
+//     sessions' own usage, except that a session that has waited a whole
+//     Window goes first (longest waiting first). The calls of one session
+//     keep their order. So sessions divide their client's share; however
+//     many names a client makes up, its share does not grow.
 //   - A call that costs more than the whole Capacity is charged Capacity:
 //     it goes when the bucket is full and empties it.
-//   - A session's usage is forgotten Forget (30 minutes) after its last
-//     call; the Shared session's usage is never counted.
+//   - Usage is forgotten Forget (30 minutes) after the last call, per
+//     client and per session; the Shared client's usage is never counted.
+//
+// What a budget remembers is bounded whatever callers send: at most
+// MaxSessions named sessions per client (calls of further names go to the
+// client's own session), at most MaxClients clients (past it the client
+// idle longest is forgotten early), and MaxQueue calls waiting. A full
+// queue still takes a newcomer: the refusal falls on the client holding
+// the most queued work (its newest call), never on a client with nothing
+// queued.
 //
 // The bucket is kept as a GCRA "theoretical arrival time" in integer
 // nanoseconds, and every admission, refund, pause and pull-down happens
@@ -29,6 +46,7 @@
 package fairqueue
 
 import (
+	"container/heap"
 	"container/list"
 	"context"
 	"errors"
@@ -38,15 +56,17 @@ import (
 	"time"
 )
 
-// Shared is the session key of the shared session (the search page and
-// BesluitBron's own maintenance): one session whose usage never counts.
+// Shared is the client key of the shared session (the search page and
+// BesluitBron's own maintenance): one client whose usage never counts.
 // It equals session.Shared.
 const Shared = "shared"
 
 // Defaults of a Config's zero fields.
 const (
-	DefaultMaxQueue = 1000
-	DefaultForget   = 30 * time.Minute
+	DefaultMaxQueue    = 1000
+	DefaultForget      = 30 * time.Minute
+	DefaultMaxSessions = 32
+	DefaultMaxClients  = 10_000
 )
 
 // Config sets a budget's limits.
@@ -61,9 +81,17 @@ type Config struct {
 	// MaxWait bounds one call's wait. 0 means max(2×Window, 30s); negative
 	// means no bound.
 	MaxWait time.Duration
-	// Forget is how long after a session's last call its usage is
-	// forgotten. 0 means DefaultForget.
+	// Forget is how long after a client's or session's last call its
+	// usage is forgotten. 0 means DefaultForget.
 	Forget time.Duration
+	// MaxSessions bounds the named sessions remembered per client; a call
+	// of a further name goes to the client's own session (Key.Session "").
+	// 0 means DefaultMaxSessions.
+	MaxSessions int
+	// MaxClients bounds the clients remembered: past it, the client idle
+	// longest is forgotten early. Clients with calls waiting are never
+	// forgotten. 0 means DefaultMaxClients.
+	MaxClients int
 }
 
 // WithDefaults returns c with its zero fields set to the defaults, or an
@@ -84,11 +112,37 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.Forget <= 0 {
 		c.Forget = DefaultForget
 	}
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	if c.MaxClients <= 0 {
+		c.MaxClients = DefaultMaxClients
+	}
 	return c, nil
+}
+
+// Key names whom a call is for. Client is who the fair shares and the
+// starvation bound are between; Session tells the client's sessions apart
+// ("" is the client's own session: calls that name none, and names past
+// MaxSessions).
+type Key struct {
+	Client  string
+	Session string
+}
+
+// String returns "client" or "client/session".
+func (k Key) String() string {
+	if k.Session == "" {
+		return k.Client
+	}
+	return k.Client + "/" + k.Session
 }
 
 // Admission describes a call the budget let through.
 type Admission struct {
+	Client string
+	// Session is the session the call was counted on ("" for the client's
+	// own, also when its name was past MaxSessions).
 	Session string
 	// Cost is the number of units charged (the asked cost, at most
 	// Capacity).
@@ -104,8 +158,8 @@ type Admission struct {
 type Rejection struct {
 	// Reason is ReasonQueueFull or ReasonWaitTooLong.
 	Reason string
-	// RetryAfter is the estimated time until a call of this session would
-	// go, computed from the backlog.
+	// RetryAfter is the estimated time until a call of this client would
+	// go, computed from its own backlog.
 	RetryAfter time.Duration
 }
 
@@ -132,21 +186,24 @@ type Budget struct {
 	windowNS int64
 	tat      int64 // GCRA: the time the bucket will be full again (Unix ns)
 
-	sessions map[string]*session
-	ready    sessHeap   // backlogged sessions by head finish tag
-	waiting  *list.List // backlogged sessions by since (oldest first)
-	queued   int        // calls waiting
-	queuedU  float64    // their units
-	headNS   int64      // sum of the head calls' costs (ns) of backlogged sessions
-	vtime    float64    // virtual time: finish tag of the last fairly chosen call
-	epoch    uint64     // bumped when the queue empties; older tags are void
+	clients  map[string]*client
+	idle     list.List        // clients with nothing queued, by last call (oldest first)
+	nsess    int              // sessions remembered, all clients
+	ready    tagHeap[*client] // backlogged clients by head finish tag
+	waiting  list.List        // backlogged clients by since (oldest first)
+	heavy    heavyHeap        // backlogged clients, most queued work first
+	queued   int              // calls waiting
+	queuedU  float64          // their units
+	waitSess int              // backlogged sessions, all clients
+	headNS   int64            // sum of the head calls' costs (ns) of backlogged clients
+	vtime    float64          // virtual time: finish tag of the last fairly chosen call
+	epoch    uint64           // bumped when the queue empties; older tags are void
 	seq      uint64
 
 	timer   Timer
 	timerAt int64
 
 	pausedUntil int64
-	lastSweep   int64
 
 	// ops is the recent history of tat, so a refund can replay it without
 	// the refunded call: opBase is the sequence number of ops[0].
@@ -157,31 +214,8 @@ type Budget struct {
 	unitsSpent                    float64
 }
 
-type session struct {
-	key        string
-	seq        uint64
-	used       float64
-	last       int64 // last arrival or admission
-	queue      []*waiter
-	queuedU    float64
-	since      int64   // start of the current wait: deadline = since + window
-	start      float64 // virtual start tag of the head call
-	finish     float64 // virtual finish tag of the head call
-	lastFinish float64 // finish tag of the last call served
-	epoch      uint64
-	idx        int           // index in ready, -1 when not backlogged
-	elem       *list.Element // element in waiting
-}
-
-func (s *session) weight(capacity float64) float64 {
-	if s.key == Shared {
-		return 1
-	}
-	return 1 / (1 + s.used/capacity)
-}
-
 type waiter struct {
-	s       *session
+	s       *sess
 	cost    float64
 	costNS  int64
 	arrived int64
@@ -189,6 +223,9 @@ type waiter struct {
 	state   int
 	adm     Admission
 	timer   Timer
+	// prev and next link the client's waiting calls in arrival order, so
+	// the newest is at hand when a full queue must refuse one.
+	prev, next *waiter
 	// tatBefore is tat before the admission; op its entry in ops.
 	tatBefore int64
 	op        uint64
@@ -211,13 +248,11 @@ func New(cfg Config, clock Clock) (*Budget, error) {
 	}
 	now := clock.Now().UnixNano()
 	return &Budget{
-		clock:     clock,
-		cfg:       cfg,
-		windowNS:  int64(cfg.Window),
-		tat:       now,
-		sessions:  make(map[string]*session),
-		waiting:   list.New(),
-		lastSweep: now,
+		clock:    clock,
+		cfg:      cfg,
+		windowNS: int64(cfg.Window),
+		tat:      now,
+		clients:  make(map[string]*client),
 	}, nil
 }
 
@@ -247,18 +282,21 @@ func (b *Budget) SetConfig(cfg Config) error {
 	b.ops = b.ops[:0]
 	b.headNS = 0
 	b.queuedU = 0
-	for _, s := range b.sessions {
-		s.queuedU = 0
-		for _, w := range s.queue {
-			w.cost = math.Min(w.cost, cfg.Capacity)
-			w.costNS = b.costNS(w.cost)
-			s.queuedU += w.cost
+	for _, c := range b.clients {
+		c.queuedU = 0
+		for _, s := range c.sessions {
+			for _, w := range s.queue {
+				w.cost = math.Min(w.cost, cfg.Capacity)
+				w.costNS = b.costNS(w.cost)
+				c.queuedU += w.cost
+			}
 		}
-		b.queuedU += s.queuedU
-		if len(s.queue) > 0 {
-			b.headNS += s.queue[0].costNS
+		b.queuedU += c.queuedU
+		if c.head != nil {
+			b.headNS += c.head.costNS
 		}
 	}
+	heap.Init(&b.heavy)
 	b.dispatchLocked(now, &out)
 	b.mu.Unlock()
 	run(out)
@@ -277,14 +315,14 @@ func run(out []completion) {
 	}
 }
 
-// Submit queues a call of cost units for session key and calls done exactly
-// once, never while the budget is locked: with the admission, or with a
+// Submit queues a call of cost units for key and calls done exactly once,
+// never while the budget is locked: with the admission, or with a
 // *Rejection. done may run before Submit returns (room now, or queue full),
 // from a later call into the budget, or from a clock timer, and it may call
 // back into the budget. The returned cancel removes the call if it is
 // still waiting, reports whether it did (done is then never called), and
 // spends nothing.
-func (b *Budget) Submit(key string, cost float64, done func(Admission, error)) (cancel func() bool, err error) {
+func (b *Budget) Submit(key Key, cost float64, done func(Admission, error)) (cancel func() bool, err error) {
 	w, err := b.submit(key, cost, done)
 	if err != nil {
 		return nil, err
@@ -292,41 +330,41 @@ func (b *Budget) Submit(key string, cost float64, done func(Admission, error)) (
 	return func() bool { return b.cancel(w) }, nil
 }
 
-func (b *Budget) submit(key string, cost float64, done func(Admission, error)) (*waiter, error) {
+func (b *Budget) submit(key Key, cost float64, done func(Admission, error)) (*waiter, error) {
 	if math.IsNaN(cost) || math.IsInf(cost, 0) || cost < 0 {
 		return nil, ErrBadCost
 	}
 	var out []completion
 	b.mu.Lock()
 	now := b.clock.Now().UnixNano()
-	b.maybeSweepLocked(now)
-	s := b.sessions[key]
-	if s == nil {
-		b.seq++
-		s = &session{key: key, seq: b.seq, idx: -1, last: now}
-		b.sessions[key] = s
-	} else if len(s.queue) == 0 && now-s.last >= int64(b.cfg.Forget) {
-		s.used, s.lastFinish = 0, 0
-	}
+	c, s := b.lookupLocked(key, now)
 	cost = math.Min(cost, b.cfg.Capacity)
 	w := &waiter{s: s, cost: cost, costNS: b.costNS(cost), arrived: now, done: done}
+	c.last, s.last = now, now
+	if c.idle != nil {
+		b.idle.MoveToBack(c.idle)
+	}
 	if b.cfg.MaxQueue > 0 && b.queued >= b.cfg.MaxQueue {
+		// The queue is full. The refusal falls on the client holding the
+		// most queued work: this call if that is its own client, else that
+		// client's newest call, and this one takes its place.
+		h := b.heavy[0]
+		if c.queued > 0 && !heavier(h, c) {
+			b.rejected++
+			rej := &Rejection{Reason: ReasonQueueFull, RetryAfter: b.estimateLocked(c, cost, now)}
+			w.state = stGone
+			out = append(out, completion{w: w, err: rej})
+			b.mu.Unlock()
+			run(out)
+			return w, nil
+		}
+		victim := h.newest
+		b.removeLocked(victim, now)
 		b.rejected++
-		rej := &Rejection{Reason: ReasonQueueFull, RetryAfter: b.estimateLocked(s, cost, now)}
-		w.state = stGone
-		out = append(out, completion{w: w, err: rej})
-		b.mu.Unlock()
-		run(out)
-		return w, nil
+		rej := &Rejection{Reason: ReasonQueueFull, RetryAfter: b.estimateLocked(h, victim.cost, now)}
+		out = append(out, completion{w: victim, err: rej})
 	}
-	s.last = now
-	s.queue = append(s.queue, w)
-	s.queuedU += cost
-	b.queued++
-	b.queuedU += cost
-	if len(s.queue) == 1 {
-		b.becomeBackloggedLocked(s, now)
-	}
+	b.enqueueLocked(w, now)
 	if b.cfg.MaxWait > 0 {
 		w.timer = b.clock.AfterFunc(b.cfg.MaxWait, func() { b.expire(w) })
 	}
@@ -362,19 +400,20 @@ func (b *Budget) expire(w *waiter) {
 	now := b.clock.Now().UnixNano()
 	b.removeLocked(w, now)
 	b.rejected++
-	rej := &Rejection{Reason: ReasonWaitTooLong, RetryAfter: b.estimateLocked(w.s, w.cost, now)}
+	rej := &Rejection{Reason: ReasonWaitTooLong, RetryAfter: b.estimateLocked(w.s.c, w.cost, now)}
 	out = append(out, completion{w: w, err: rej})
 	b.dispatchLocked(now, &out)
 	b.mu.Unlock()
 	run(out)
 }
 
-// Acquire waits until a call of cost units for session key may go, and
-// returns its admission. It returns a *Rejection when the queue is full or
-// the wait passes MaxWait, and ctx's error when ctx ends first; in both
-// cases the call spent nothing (a call admitted in the same instant ctx
-// ended is refunded exactly).
-func (b *Budget) Acquire(ctx context.Context, key string, cost float64) (Admission, error) {
+// Acquire waits until a call of cost units for key may go, and returns its
+// admission. It returns a *Rejection when the queue is full (and this
+// call's client holds the most queued work, or a newer caller took its
+// place) or the wait passes MaxWait, and ctx's error when ctx ends first;
+// in all these cases the call spent nothing (a call admitted in the same
+// instant ctx ended is refunded exactly).
+func (b *Budget) Acquire(ctx context.Context, key Key, cost float64) (Admission, error) {
 	if err := ctx.Err(); err != nil {
 		return Admission{}, err
 	}

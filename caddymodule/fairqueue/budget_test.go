@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,7 +34,7 @@ type rec struct {
 
 func (r *rec) submit(t testing.TB, b *Budget, key string, cost float64) func() bool {
 	t.Helper()
-	cancel, err := b.Submit(key, cost, func(a Admission, err error) {
+	cancel, err := b.Submit(ck(key), cost, func(a Admission, err error) {
 		if err != nil {
 			r.errs = append(r.errs, err)
 			return
@@ -46,9 +47,33 @@ func (r *rec) submit(t testing.TB, b *Budget, key string, cost float64) func() b
 	return cancel
 }
 
+// ck reads a test's key: "client" or "client/session".
+func ck(s string) Key {
+	c, sess, _ := strings.Cut(s, "/")
+	return Key{Client: c, Session: sess}
+}
+
+// of names an admission's key as ck reads it: "client/session" when key
+// names a session, else the client.
+func of(a Admission, key string) string {
+	if strings.Contains(key, "/") {
+		return Key{a.Client, a.Session}.String()
+	}
+	return a.Client
+}
+
+// setUsed gives a client (and its session) a usage history, as if it had
+// spent used units just now.
+func setUsed(b *Budget, key string, used float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, s := b.lookupLocked(ck(key), b.clock.Now().UnixNano())
+	c.used, s.used = used, used
+}
+
 func (r *rec) count(key string) (n int, units float64) {
 	for _, a := range r.adms {
-		if a.Session == key {
+		if of(a, key) == key {
 			n++
 			units += a.Cost
 		}
@@ -111,7 +136,7 @@ func TestOrderWithinSession(t *testing.T) {
 	clk.Advance(2 * time.Hour)
 	var seqA []float64
 	for _, a := range r.adms {
-		if a.Session == "app:a" {
+		if a.Client == "app:a" {
 			seqA = append(seqA, a.Cost)
 		}
 	}
@@ -211,7 +236,7 @@ func TestStarvationBound(t *testing.T) {
 	last := t0.Add(6000 * time.Second)
 	n := 0
 	for _, a := range r2.adms {
-		if a.Session != "app:heavy" {
+		if a.Client != "app:heavy" {
 			continue
 		}
 		if gap := a.At.Sub(last); gap > time.Minute {
@@ -235,9 +260,7 @@ func TestLongestWaitingFirstWhenOverloaded(t *testing.T) {
 	// fair order differs from the arrival order).
 	for i := range 150 {
 		key := "app:s" + string(rune('A'+i%26)) + string(rune('a'+i/26))
-		b.mu.Lock()
-		b.sessions[key] = &session{key: key, seq: uint64(i + 1), idx: -1, used: float64((150 - i) * 10), last: clk.Now().UnixNano()}
-		b.mu.Unlock()
+		setUsed(b, key, float64((150-i)*10))
 	}
 	for range 60 {
 		r.submit(t, b, "app:drain", 1)
@@ -255,8 +278,8 @@ func TestLongestWaitingFirstWhenOverloaded(t *testing.T) {
 		t.Fatalf("admitted %d of 150", len(r.adms))
 	}
 	for i, a := range r.adms {
-		if a.Session != order[i] {
-			t.Fatalf("call %d went to %s, want %s (longest waiting first when they do not all fit)", i, a.Session, order[i])
+		if a.Client != order[i] {
+			t.Fatalf("call %d went to %s, want %s (longest waiting first when they do not all fit)", i, a.Client, order[i])
 		}
 	}
 }
@@ -358,13 +381,18 @@ func TestQueueFullRetryAfterFromBacklog(t *testing.T) {
 	if rej.RetryAfter == first || rej.RetryAfter < 14*time.Second {
 		t.Fatalf("retry after %v; want it computed from the larger backlog (10 units + 5)", rej.RetryAfter)
 	}
-	// A new session is told its fair share, not the whole backlog.
+	// A newcomer is queued all the same: the refusal falls on a, the
+	// client holding the queued work, with a Retry-After from a's backlog.
 	r.submit(t, b, "app:b", 1)
-	if !errors.As(r.errs[2], &rej) || rej.RetryAfter > 3*time.Second {
-		t.Fatalf("new session's retry after %v; want about 2s (half the refill while a waits)", rej.RetryAfter)
+	if len(r.errs) != 3 || !errors.As(r.errs[2], &rej) || rej.Reason != ReasonQueueFull || rej.RetryAfter < 9*time.Second {
+		t.Fatalf("errors %v; want a's newest call refused with a's backlog as Retry-After", r.errs)
 	}
-	if st := b.Stats(); st.Rejected != 3 || st.Admitted != 65 {
+	if st := b.Stats(); st.Rejected != 3 || st.Admitted != 65 || st.Waiting != 10 || st.WaitingClients != 2 {
 		t.Fatalf("stats %+v", st)
+	}
+	clk.Advance(2 * time.Second)
+	if n, _ := r.count("app:b"); n != 1 {
+		t.Fatal("the newcomer's call did not go within two units' refill")
 	}
 }
 
@@ -395,7 +423,7 @@ func TestHangUpLeavesQueueAndSpendsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := b.Acquire(ctx, "app:b", 5)
+		_, err := b.Acquire(ctx, ck("app:b"), 5)
 		errc <- err
 	}()
 	for b.Stats().Waiting != 1 {
@@ -407,7 +435,7 @@ func TestHangUpLeavesQueueAndSpendsNothing(t *testing.T) {
 		t.Fatalf("Acquire after hang-up: %v", err)
 	}
 	clk.Advance(5 * time.Second)
-	if len(r.adms) != 2 || r.adms[1].Session != "app:c" || r.adms[1].Wait != 5*time.Second {
+	if len(r.adms) != 2 || r.adms[1].Client != "app:c" || r.adms[1].Wait != 5*time.Second {
 		t.Fatalf("admissions %+v; want c admitted after 5s as if b never queued", r.adms)
 	}
 	if st := b.Stats(); st.UnitsSpent != 65 || st.Cancelled != 1 || b.Used("app:b") != 0 {
@@ -417,7 +445,7 @@ func TestHangUpLeavesQueueAndSpendsNothing(t *testing.T) {
 
 func TestRefundOnlyWhenExact(t *testing.T) {
 	b, _ := newBudget(t, obvConfig())
-	w, err := b.submit("app:a", 10, func(Admission, error) {})
+	w, err := b.submit(ck("app:a"), 10, func(Admission, error) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,9 +458,9 @@ func TestRefundOnlyWhenExact(t *testing.T) {
 	// With admissions after it, the refund replays them: the bucket ends
 	// where it would be without the refunded call.
 	clk := b.clock.(*FakeClock)
-	w1, _ := b.submit("app:a", 30, func(Admission, error) {})
+	w1, _ := b.submit(ck("app:a"), 30, func(Admission, error) {})
 	clk.Advance(20 * time.Second) // 50 units
-	b.submit("app:a", 40, func(Admission, error) {})
+	b.submit(ck("app:a"), 40, func(Admission, error) {})
 	// Without w1: 60 - 40 = 20 units left.
 	if !b.refund(w1) {
 		t.Fatal("refund refused")
@@ -536,11 +564,11 @@ func TestBadInput(t *testing.T) {
 	}
 	b, _ := newBudget(t, obvConfig())
 	for _, c := range []float64{-1, math.NaN(), math.Inf(1)} {
-		if _, err := b.Submit("app:a", c, func(Admission, error) {}); !errors.Is(err, ErrBadCost) {
+		if _, err := b.Submit(ck("app:a"), c, func(Admission, error) {}); !errors.Is(err, ErrBadCost) {
 			t.Errorf("cost %v: %v", c, err)
 		}
 	}
-	if _, err := b.Acquire(context.Background(), "app:a", -2); !errors.Is(err, ErrBadCost) {
+	if _, err := b.Acquire(context.Background(), ck("app:a"), -2); !errors.Is(err, ErrBadCost) {
 		t.Errorf("Acquire with a negative cost: %v", err)
 	}
 }
@@ -554,7 +582,7 @@ func TestIndependentBudgets(t *testing.T) {
 	for range 500 {
 		r.submit(t, obv, "app:a", 1)
 	}
-	got, err := rs.Acquire(context.Background(), "app:a", 1)
+	got, err := rs.Acquire(context.Background(), ck("app:a"), 1)
 	if err != nil || got.Wait != 0 {
 		t.Fatalf("a stalled budget delayed another: %+v %v", got, err)
 	}
@@ -569,7 +597,7 @@ func TestHeaviest(t *testing.T) {
 		}
 	}
 	top := b.Heaviest(2)
-	if len(top) != 2 || top[0].Session != "app:c" || top[0].Used != 9 || top[1].Session != "app:b" {
+	if len(top) != 2 || top[0].Client != "app:c" || top[0].Used != 9 || top[1].Client != "app:b" {
 		t.Fatalf("heaviest %+v", top)
 	}
 	if math.Abs(top[0].Share-1/(1+9.0/60)) > 1e-12 {

@@ -2,47 +2,53 @@ package fairqueue
 
 import (
 	"container/heap"
-	"math"
 	"time"
 )
 
-// The scheduler: who goes next (fair choice, deadline check), admission
-// and the queue structures.
+// The scheduler between clients: who goes next (fair choice, deadline
+// check), admission, removal, and the queue structures.
 
-// becomeBackloggedLocked tags a session's first waiting call and puts the
-// session in the queue structures.
-func (b *Budget) becomeBackloggedLocked(s *session, now int64) {
-	if s.epoch != b.epoch {
-		s.lastFinish, s.epoch = 0, b.epoch
+// becomeBackloggedLocked tags a client's first waiting call (its head,
+// already chosen) and puts the client in the queue structures.
+func (b *Budget) becomeBackloggedLocked(c *client, now int64) {
+	if c.epoch != b.epoch {
+		c.lastFinish, c.epoch = 0, b.epoch
 	}
-	s.start = math.Max(b.vtime, s.lastFinish)
-	s.finish = s.start + s.queue[0].cost/s.weight(b.cfg.Capacity)
-	s.since = now
-	s.elem = b.waiting.PushBack(s)
-	heap.Push(&b.ready, s)
-	b.headNS += s.queue[0].costNS
+	c.start = max(b.vtime, c.lastFinish)
+	c.finish = c.start + c.head.cost/c.weight(b.cfg.Capacity)
+	c.since = now
+	c.elem = b.waiting.PushBack(c)
+	heap.Push(&b.ready, c)
 }
 
-// leaveQueueLocked removes an empty session from the queue structures.
-func (b *Budget) leaveQueueLocked(s *session) {
-	heap.Remove(&b.ready, s.idx)
-	b.waiting.Remove(s.elem)
-	s.elem = nil
+// leaveQueueLocked removes a client with nothing queued from the queue
+// structures; it becomes idle.
+func (b *Budget) leaveQueueLocked(c *client) {
+	heap.Remove(&b.ready, c.idx)
+	b.waiting.Remove(c.elem)
+	c.elem = nil
+	heap.Remove(&b.heavy, c.heavyAt)
+	c.queuedU = 0 // no float residue
+	if c.head != nil {
+		b.headNS -= c.head.costNS
+		c.head = nil
+	}
+	c.idle = b.idle.PushBack(c)
 	if b.ready.Len() == 0 {
 		b.epoch++
 		b.vtime = 0
 	}
 }
 
-// pickLocked chooses the next call: the fair choice, unless that would make
-// a waiting session miss its one-call-per-window deadline, in which case
-// the session waiting longest.
-func (b *Budget) pickLocked(now int64) (*session, bool) {
+// pickLocked chooses the next client: the fair choice, unless that would
+// make a waiting client miss its one-call-per-window deadline, in which
+// case the client waiting longest.
+func (b *Budget) pickLocked(now int64) (*client, bool) {
 	if b.ready.Len() == 0 {
 		return nil, false
 	}
 	fair := b.ready[0]
-	oldest := b.waiting.Front().Value.(*session)
+	oldest := b.waiting.Front().Value.(*client)
 	if fair == oldest || b.deadlinesHoldLocked(fair, now) {
 		return fair, true
 	}
@@ -50,26 +56,26 @@ func (b *Budget) pickLocked(now int64) (*session, bool) {
 }
 
 // deadlinesHoldLocked reports whether serving x's head call first still
-// lets every other waiting session be served, oldest first, within one
-// window of its since. It walks the sessions in since order and stops as
+// lets every other waiting client be served, oldest first, within one
+// window of its since. It walks the clients in since order and stops as
 // soon as the whole backlog would fit before the next deadline.
-func (b *Budget) deadlinesHoldLocked(x *session, now int64) bool {
+func (b *Budget) deadlinesHoldLocked(x *client, now int64) bool {
 	W := b.windowNS
-	tat := max(b.tat, now) + x.queue[0].costNS
+	tat := max(b.tat, now) + x.head.costNS
 	at := max(now, tat-W)
-	rest := b.headNS - x.queue[0].costNS
+	rest := b.headNS - x.head.costNS
 	for e := b.waiting.Front(); e != nil; e = e.Next() {
-		s := e.Value.(*session)
-		if s == x {
+		c := e.Value.(*client)
+		if c == x {
 			continue
 		}
-		deadline := s.since + W
+		deadline := c.since + W
 		if max(at, tat+rest-W) <= deadline {
 			return true
 		}
-		c := s.queue[0].costNS
-		tat += c
-		rest -= c
+		cost := c.head.costNS
+		tat += cost
+		rest -= cost
 		at = max(at, tat-W)
 		if at > deadline {
 			return false
@@ -82,57 +88,74 @@ func (b *Budget) deadlinesHoldLocked(x *session, now int64) bool {
 // the next one.
 func (b *Budget) dispatchLocked(now int64, out *[]completion) {
 	for {
-		s, fair := b.pickLocked(now)
-		if s == nil {
+		c, fair := b.pickLocked(now)
+		if c == nil {
 			b.setTimerLocked(0)
 			return
 		}
-		w := s.queue[0]
-		if at := b.readyAtLocked(w.costNS, now); at > now {
+		if at := b.readyAtLocked(c.head.costNS, now); at > now {
 			b.setTimerLocked(at)
 			return
 		}
-		b.admitLocked(s, fair, now, out)
+		b.admitLocked(c, fair, now, out)
 	}
 }
 
-func (b *Budget) admitLocked(s *session, fair bool, now int64, out *[]completion) {
-	w := s.queue[0]
-	s.queue[0] = nil
-	s.queue = s.queue[1:]
-	s.queuedU -= w.cost
-	b.queued--
-	b.queuedU -= w.cost
-	b.headNS -= w.costNS
+// admitLocked admits c's head call.
+func (b *Budget) admitLocked(c *client, fair bool, now int64, out *[]completion) {
+	w := c.head
+	s := w.s
+	C := b.cfg.Capacity
+	b.takeLocked(w)
 
 	w.tatBefore = b.tat
 	w.op = b.logLocked(tatOp{at: now, costNS: w.costNS})
 	b.tat = max(b.tat, now) + w.costNS
-	if s.key != Shared {
+	if c.key != Shared {
+		c.used += w.cost
 		s.used += w.cost
 	}
-	s.last = now
+	c.last, s.last = now, now
 	b.admitted++
 	b.unitsSpent += w.cost
-	if fair {
-		b.vtime = s.finish
+
+	// Within the client.
+	if c.headFair {
+		c.vtime = s.finish
 	}
 	s.lastFinish = s.finish
 	if len(s.queue) > 0 {
 		s.start = s.lastFinish
-		s.finish = s.start + s.queue[0].cost/s.weight(b.cfg.Capacity)
+		s.finish = s.start + s.queue[0].cost/s.weight(C)
 		s.since = now
-		b.waiting.MoveToBack(s.elem)
-		heap.Fix(&b.ready, s.idx)
-		b.headNS += s.queue[0].costNS
+		c.waiting.MoveToBack(s.elem)
+		heap.Fix(&c.ready, s.idx)
 	} else {
-		b.leaveQueueLocked(s)
+		b.sessLeaveLocked(s)
+	}
+
+	// Between clients.
+	if fair {
+		b.vtime = c.finish
+	}
+	c.lastFinish = c.finish
+	b.headNS -= w.costNS
+	c.head = nil
+	if c.queued > 0 {
+		b.setHeadLocked(c, now)
+		c.start = c.lastFinish
+		c.since = now
+		b.waiting.MoveToBack(c.elem)
+		b.retagLocked(c)
+	} else {
+		b.leaveQueueLocked(c)
 	}
 	if w.timer != nil {
 		w.timer.Stop()
 	}
 	w.state = stAdmitted
 	w.adm = Admission{
+		Client:  c.key,
 		Session: s.key,
 		Cost:    w.cost,
 		Arrived: time.Unix(0, w.arrived),
@@ -142,37 +165,72 @@ func (b *Budget) admitLocked(s *session, fair bool, now int64, out *[]completion
 	*out = append(*out, completion{w: w, adm: w.adm})
 }
 
-// removeLocked takes a waiting call out of its session's queue.
-func (b *Budget) removeLocked(w *waiter, now int64) {
+// takeLocked unlinks a waiting call from its session's queue, its client's
+// arrival list and the counts. It does not touch the scheduling tags.
+func (b *Budget) takeLocked(w *waiter) (wasSessHead bool) {
 	s := w.s
-	i := 0
-	for i < len(s.queue) && s.queue[i] != w {
-		i++
+	c := s.c
+	if s.queue[0] == w { // an admission, or the head's hang-up
+		wasSessHead = true
+		s.queue[0] = nil
+		s.queue = s.queue[1:]
+	} else {
+		// A refusal takes the newest call: look from the end.
+		i := len(s.queue) - 1
+		for s.queue[i] != w {
+			i--
+		}
+		copy(s.queue[i:], s.queue[i+1:])
+		s.queue[len(s.queue)-1] = nil
+		s.queue = s.queue[:len(s.queue)-1]
+		wasSessHead = i == 0
 	}
-	if i == len(s.queue) {
-		return
+	if w.prev != nil {
+		w.prev.next = w.next
+	} else {
+		c.oldest = w.next
 	}
-	wasHead := i == 0
-	if wasHead {
-		b.headNS -= w.costNS
+	if w.next != nil {
+		w.next.prev = w.prev
+	} else {
+		c.newest = w.prev
 	}
-	copy(s.queue[i:], s.queue[i+1:])
-	s.queue[len(s.queue)-1] = nil
-	s.queue = s.queue[:len(s.queue)-1]
-	s.queuedU -= w.cost
+	w.prev, w.next = nil, nil
+	c.queued--
+	c.queuedU -= w.cost
 	b.queued--
 	b.queuedU -= w.cost
+	if c.queued > 0 {
+		heap.Fix(&b.heavy, c.heavyAt)
+	}
+	return wasSessHead
+}
+
+// removeLocked takes a waiting call out of the queue (a hang-up, an
+// expiry, a refusal of a full queue's heaviest client).
+func (b *Budget) removeLocked(w *waiter, now int64) {
+	s := w.s
+	c := s.c
+	wasSessHead := b.takeLocked(w)
 	w.state = stGone
 	if w.timer != nil {
 		w.timer.Stop()
 	}
 	switch {
 	case len(s.queue) == 0:
-		b.leaveQueueLocked(s)
-	case wasHead:
+		b.sessLeaveLocked(s)
+	case wasSessHead:
 		s.finish = s.start + s.queue[0].cost/s.weight(b.cfg.Capacity)
-		heap.Fix(&b.ready, s.idx)
-		b.headNS += s.queue[0].costNS
+		heap.Fix(&c.ready, s.idx)
+	}
+	switch {
+	case c.queued == 0:
+		b.leaveQueueLocked(c)
+	case w == c.head:
+		b.headNS -= w.costNS
+		c.head = nil
+		b.setHeadLocked(c, now)
+		b.retagLocked(c)
 	}
 }
 
@@ -199,41 +257,4 @@ func (b *Budget) tick() {
 	b.dispatchLocked(b.clock.Now().UnixNano(), &out)
 	b.mu.Unlock()
 	run(out)
-}
-
-// sessHeap orders backlogged sessions by their head call's finish tag;
-// ties go to the session waiting longest, then the older session.
-type sessHeap []*session
-
-func (h sessHeap) Len() int { return len(h) }
-
-func (h sessHeap) Less(i, j int) bool {
-	a, c := h[i], h[j]
-	if a.finish != c.finish {
-		return a.finish < c.finish
-	}
-	if a.since != c.since {
-		return a.since < c.since
-	}
-	return a.seq < c.seq
-}
-
-func (h sessHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].idx, h[j].idx = i, j
-}
-
-func (h *sessHeap) Push(x any) {
-	s := x.(*session)
-	s.idx = len(*h)
-	*h = append(*h, s)
-}
-
-func (h *sessHeap) Pop() any {
-	old := *h
-	s := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	s.idx = -1
-	return s
 }

@@ -40,7 +40,7 @@ func runSeedMeasurementKeys(seed uint64, queued, moments int, costA, costB float
 	var all []Admission
 	var submitA func()
 	submitA = func() {
-		_, _ = b.Submit("mcp:A", costA, func(a Admission, err error) {
+		_, _ = b.Submit(Key{Client: "mcp:A"}, costA, func(a Admission, err error) {
 			if err != nil {
 				panic(err)
 			}
@@ -61,7 +61,7 @@ func runSeedMeasurementKeys(seed uint64, queued, moments int, costA, costB float
 	for k := range moments {
 		at := warm + time.Duration(k)*time.Minute + time.Duration(rng.Int64N(int64(50*time.Second)))
 		clk.AfterFunc(at, func() {
-			_, _ = b.Submit(bKey, costB, func(a Admission, err error) {
+			_, _ = b.Submit(Key{Client: bKey}, costB, func(a Admission, err error) {
 				if err != nil {
 					panic(err)
 				}
@@ -187,7 +187,7 @@ func runShareScenario(sessions []simSession, measure time.Duration) shareResult 
 	for _, s := range sessions {
 		for range s.history {
 			pending++
-			_, _ = b.Submit(s.key, 1, func(Admission, error) { pending-- })
+			_, _ = b.Submit(Key{Client: s.key}, 1, func(Admission, error) { pending-- })
 		}
 	}
 	for pending > 0 {
@@ -208,7 +208,7 @@ func runShareScenario(sessions []simSession, measure time.Duration) shareResult 
 	var all []Admission
 	var submit func(s simSession)
 	submit = func(s simSession) {
-		_, _ = b.Submit(s.key, s.cost, func(a Admission, err error) {
+		_, _ = b.Submit(Key{Client: s.key}, s.cost, func(a Admission, err error) {
 			if err != nil || a.At.After(end) {
 				return
 			}

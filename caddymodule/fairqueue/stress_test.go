@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,7 +23,9 @@ func TestStressNoCallUncounted(t *testing.T) {
 		workers   = 40
 		perWorker = 150
 	)
-	cfg := Config{Capacity: 60, Window: time.Minute, MaxQueue: 400, MaxWait: 3 * time.Minute}
+	// Small bounds, so full queues, folded session names and forgotten
+	// clients all happen under the race detector.
+	cfg := Config{Capacity: 60, Window: time.Minute, MaxQueue: 100, MaxWait: 3 * time.Minute, MaxSessions: 4, MaxClients: 4}
 	b, clk := newBudget(t, cfg)
 	var (
 		mu   sync.Mutex
@@ -38,16 +41,23 @@ func TestStressNoCallUncounted(t *testing.T) {
 			defer running.Add(-1)
 			rng := rand.New(rand.NewPCG(uint64(g), 7))
 			costs := []float64{1, 1, 1, 0.125, 2, 5, 90}
-			key := "app:" + string(rune('a'+g%12)) // sessions shared by several workers
+			// Five addresses shared by several workers, three sessions
+			// each; every fourth worker makes up a new session name per
+			// call; every tenth is the shared client.
+			key := "addr:" + strconv.Itoa(g%5)
 			if g%10 == 0 {
 				key = Shared
 			}
-			for range perWorker {
+			for i := range perWorker {
+				sessKey := "app:" + strconv.Itoa(g%3)
+				if g%4 == 1 {
+					sessKey = "made-up-" + strconv.Itoa(g) + "-" + strconv.Itoa(i)
+				}
 				ctx, cancel := context.WithCancel(context.Background())
 				if rng.IntN(8) == 0 {
 					go cancel() // hang up at some point while waiting
 				}
-				a, err := b.Acquire(ctx, key, costs[rng.IntN(len(costs))])
+				a, err := b.Acquire(ctx, Key{Client: key, Session: sessKey}, costs[rng.IntN(len(costs))])
 				cancel()
 				var rej *Rejection
 				switch {

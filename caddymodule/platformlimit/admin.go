@@ -24,9 +24,10 @@ func init() {
 //	GET /besluitbron/budget/<platform>    one platform's budget
 //
 // each with: the capacity and window, the units left, whether it is paused
-// (after a platform's 429), the calls and sessions waiting, the sessions
-// remembered, the totals, and the heaviest sessions' usage (?top=N,
-// default 10; session keys are shown here, on the admin endpoint only).
+// (after a platform's 429), the calls, clients and sessions waiting, the
+// clients and sessions remembered, the totals, and the heaviest clients'
+// usage with their heaviest sessions (?top=N, default 10; client
+// addresses and session keys are shown here, on the admin endpoint only).
 type Admin struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -48,8 +49,8 @@ const adminPrefix = "/besluitbron/budget/"
 type Status struct {
 	Platform string `json:"platform"`
 	fairqueue.Stats
-	Window   string                   `json:"window"`
-	Heaviest []fairqueue.SessionUsage `json:"heaviest"`
+	Window   string                  `json:"window"`
+	Heaviest []fairqueue.ClientUsage `json:"heaviest"`
 }
 
 func serveAdmin(w http.ResponseWriter, r *http.Request) error {

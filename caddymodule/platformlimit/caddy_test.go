@@ -82,8 +82,10 @@ http://127.0.0.1:%d {
 		}
 	}
 	st := adminStatus(t, admin, "obv")
-	if st.UnitsSpent != 50 || st.Capacity != 60 || st.Available > 10+1e-9 || len(st.Heaviest) != 2 ||
-		st.Heaviest[0].Used != 25 || st.Heaviest[1].Used != 25 {
+	// One address, two sessions: one client whose two sessions used 25 each.
+	if st.UnitsSpent != 50 || st.Capacity != 60 || st.Available > 10+1e-9 || len(st.Heaviest) != 1 ||
+		st.Heaviest[0].Used != 50 || len(st.Heaviest[0].Sessions) != 2 ||
+		st.Heaviest[0].Sessions[0].Used != 25 || st.Heaviest[0].Sessions[1].Used != 25 {
 		t.Fatalf("admin status after 50 units: %+v", st)
 	}
 

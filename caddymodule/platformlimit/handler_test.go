@@ -219,8 +219,9 @@ func TestSessionKeyPlaceholder(t *testing.T) {
 		}
 	}
 	top := h.budget.Heaviest(5)
-	if len(top) != 2 || top[0].Session != "alice" || top[0].Used != 2 || top[1].Session != "app:b" {
-		t.Fatalf("sessions %+v; want alice (placeholder) and app:b (default key)", top)
+	if len(top) != 1 || top[0].Used != 3 || len(top[0].Sessions) != 2 ||
+		top[0].Sessions[0].Session != "key:alice" || top[0].Sessions[0].Used != 2 || top[0].Sessions[1].Session != "app:b" {
+		t.Fatalf("clients %+v; want one address with sessions key:alice (placeholder) and app:b (default key)", top)
 	}
 }
 

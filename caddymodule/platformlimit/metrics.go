@@ -25,6 +25,7 @@ var (
 		queue:     prometheus.NewDesc("caddy_platform_limit_queue_length", "Calls waiting for room in the platform's budget.", []string{"platform"}, nil),
 		available: prometheus.NewDesc("caddy_platform_limit_available_units", "Units left in the platform's budget now.", []string{"platform"}, nil),
 		sessions:  prometheus.NewDesc("caddy_platform_limit_sessions", "Sessions whose usage the platform's budget remembers.", []string{"platform"}, nil),
+		clients:   prometheus.NewDesc("caddy_platform_limit_clients", "Clients (addresses, or sessions from trusted sources) whose usage the platform's budget remembers.", []string{"platform"}, nil),
 		spent:     prometheus.NewDesc("caddy_platform_limit_units_spent_total", "Units spent on the platform's budget.", []string{"platform"}, nil),
 		calls:     prometheus.NewDesc("caddy_platform_limit_calls_total", "Calls by outcome: admitted, rejected (queue full or waited too long), cancelled (client hung up).", []string{"platform", "outcome"}, nil),
 		paused:    prometheus.NewDesc("caddy_platform_limit_paused", "1 while the platform's budget is paused after a 429.", []string{"platform"}, nil),
@@ -33,11 +34,11 @@ var (
 
 // figuresCollector reads every budget's figures at scrape time.
 type figuresCollector struct {
-	queue, available, sessions, spent, calls, paused *prometheus.Desc
+	queue, available, sessions, clients, spent, calls, paused *prometheus.Desc
 }
 
 func (c *figuresCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.queue, c.available, c.sessions, c.spent, c.calls, c.paused} {
+	for _, d := range []*prometheus.Desc{c.queue, c.available, c.sessions, c.clients, c.spent, c.calls, c.paused} {
 		ch <- d
 	}
 }
@@ -49,6 +50,7 @@ func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(st.Waiting), p)
 		ch <- prometheus.MustNewConstMetric(c.available, prometheus.GaugeValue, st.Available, p)
 		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(st.Sessions), p)
+		ch <- prometheus.MustNewConstMetric(c.clients, prometheus.GaugeValue, float64(st.Clients), p)
 		ch <- prometheus.MustNewConstMetric(c.spent, prometheus.CounterValue, st.UnitsSpent, p)
 		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Admitted), p, "admitted")
 		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Rejected), p, "rejected")

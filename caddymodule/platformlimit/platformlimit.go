@@ -1,6 +1,6 @@
 // Package platformlimit is the Caddy module http.handlers.platform_limit:
 // it keeps a platform's outbound budget on BesluitBron's side and shares it
-// fairly between sessions (design.md §4.2). The mechanism is the Caddy-free
+// fairly between clients and their sessions (design.md §3, §4.2). The mechanism is the Caddy-free
 // caddymodule/fairqueue; this package is the adapter: config, Caddyfile,
 // the request's cost and session, the upstream's answer, metrics and the
 // admin status.
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -33,19 +34,27 @@ func init() {
 // answer for the platform's own view of its limit.
 //
 // While the budget has room a request goes at once. When it has none, the
-// request waits in its session's queue; sessions share the room by usage
-// (a share ∝ 1/(1+used/capacity)), each waiting session gets at least one
-// call per window, a call dearer than the capacity goes at a full bucket
-// and empties it. A session's usage is forgotten 30 minutes after its last
-// call; the shared session (session key "shared") is never counted.
+// request waits. Clients share the room by usage (a share ∝
+// 1/(1+used/capacity)), each waiting client gets at least one call per
+// window, and within a client its sessions share the client's room by the
+// same rule; a call dearer than the capacity goes at a full bucket and
+// empties it. A client is its address (Caddy's client IP, which honours
+// trusted_proxies); its sessions (an issued MCP session id, the
+// Besluitbron-Session header, or session_key) divide its share and never
+// multiply it, unless the address is one of trusted_sources, whose
+// sessions each count as a client. Usage is forgotten 30 minutes after the
+// last call; the shared session (search page, maintenance) is never
+// counted.
 //
 // Answers that passed the budget carry Besluitbron-Queue-Wait: the
-// milliseconds waited. When the queue is full or a request waited
-// max_wait, the handler returns an error with status reject_status (503
-// by default) and sets Retry-After to the seconds after which a call of
-// that session is expected to go, computed from the backlog. A request
-// whose client hangs up while it waits leaves the queue and spends
-// nothing (status 499 in the logs).
+// milliseconds waited. When a request waited max_wait, or the queue is
+// full and its client holds the most queued work (a newcomer always gets a
+// place: the heaviest client's newest waiting request is refused instead),
+// the handler returns an error with status reject_status (503 by default)
+// and sets Retry-After to the seconds after which a call of that client is
+// expected to go, computed from its own backlog. A request whose client
+// hangs up while it waits leaves the queue and spends nothing (status 499
+// in the logs).
 //
 // An upstream 429 with Retry-After pauses the platform's budget for that
 // long; RateLimit-Remaining and RateLimit-Reset on any answer pull the
@@ -64,7 +73,7 @@ type Handler struct {
 	// (obv 60, oa 120, ob 2, rechtspraak 5).
 	Capacity float64 `json:"capacity,omitempty"`
 	// Window is the time the empty bucket takes to refill completely, and
-	// the starvation bound (each waiting session gets at least one call
+	// the starvation bound (each waiting client gets at least one call
 	// per window). Default: the platform's (obv 1m, oa 1m, ob 1s,
 	// rechtspraak 1s).
 	Window caddy.Duration `json:"window,omitempty"`
@@ -79,20 +88,27 @@ type Handler struct {
 	// MaxWait bounds one request's wait. Default: twice the window, at
 	// least 30s.
 	MaxWait caddy.Duration `json:"max_wait,omitempty"`
-	// SessionKey is a placeholder that names the request's session (for
-	// example {http.request.header.X-User}). An empty expansion, or no
-	// session_key, uses BesluitBron's session key: an in-process MCP
-	// sub-request's session, an MCP session id, the Besluitbron-Session
-	// header, else the client address.
+	// SessionKey is a placeholder that names the request's session within
+	// its client (for example {http.request.header.X-User}). An empty
+	// expansion, or no session_key, uses BesluitBron's session: an
+	// in-process MCP sub-request's session, an issued MCP session id, the
+	// Besluitbron-Session header, else none (the address alone).
 	SessionKey string `json:"session_key,omitempty"`
+	// TrustedSources are client addresses (CIDR ranges or single
+	// addresses) whose sessions each count as a client of their own: a
+	// front proxy that names its users' sessions, or a hosted assistant's
+	// egress range. From any other address, sessions divide the address's
+	// share and never multiply it (design.md §3). Default: none.
+	TrustedSources []string `json:"trusted_sources,omitempty"`
 	// RejectStatus is the status of a rejected request: 503 (default) or
 	// 429.
 	RejectStatus int `json:"reject_status,omitempty"`
 
-	budget *fairqueue.Budget
-	clock  fairqueue.Clock
-	pooled bool
-	logger *zap.Logger
+	trusted []netip.Prefix
+	budget  *fairqueue.Budget
+	clock   fairqueue.Clock
+	pooled  bool
+	logger  *zap.Logger
 }
 
 // CostRule prices the requests it matches.
@@ -189,6 +205,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.validate(); err != nil {
 		return err
 	}
+	h.trusted, _ = session.ParsePrefixes(h.TrustedSources) // validated above
 	cfg := h.config()
 	h.clock = clock
 	val, _, err := budgets.LoadOrNew(h.Platform, func() (caddy.Destructor, error) {
@@ -251,6 +268,9 @@ func (h *Handler) validate() error {
 	}
 	if h.MaxWait < 0 {
 		return fmt.Errorf("platform_limit %s: max_wait must be positive, got %v", h.Platform, time.Duration(h.MaxWait))
+	}
+	if _, err := session.ParsePrefixes(h.TrustedSources); err != nil {
+		return fmt.Errorf("platform_limit %s: trusted_sources: %v", h.Platform, err)
 	}
 	if h.RejectStatus != 0 && h.RejectStatus != http.StatusServiceUnavailable && h.RejectStatus != http.StatusTooManyRequests {
 		return fmt.Errorf("platform_limit %s: reject_status must be 503 or 429, got %d", h.Platform, h.RejectStatus)
@@ -318,15 +338,19 @@ func (c *CostRule) price(r *http.Request) float64 {
 	return c.Units * math.Max(1, math.Ceil(v/c.Per))
 }
 
-func (h *Handler) sessionKey(r *http.Request) string {
-	if h.SessionKey != "" {
+// key returns whom the request is for: its client and its session within
+// the client (design.md §3).
+func (h *Handler) key(r *http.Request) fairqueue.Key {
+	who := session.Identify(r)
+	if h.SessionKey != "" && !who.Shared {
 		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-			if k := strings.TrimSpace(repl.ReplaceAll(h.SessionKey, "")); k != "" {
-				return k
+			if k := strings.TrimSpace(repl.ReplaceAll(h.SessionKey, "")); k != "" && len(k) <= 128 {
+				who.Session = "key:" + k
 			}
 		}
 	}
-	return session.Key(r)
+	client, sess := who.Key(h.trusted)
+	return fairqueue.Key{Client: client, Session: sess}
 }
 
 // ServeHTTP waits for room in the budget, then calls next.
@@ -335,7 +359,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, fmt.Errorf("platform_limit %s: matching cost rules: %w", h.Platform, err))
 	}
-	adm, err := h.budget.Acquire(r.Context(), h.sessionKey(r), cost)
+	adm, err := h.budget.Acquire(r.Context(), h.key(r), cost)
 	if err != nil {
 		var rej *fairqueue.Rejection
 		if errors.As(err, &rej) {
