@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/dustin/go-humanize"
 
 	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
 )
@@ -40,6 +41,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		allow_private           <cidr|ip...>
 //		redirect_prefix         <path>|off
 //		tls_ca                  <pem file>
+//		max_body                <size>
 //	}
 //
 // Without base URLs, the platform's environment variable or public address
@@ -108,6 +110,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			case "max_searches_per_host":
 				h.MaxSearchesPerHost = n
 			}
+		case "max_body":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			n, err := humanize.ParseBytes(d.Val())
+			if err != nil || n == 0 || n > 1<<40 {
+				return d.Errf("max_body: want a size such as 64KiB, got %q", d.Val())
+			}
+			h.MaxBody = int64(n)
 		case "search_paths":
 			args := d.RemainingArgs()
 			if len(args) == 0 {

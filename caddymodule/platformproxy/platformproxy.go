@@ -31,9 +31,16 @@ func init() {
 // connections. The request path below the route's prefix is appended to the
 // base URL's path, the query string is kept, Host and TLS server name are
 // the upstream's, and every request carries a User-Agent naming BesluitBron
-// and the operator's contact address. The client's X-Forwarded-* headers
-// and address are not passed on: the platforms see BesluitBron, not its
-// users.
+// and the operator's contact address. Only what a platform needs reaches
+// it: the client's credentials and cookies (Authorization, Cookie,
+// Proxy-*), our session headers (Mcp-Session-Id, Besluitbron-*), the
+// hop-by-hop headers (and those Connection names) and the client's
+// X-Forwarded-* and address are not passed on: the platforms see
+// BesluitBron, not its users.
+//
+// Only GET and HEAD, and POST to the platform's read-only searches
+// (SearchPaths), are passed on; any other method is answered 405 with an
+// Allow header and a JSON error. A body over MaxBody is answered 413.
 //
 // Failure: when no upstream answers, the handler returns a 502 error (dial
 // failure) or 503 (no upstream available) that handle_errors can shape.
@@ -68,9 +75,19 @@ type Handler struct {
 	MaxIdleConnsPerHost int `json:"max_idle_conns_per_host,omitempty"`
 
 	// ProbeInterval is the TCP keep-alive idle time and probe interval;
-	// three unanswered probes close the connection. Default: 10s (a dead
-	// path is found within about 40 s, also during a long silent answer).
+	// it must be shorter than IdleTimeout, so an idle connection is
+	// probed before it is reused. Three unanswered probes, or sent data
+	// unacknowledged for 4 × ProbeInterval (the TCP user timeout), close
+	// the connection. Default: 5s (a dead path is found within 20 s,
+	// idle, while waiting for a long silent answer, or mid-request; a live
+	// platform's kernel answers the probes, so a slow answer is not cut).
 	ProbeInterval caddy.Duration `json:"probe_interval,omitempty"`
+
+	// MaxBody is the largest request body passed on to the platform, in
+	// bytes; a larger one is answered 413 with a JSON error. Bodies are
+	// read into memory first, so they can be resent. Default: 65536
+	// (64 KiB).
+	MaxBody int64 `json:"max_body,omitempty"`
 
 	// Attempts is the number of requests actually sent to the platform's
 	// hosts for one incoming request, at most. A refused dial and a host
@@ -162,7 +179,17 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.MaxIdleConnsPerHost = 16
 	}
 	if h.ProbeInterval == 0 {
-		h.ProbeInterval = caddy.Duration(10 * time.Second)
+		h.ProbeInterval = caddy.Duration(up.DefaultProbeInterval)
+	}
+	if h.ProbeInterval >= h.IdleTimeout {
+		return fmt.Errorf("platform %s: probe_interval %v must be shorter than idle_timeout %v, or an idle connection is never probed before reuse",
+			h.Platform, time.Duration(h.ProbeInterval), time.Duration(h.IdleTimeout))
+	}
+	if h.MaxBody == 0 {
+		h.MaxBody = defaultMaxBody
+	}
+	if h.MaxBody < 0 {
+		return fmt.Errorf("platform %s: max_body must be positive, got %d", h.Platform, h.MaxBody)
 	}
 	if h.QueueWait == 0 {
 		h.QueueWait = caddy.Duration(15 * time.Second)
@@ -226,7 +253,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			IdleTimeout:         time.Duration(h.IdleTimeout),
 			MaxIdleConnsPerHost: h.MaxIdleConnsPerHost,
 			ProbeInterval:       time.Duration(h.ProbeInterval),
-			ProbeCount:          3,
+			ProbeCount:          up.DefaultProbeCount,
+			OnDeadConn:          h.deadConn(u.dial),
 			Policy:              up.AddrPolicy{Allow: allow},
 			TLS:                 tlsConf,
 		})
@@ -241,6 +269,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Caps:           up.Caps{Requests: h.MaxRequestsPerHost, Searches: h.MaxSearchesPerHost},
 		QueueWait:      time.Duration(h.QueueWait),
 		SearchPaths:    searchPaths,
+		MaxReplayBody:  h.MaxBody,
 		UserAgent:      userAgent,
 		RedirectPrefix: redirectPrefix,
 	})
@@ -294,8 +323,27 @@ func (h *Handler) Cleanup() error {
 	return nil
 }
 
-// ServeHTTP proxies the request to the platform.
+// deadConn is the hook a host's pool calls when the kernel finds one of
+// its connections dead: counted, and logged, since it means the path to
+// the platform broke.
+func (h *Handler) deadConn(dial string) func(error) {
+	return func(err error) {
+		if h.up != nil {
+			h.up.NoteDeadConn()
+		}
+		h.logger.Warn("connection to platform found dead",
+			zap.String("platform", h.Platform),
+			zap.String("host", dial),
+			zap.Error(err))
+	}
+}
+
+// ServeHTTP proxies the request to the platform, after admit has let it
+// through (method, body size).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	if ok, err := h.admit(w, r); !ok {
+		return err
+	}
 	err := h.proxy.ServeHTTP(w, r, next)
 	var he caddyhttp.HandlerError
 	if err != nil && errors.As(err, &he) && errors.Is(he.Err, up.ErrNoPlace) {
@@ -308,7 +356,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // Stats returns the upstream counters (requests, attempts sent, stale
-// resends, failovers, refusals for want of a place).
+// resends, failovers, refusals for want of a place, dead connections).
 func (h *Handler) Stats() up.Stats { return h.up.Stats() }
 
 // Interface guards

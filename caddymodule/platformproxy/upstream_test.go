@@ -243,7 +243,7 @@ func TestCaddyLongSilentAnswerCompletes(t *testing.T) {
 	})
 	base := serve(t, "rechtspraak", fmt.Sprintf(`platform_proxy rechtspraak %s {
 				dial_timeout 200ms
-				idle_timeout 200ms
+				idle_timeout 1100ms
 				probe_interval 1s
 				queue_wait 200ms
 			}`, a.URL))

@@ -103,6 +103,7 @@ type Stats struct {
 	StaleResends int64 // resends on a new connection after a pooled one turned out closed
 	Failovers    int64 // moves to the next host after a failure
 	NoPlace      int64 // requests refused after waiting for a place
+	DeadConns    int64 // connections the kernel found dead (NoteDeadConn)
 }
 
 // Proxy is an http.RoundTripper that sends a request to a platform's hosts.
@@ -113,7 +114,7 @@ type Proxy struct {
 	opt   Options
 	sel   *Selector
 
-	requests, sent, stale, failovers, noPlace atomic.Int64
+	requests, sent, stale, failovers, noPlace, dead atomic.Int64
 }
 
 // NewProxy returns a proxy over hosts, tried in order.
@@ -154,8 +155,13 @@ func (p *Proxy) Stats() Stats {
 		StaleResends: p.stale.Load(),
 		Failovers:    p.failovers.Load(),
 		NoPlace:      p.noPlace.Load(),
+		DeadConns:    p.dead.Load(),
 	}
 }
+
+// NoteDeadConn counts a connection the kernel found dead; the hosts'
+// transports call it through TransportOptions.OnDeadConn.
+func (p *Proxy) NoteDeadConn() { p.dead.Add(1) }
 
 // IsSearch tells whether the request path is one of the platform's
 // searches.
@@ -167,9 +173,6 @@ func (p *Proxy) IsSearch(r *http.Request) bool {
 	}
 	return false
 }
-
-// headers that would tell a platform about our users.
-var clientHeaders = []string{"X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "Forwarded", "X-Real-Ip", "Via"}
 
 // attempt records what happened to one attempt on the wire.
 type attempt struct {
@@ -388,13 +391,14 @@ func (p *Proxy) outgoing(req *http.Request, h *Host, markReplayable bool) (*http
 			out.URL.RawPath = joined
 		}
 	}
-	for _, name := range clientHeaders {
-		out.Header.Del(name)
-	}
+	// Clone shares nothing with req's header map, so this leaves the
+	// incoming request (and the next attempt's copy) intact.
+	stripHeaders(out.Header)
+	out.Trailer = nil
 	if p.opt.UserAgent != "" {
 		out.Header.Set("User-Agent", p.opt.UserAgent)
 	}
-	if markReplayable && out.Header.Get("Idempotency-Key") == "" && out.Header.Get("X-Idempotency-Key") == "" {
+	if markReplayable {
 		// A read-only search: net/http resends it on a fresh connection
 		// when a pooled one turns out closed, as it does a GET. A nil
 		// value marks the request without sending the header.

@@ -1,0 +1,100 @@
+package platformproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// defaultMaxBody is the default request body cap: an ORI _msearch or an
+// OpenTK search form is a few KiB.
+const defaultMaxBody = 64 << 10
+
+// refusal is the JSON body of a 405, 413 or 400 the handler answers
+// itself (written by hand; the type documents it and the tests decode
+// into it).
+type refusal struct {
+	// Error is "method_not_allowed", "body_too_large" or "bad_body".
+	Error    string   `json:"error"`
+	Platform string   `json:"platform"`
+	Allow    []string `json:"allow,omitempty"`
+	MaxBody  int64    `json:"max_body,omitempty"`
+	Message  string   `json:"message"`
+}
+
+func writeRefusal(w http.ResponseWriter, status int, body refusal) {
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// admit lets through only what a platform needs: GET and HEAD anywhere,
+// POST to the platform's read-only searches, and a body of at most
+// MaxBody bytes, which it reads into memory (so the request can be resent
+// and failed over). Anything else it answers itself and returns false.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (bool, error) {
+	search := h.up.IsSearch(r)
+	switch {
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+	case r.Method == http.MethodPost && search:
+	default:
+		allow := []string{http.MethodGet, http.MethodHead}
+		if search {
+			allow = append(allow, http.MethodPost)
+		}
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		msg := fmt.Sprintf("%s is not passed on to platform %s: only reads (GET, HEAD) and its read-only searches (POST) are", r.Method, h.Platform)
+		writeRefusal(w, http.StatusMethodNotAllowed, refusal{Error: "method_not_allowed", Platform: h.Platform, Allow: allow, Message: msg})
+		return false, nil
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return true, nil
+	}
+	tooLarge := func() {
+		msg := fmt.Sprintf("request body over %d bytes: platform %s takes at most that", h.MaxBody, h.Platform)
+		writeRefusal(w, http.StatusRequestEntityTooLarge, refusal{Error: "body_too_large", Platform: h.Platform, MaxBody: h.MaxBody, Message: msg})
+	}
+	if r.ContentLength > h.MaxBody {
+		// Refused before a byte is read; net/http closes the
+		// connection rather than drain a large body.
+		tooLarge()
+		return false, nil
+	}
+	// A chunked body has no length up front: read one byte past the cap.
+	data, err := io.ReadAll(io.LimitReader(r.Body, h.MaxBody+1))
+	if err != nil {
+		if r.Context().Err() != nil {
+			return false, caddyhttp.Error(499, fmt.Errorf("platform_proxy %s: client gone while sending the body: %w", h.Platform, err))
+		}
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			tooLarge()
+			return false, nil
+		}
+		writeRefusal(w, http.StatusBadRequest, refusal{Error: "bad_body", Platform: h.Platform, Message: "reading the request body: " + err.Error()})
+		return false, nil
+	}
+	if int64(len(data)) > h.MaxBody {
+		tooLarge()
+		return false, nil
+	}
+	_ = r.Body.Close()
+	r.ContentLength = int64(len(data))
+	r.TransferEncoding = nil
+	if len(data) == 0 {
+		r.Body = http.NoBody
+	} else {
+		r.Body = io.NopCloser(bytes.NewReader(data))
+	}
+	return true, nil
+}
