@@ -48,6 +48,7 @@ type motionJSON struct {
 	Result       string `json:"result"`
 	Tally        tally  `json:"tally"`
 	Votes        []vote `json:"votes"`
+	VoteSummary  string `json:"vote_summary,omitempty"` // see voteSummary
 	AgendaItem   string `json:"agenda_item"`
 	AttachmentID string `json:"attachment_id"`
 	DownloadURL  string `json:"download_url"`
@@ -100,17 +101,17 @@ type documentDetail struct {
 	DownloadURL  string `json:"downloadUrl"`
 	ContentType  string `json:"contentType"`
 	PDFURL       string `json:"pdfUrl"`
-	PageCount    int    `json:"pageCount"`
 	MeetingID    string `json:"meetingId"`
 }
 
 type motionInner struct {
-	Name       string `json:"name"`
-	MotionType string `json:"motion_type"`
-	Status     string `json:"status"`
-	Result     string `json:"result"`
-	Tally      tally  `json:"tally"`
-	Votes      []vote `json:"votes"`
+	Name        string `json:"name"`
+	MotionType  string `json:"motion_type"`
+	Status      string `json:"status"`
+	Result      string `json:"result"`
+	Tally       tally  `json:"tally"`
+	Votes       []vote `json:"votes"`
+	VoteSummary string `json:"vote_summary,omitempty"` // see voteSummary
 }
 
 type motionDetail struct {
@@ -150,7 +151,7 @@ func (e *Emulator) serveEntity(w http.ResponseWriter, r *http.Request) {
 // ent404 is the entity 404 (web/server.ts), with the error code the API
 // added later (web/api_errors.ts).
 func ent404(w http.ResponseWriter) {
-	apiError(w, http.StatusNotFound, "entity_not_found", "Resultaat niet gevonden", "")
+	apiError(w, http.StatusNotFound, "Resultaat niet gevonden", "")
 }
 
 // visible tells whether the platform has indexed the entity by now.
@@ -187,7 +188,8 @@ func (e *Emulator) meetingDetail(m *meeting) meetingDetail {
 		_, t := e.votes(mo)
 		native := mo.attachment[strings.LastIndex(mo.attachment, ":")+1:]
 		out.Motions = append(out.Motions, motionJSON{ID: mo.id, Name: mo.name, Result: mo.result, Tally: t, Votes: []vote{},
-			AgendaItem: mo.agendaItem, AttachmentID: mo.attachment, DownloadURL: supplierFileURL(s, native)})
+			VoteSummary: e.voteSummary(mo, t),
+			AgendaItem:  mo.agendaItem, AttachmentID: mo.attachment, DownloadURL: supplierFileURL(s, native)})
 	}
 	if m.recording != "" {
 		out.Recordings = append(out.Recordings, e.recording(m))
@@ -262,12 +264,33 @@ func (e *Emulator) votes(mo *motion) ([]vote, tally) {
 	}
 }
 
+// voteSummary is the free-text vote breakdown some Notubiz municipalities
+// publish instead of per-member votes: API.md ("A few publish a vote
+// breakdown as free text in vote_summary, stored verbatim") and
+// schemas/motion.schema.json (a string; "the formatting varies per
+// municipality"). No sample exists; the emulator gives one in three
+// Notubiz motions that came to a vote a summary in one plain form.
+func (e *Emulator) voteSummary(mo *motion, t tally) string {
+	if mo.src.org.Supplier != corpus.Notubiz || t.InFavour+t.Against == 0 ||
+		corpus.Rand(e.cfg.Seed, "vote_summary", mo.id).IntN(3) != 0 {
+		return ""
+	}
+	return fmt.Sprintf("Voor: %d stemmen, tegen: %d stemmen. Motie %s.", t.InFavour, t.Against, mo.result)
+}
+
 func (e *Emulator) motionDetail(mo *motion) motionDetail {
 	m := mo.src.meetings[mo.meeting]
 	vs, t := e.votes(mo)
+	if mo.src.org.Supplier == corpus.Notubiz {
+		// "Notubiz sources have no per-member votes, only the outcome"
+		// (API.md); the docs' Notubiz example carries a tally and an
+		// empty votes list.
+		vs = []vote{}
+	}
 	return motionDetail{entityHeader: entityHeader{EntityID: mo.id, EntityType: "Motion", EntityTypeLabel: "Motie", Title: mo.name,
 		Organization: mo.src.org.Label, Date: corpus.DutchDate(m.when), SortDate: sortDate(m.when)},
-		Motion:    motionInner{Name: mo.name, MotionType: "Moties", Status: motionStatus[mo.result], Result: mo.result, Tally: t, Votes: vs},
+		Motion: motionInner{Name: mo.name, MotionType: "Moties", Status: motionStatus[mo.result], Result: mo.result, Tally: t, Votes: vs,
+			VoteSummary: e.voteSummary(mo, t)},
 		MeetingID: m.id}
 }
 
@@ -294,31 +317,24 @@ func (e *Emulator) documentDetail(d *document) documentDetail {
 	return documentDetail{entityHeader: entityHeader{EntityID: d.id, EntityType: "Document", EntityTypeLabel: "Document", Title: d.title,
 		Organization: d.src.org.Label, Date: corpus.DutchDate(d.when), SortDate: sortDate(d.when.Truncate(24 * time.Hour))},
 		MarkdownText: e.fullText(d), DownloadURL: d.downloadURL(), ContentType: "application/pdf", PDFURL: d.downloadURL(),
-		PageCount: d.pages, MeetingID: d.src.meetings[d.meeting].id}
+		MeetingID: d.src.meetings[d.meeting].id}
 }
 
 func (e *Emulator) servePDFPage(w http.ResponseWriter, r *http.Request, rawID, rawPage string) {
 	n, err := strconv.Atoi(rawPage)
 	if err != nil || n < 1 {
-		apiError(w, http.StatusBadRequest, "invalid_page_number", "Ongeldig paginanummer", "")
+		apiError(w, http.StatusBadRequest, "Ongeldig paginanummer", "")
 		return
-	}
-	if s := r.URL.Query().Get("scale"); s != "" {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || f < 0.25 || f > 4 {
-			apiError(w, http.StatusBadRequest, "invalid_scale", `Ongeldige schaal "`+s+`".`, "Gebruik een getal tussen 0.25 en 4.")
-			return
-		}
 	}
 	id, err := url.PathUnescape(rawID)
 	ent, ok := e.data.entity(id)
 	d, isDoc := ent.(*document)
 	if err != nil || !ok || !isDoc || !e.visible(d) {
-		apiError(w, http.StatusNotFound, "pdf_not_found", "PDF niet gevonden", "")
+		apiError(w, http.StatusNotFound, "PDF niet gevonden", "")
 		return
 	}
 	if n > d.pages {
-		apiError(w, http.StatusNotFound, "pdf_page_not_found", "Pagina niet gevonden", "")
+		apiError(w, http.StatusNotFound, "Pagina niet gevonden", "")
 		return
 	}
 	img := renderPage(corpus.Rand(e.cfg.Seed, "page", d.id, n))

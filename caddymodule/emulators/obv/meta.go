@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -320,28 +322,38 @@ func (e *Emulator) record(s *source, seq int, at time.Time, ent any) exportRecor
 func (e *Emulator) exportParams(w http.ResponseWriter, r *http.Request) (*source, int, bool) {
 	key := strings.TrimSpace(r.URL.Query().Get("source"))
 	if key == "" {
-		apiError(w, http.StatusBadRequest, "missing_export_source", "Parameter source is verplicht; zie /api/sources voor geldige keys.", "")
+		apiError(w, http.StatusBadRequest, "Parameter source is verplicht; zie /api/sources voor geldige keys.", "")
 		return nil, 0, false
 	}
 	s, ok := e.data.sourceByKey(key)
 	if !ok {
-		apiError(w, http.StatusBadRequest, "unknown_export_source", `Onbekende source "`+key+`"; zie /api/sources voor geldige keys.`, "")
+		apiError(w, http.StatusBadRequest, `Onbekende source "`+key+`"; zie /api/sources voor geldige keys.`, "")
 		return nil, 0, false
 	}
-	limit := 500
-	if raw := strings.TrimSpace(r.URL.Query().Get("limit")); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 {
-			apiError(w, http.StatusBadRequest, "invalid_limit", `Parameter limit moet een geheel getal van minstens 1 zijn, kreeg "`+raw+`".`, "")
-			return nil, 0, false
-		}
-		limit = min(n, 1000)
+	return s, exportLimit(r.URL.Query()), true
+}
+
+// exportLimit reads an export page size as web/server.ts exportLimitParam
+// and src/exports/log.ts clampLimit do: never an error. Absent or not a
+// number (NaN, Infinity) gives the default 500; otherwise the number is
+// floored and held to 1..1000 (an empty value is Number("") = 0, so 1).
+func exportLimit(q url.Values) int {
+	if !q.Has("limit") {
+		return 500
 	}
-	return s, limit, true
+	raw := strings.TrimSpace(q.Get("limit"))
+	if raw == "" {
+		return 1
+	}
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 500
+	}
+	return int(max(1, min(math.Floor(f), 1000)))
 }
 
 func badCursor(w http.ResponseWriter) {
-	apiError(w, http.StatusBadRequest, "invalid_export_cursor", "Ongeldige cursor; gebruik de nextCursor uit een eerdere response.", "")
+	apiError(w, http.StatusBadRequest, "Ongeldige cursor; gebruik de nextCursor uit een eerdere response.", "")
 }
 
 func writeNDJSON(w http.ResponseWriter, recs []exportRecord) {

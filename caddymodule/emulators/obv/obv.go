@@ -184,7 +184,6 @@ func (e *Emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			e.limited.Add(1)
 			h.Set("Retry-After", strconv.Itoa(v.retryAfter))
 			writeJSON(w, http.StatusTooManyRequests, map[string]any{
-				"code":                "rate_limited",
 				"error":               "Te veel verzoeken. Probeer het over " + strconv.Itoa(v.retryAfter) + " seconde(n) opnieuw.",
 				"limit_per_minute":    Capacity,
 				"retry_after_seconds": v.retryAfter,
@@ -238,9 +237,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
-// apiError writes {code, error[, hint]} with the status.
-func apiError(w http.ResponseWriter, status int, code, msg, hint string) {
-	body := map[string]any{"code": code, "error": msg}
+// apiError writes the platform's error body, {error[, hint]} with the
+// status: web/search_params.ts badRequest and the Response.json calls in
+// web/server.ts. It has no machine-readable code field.
+func apiError(w http.ResponseWriter, status int, msg, hint string) {
+	body := map[string]any{"error": msg}
 	if hint != "" {
 		body["hint"] = hint
 	}

@@ -1,14 +1,18 @@
 package obv
 
 import (
+	"bytes"
 	"html"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
 )
@@ -16,72 +20,47 @@ import (
 // SearchEntityTypes are the entity types /api/search accepts.
 var SearchEntityTypes = []string{"Meeting", "Document", "Motion", "Recording"}
 
-var sorts = []string{"date_desc", "date_asc", "relevance"}
-
-var phraseSlop = regexp.MustCompile(`"[^"]*"\s*~\s*\d+`)
+// quoted finds the double-quoted runs of a query, as splitQuotedPhrases in
+// the platform's web/search_api.ts does.
+var quoted = regexp.MustCompile(`"([^"]*)"`)
 
 // maxTotal caps totalCount; above it the count is approximate.
 const maxTotal = 10000
 
 type searchParams struct {
-	words        []string
+	words        []string   // bare terms, all must match
+	phrases      [][]string // quoted phrases of two or more words, each must match in a row
 	organization string
 	entityType   string
 	sort         string
-	from, to     time.Time // zero = open
+	from, to     string // dateFrom, dateTo as given (trimmed); "" = open
 	offset       int
 	limit        int
 }
 
-// parseSearch validates the query string as the platform does and returns
-// the 400 to send, if any.
+// parseSearch validates the query string as the platform does
+// (web/search_params.ts validateSearchParams) and returns the 400 to send,
+// if any. Only entityType, organization, limit and offset are refused;
+// sort and the dates are never an error there (see parseSort, inRange).
 func (e *Emulator) parseSearch(q url.Values) (searchParams, func(http.ResponseWriter)) {
-	p := searchParams{sort: "date_desc", limit: PageUnit}
-	bad := func(code, msg, hint string) func(http.ResponseWriter) {
-		return func(w http.ResponseWriter) { apiError(w, http.StatusBadRequest, code, msg, hint) }
+	p := searchParams{limit: PageUnit}
+	bad := func(msg, hint string) func(http.ResponseWriter) {
+		return func(w http.ResponseWriter) { apiError(w, http.StatusBadRequest, msg, hint) }
 	}
 	p.entityType = strings.TrimSpace(q.Get("entityType"))
 	if p.entityType != "" && !contains(SearchEntityTypes, p.entityType) {
-		return p, bad("unknown_entity_type", `Onbekend entityType "`+p.entityType+`".`,
+		return p, bad(`Onbekend entityType "`+p.entityType+`".`,
 			"Geldige waarden zijn "+strings.Join(SearchEntityTypes, ", ")+"; let op hoofdletters.")
 	}
 	p.organization = strings.TrimSpace(q.Get("organization"))
 	if p.organization != "" {
 		if _, ok := e.data.index[p.organization]; !ok {
-			return p, bad("unknown_organization", `Onbekende organization "`+p.organization+`".`,
+			return p, bad(`Onbekende organization "`+p.organization+`".`,
 				"Zie /api/sources voor geldige keys; deze zijn hoofdlettergevoelig.")
 		}
 	}
-	if s := strings.TrimSpace(q.Get("sort")); s != "" {
-		if !contains(sorts, s) {
-			return p, bad("unknown_sort", `Onbekende sort "`+s+`".`, "Geldige waarden zijn "+strings.Join(sorts, ", ")+".")
-		}
-		p.sort = s
-	}
-	for _, name := range []string{"dateFrom", "dateTo"} {
-		raw := strings.TrimSpace(q.Get(name))
-		if raw == "" {
-			continue
-		}
-		t, err := time.Parse("2006-01-02", raw)
-		if err != nil {
-			t, err = time.Parse(time.RFC3339, raw)
-		}
-		if err != nil {
-			return p, bad("invalid_date", "Parameter "+name+` moet een ISO-datum zijn (JJJJ-MM-DD), kreeg "`+raw+`".`, "")
-		}
-		if name == "dateFrom" {
-			p.from = t
-		} else {
-			if len(raw) == 10 {
-				t = t.Add(24*time.Hour - time.Nanosecond)
-			}
-			p.to = t
-		}
-	}
-	if !p.from.IsZero() && !p.to.IsZero() && p.from.After(p.to) {
-		return p, bad("invalid_date", "Parameter dateFrom ligt na dateTo.", "")
-	}
+	p.sort = parseSort(q.Get("sort"))
+	p.from, p.to = strings.TrimSpace(q.Get("dateFrom")), strings.TrimSpace(q.Get("dateTo"))
 	for _, name := range []string{"limit", "offset"} {
 		raw := q.Get(name)
 		if strings.TrimSpace(raw) == "" {
@@ -89,28 +68,75 @@ func (e *Emulator) parseSearch(q url.Values) (searchParams, func(http.ResponseWr
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
 		if err != nil || f != float64(int64(f)) {
-			return p, bad("invalid_"+name, "Parameter "+name+` moet een geheel getal zijn, kreeg "`+raw+`".`, "")
+			return p, bad("Parameter "+name+` moet een geheel getal zijn, kreeg "`+raw+`".`, "")
 		}
 		v := int(f)
 		if name == "limit" {
 			if v < 1 {
-				return p, bad("invalid_limit", "Parameter limit moet minstens 1 zijn, kreeg "+strconv.Itoa(v)+".", "")
+				return p, bad("Parameter limit moet minstens 1 zijn, kreeg "+strconv.Itoa(v)+".", "")
 			}
 			p.limit = min(v, 100)
 		} else {
 			if v < 0 {
-				return p, bad("invalid_offset", "Parameter offset kan niet negatief zijn, kreeg "+strconv.Itoa(v)+".", "")
+				return p, bad("Parameter offset kan niet negatief zijn, kreeg "+strconv.Itoa(v)+".", "")
 			}
 			p.offset = v
 		}
 	}
-	query := q.Get("query")
-	if phraseSlop.MatchString(query) {
-		return p, bad("unsupported_phrase_slop", `Zoeken met afstand tussen woorden ("..."~N) wordt niet ondersteund.`,
-			"Laat ~N weg; woorden worden altijd samen gezocht (EN).")
-	}
-	p.words = tokens(query)
+	p.words, p.phrases = parseQuery(q.Get("query"))
 	return p, nil
+}
+
+// parseSort maps the sort parameter as web/search_api.ts sortResults does:
+// date_asc and title_asc are themselves, anything else (relevance, an
+// unknown value, none) orders by date, newest first.
+func parseSort(s string) string {
+	switch s {
+	case "date_asc", "title_asc":
+		return s
+	}
+	return "date_desc"
+}
+
+// parseQuery splits a query as web/search_api.ts buildSearchClause does:
+// each quoted run is a phrase (one word in quotes is a plain term), the rest
+// are bare terms; punctuation separates words (so "woningbouw"~3 is the
+// term woningbouw and the term 3, not an error).
+func parseQuery(query string) (words []string, phrases [][]string) {
+	rest := quoted.ReplaceAllStringFunc(query, func(m string) string {
+		ts := tokens(m[1 : len(m)-1])
+		if len(ts) == 1 {
+			words = append(words, ts[0])
+		} else if len(ts) > 1 {
+			phrases = append(phrases, ts)
+		}
+		return " "
+	})
+	return append(words, tokens(rest)...), phrases
+}
+
+// inRange is the platform's date filter (web/search_api.ts
+// filterResultsByDateRange): the first ten characters of sortDate compared
+// as strings with dateFrom and dateTo as given. A malformed date is
+// therefore no error, and dateFrom after dateTo simply matches nothing.
+func (p *searchParams) inRange(t time.Time) bool {
+	if p.from == "" && p.to == "" {
+		return true
+	}
+	v := sortDate(t)[:10]
+	return (p.from == "" || v >= p.from) && (p.to == "" || v <= p.to)
+}
+
+// empty reports whether the query has nothing to search for.
+func (p *searchParams) empty() bool { return len(p.words) == 0 && len(p.phrases) == 0 }
+
+// allWords are the query's words, for highlighting.
+func (p *searchParams) allWords() []string {
+	out := append([]string(nil), p.words...)
+	for _, ph := range p.phrases {
+		out = append(out, ph...)
+	}
+	return out
 }
 
 func contains(xs []string, s string) bool {
@@ -149,20 +175,24 @@ type SearchResponse struct {
 
 type hit struct {
 	when  time.Time
-	score int
+	title string
 	res   func() SearchResult
 }
 
-func matches(hay string, words []string) (int, bool) {
-	score := 0
-	for _, w := range words {
-		n := strings.Count(hay, " "+w+" ")
-		if n == 0 {
-			return 0, false
+// matches reports whether a haystack (searchText: " word word ") holds
+// every term and every phrase (its words in a row).
+func (p *searchParams) matches(hay string) bool {
+	for _, w := range p.words {
+		if !strings.Contains(hay, " "+w+" ") {
+			return false
 		}
-		score += n
 	}
-	return score, true
+	for _, ph := range p.phrases {
+		if !strings.Contains(hay, " "+strings.Join(ph, " ")+" ") {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *Emulator) serveSearch(w http.ResponseWriter, r *http.Request) {
@@ -172,13 +202,13 @@ func (e *Emulator) serveSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := SearchResponse{Results: []SearchResult{}}
-	if len(p.words) == 0 && p.organization == "" {
+	if p.empty() && p.organization == "" {
 		// Neither a query nor an organization: an empty result. A query of
 		// only punctuation has no words either.
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
-	if len(p.words) == 0 && strings.TrimSpace(r.URL.Query().Get("query")) != "" {
+	if p.empty() && strings.TrimSpace(r.URL.Query().Get("query")) != "" {
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
@@ -190,9 +220,7 @@ func (e *Emulator) serveSearch(w http.ResponseWriter, r *http.Request) {
 	} else {
 		srcs = e.data.all()
 	}
-	in := func(t time.Time) bool {
-		return (p.from.IsZero() || !t.Before(p.from)) && (p.to.IsZero() || !t.After(p.to))
-	}
+	words := p.allWords()
 	var hits []hit
 	for _, s := range srcs {
 		for _, m := range s.meetings {
@@ -200,60 +228,71 @@ func (e *Emulator) serveSearch(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			switch {
-			case !in(m.when):
+			case !p.inRange(m.when):
 			case p.entityType == "" || p.entityType == "Meeting":
-				if sc, ok := matches(m.haystack, p.words); ok {
+				if p.matches(m.haystack) {
 					m := m
-					hits = append(hits, hit{m.when, sc, func() SearchResult { return e.meetingResult(m, "", p.words) }})
+					hits = append(hits, hit{m.when, m.title, func() SearchResult { return e.meetingResult(m, "", words) }})
 				}
 			case p.entityType == "Recording" && m.recording != "":
-				if sc, ok := matches(m.spokenHays, p.words); ok {
+				if p.matches(m.spokenHays) {
 					m := m
-					hits = append(hits, hit{m.when, sc, func() SearchResult { return e.meetingResult(m, m.spoken, p.words) }})
+					hits = append(hits, hit{m.when, m.title, func() SearchResult { return e.meetingResult(m, m.spoken, words) }})
 				}
 			}
 			if p.entityType == "" || p.entityType == "Document" {
 				for _, di := range m.docs {
 					d := s.docs[di]
-					if !in(d.when) {
+					// Documents sort (and filter) on their day: sortDate
+					// is the day at 00:00:00.
+					if !p.inRange(d.when.Truncate(24 * time.Hour)) {
 						continue
 					}
-					if sc, ok := matches(d.haystack, p.words); ok {
-						hits = append(hits, hit{d.when, sc, func() SearchResult { return e.documentResult(d, p.words) }})
+					if p.matches(d.haystack) {
+						hits = append(hits, hit{d.when, d.title, func() SearchResult { return e.documentResult(d, words) }})
 					}
 				}
 			}
 			if p.entityType == "" || p.entityType == "Motion" {
 				for _, mi := range m.motions {
 					mo := s.motions[mi]
-					if indexedAt(mo).After(now) || !in(m.when) {
+					if indexedAt(mo).After(now) || !p.inRange(m.when) {
 						continue
 					}
-					if sc, ok := matches(mo.haystack, p.words); ok {
-						hits = append(hits, hit{m.when, sc, func() SearchResult { return e.motionResult(mo, p.words) }})
+					if p.matches(mo.haystack) {
+						hits = append(hits, hit{m.when, mo.name, func() SearchResult { return e.motionResult(mo, words) }})
 					}
 				}
 			}
 		}
 	}
-	sort.SliceStable(hits, func(a, b int) bool {
-		switch p.sort {
-		case "date_asc":
-			return hits[a].when.Before(hits[b].when)
-		case "relevance":
-			if hits[a].score != hits[b].score {
-				return hits[a].score > hits[b].score
-			}
-		}
-		return hits[a].when.After(hits[b].when)
-	})
+	sortHits(hits, p.sort)
 	resp.TotalCount = min(len(hits), maxTotal)
-	resp.TotalIsApproximate = len(hits) > maxTotal || len(p.words) > 0
+	resp.TotalIsApproximate = len(hits) > maxTotal || !p.empty()
 	for i := p.offset; i < len(hits) && i < p.offset+p.limit; i++ {
 		resp.Results = append(resp.Results, hits[i].res())
 	}
 	resp.HasMore = p.offset+len(resp.Results) < len(hits)
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// sortHits orders hits as web/search_api.ts sortResults does.
+func sortHits(hits []hit, sort string) {
+	switch sort {
+	case "date_asc":
+		slices.SortStableFunc(hits, func(a, b hit) int { return a.when.Compare(b.when) })
+	case "title_asc":
+		// As title.localeCompare(other, "nl"). A Collator is not safe
+		// for concurrent use, so each sort has its own.
+		dutch := collate.New(language.Dutch)
+		var buf collate.Buffer
+		slices.SortStableFunc(hits, func(a, b hit) int {
+			buf.Reset()
+			return bytes.Compare(dutch.KeyFromString(&buf, a.title), dutch.KeyFromString(&buf, b.title))
+		})
+	default:
+		slices.SortStableFunc(hits, func(a, b hit) int { return b.when.Compare(a.when) })
+	}
 }
 
 func highlight(text string, words []string) string {
