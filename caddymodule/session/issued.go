@@ -7,94 +7,132 @@ import (
 
 // Registry remembers the MCP session ids the connectors issued, so other
 // modules can tell a real session from a made-up id. It is bounded: past
-// its cap the least recently seen id is forgotten. It lives in the process,
-// not in a config, so sessions survive a config reload.
+// its cap the least recently seen id is forgotten, and an id idle for
+// longer than the idle time is forgotten too. It lives in the process, not
+// in a config, so sessions survive a config reload.
+//
+// Every request carrying an Mcp-Session-Id takes the registry's one lock,
+// so every operation is O(1): a map from id to entry, and the entries in
+// an intrusive doubly linked list from most to least recently seen. The
+// least recently seen id is the list's tail, so eviction and idle expiry
+// look only there (no scan of the map under the lock).
 type Registry struct {
 	mu   sync.Mutex
-	ids  map[string]time.Time // id -> last seen
+	ids  map[string]*entry
+	head entry // sentinel: head.next is the most recently seen, head.prev the least
 	cap  int
 	idle time.Duration
 	now  func() time.Time
 }
 
+// entry is one id in the recency list.
+type entry struct {
+	id         string
+	seen       time.Time
+	prev, next *entry
+}
+
 // NewRegistry returns a registry that forgets an id idle for longer than
-// idle, and keeps at most max ids.
-func NewRegistry(max int, idle time.Duration, now func() time.Time) *Registry {
+// idle, and keeps at most maxIDs ids (at least 1).
+func NewRegistry(maxIDs int, idle time.Duration, now func() time.Time) *Registry {
 	if now == nil {
 		now = time.Now
 	}
-	return &Registry{ids: make(map[string]time.Time), cap: max, idle: idle, now: now}
+	g := &Registry{ids: make(map[string]*entry), cap: max(maxIDs, 1), idle: idle, now: now}
+	g.head.prev, g.head.next = &g.head, &g.head
+	return g
 }
 
 // Issued is the process's registry of MCP session ids: at most 100,000
 // sessions, each forgotten after 24 hours without a request.
 var Issued = NewRegistry(100_000, 24*time.Hour, nil)
 
-// Add records a newly issued id.
+// Add records a newly issued id (or marks a known one seen).
 func (g *Registry) Add(id string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
-	if len(g.ids) >= g.cap {
-		g.sweepLocked(now)
+	if e, ok := g.ids[id]; ok {
+		e.seen = now
+		g.toFront(e)
+		return
 	}
+	// Expired ids leave from the tail, one Add at a time: each id is
+	// removed once, so this is O(1) amortised.
+	g.expireLocked(now)
 	if len(g.ids) >= g.cap {
-		g.evictOldestLocked()
+		g.removeLocked(g.head.prev) // the least recently seen
 	}
-	g.ids[id] = now
+	e := &entry{id: id, seen: now}
+	g.ids[id] = e
+	g.link(e)
 }
 
 // Has reports whether id was issued and is still live, and marks it seen.
 func (g *Registry) Has(id string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	seen, ok := g.ids[id]
+	e, ok := g.ids[id]
 	if !ok {
 		return false
 	}
 	now := g.now()
-	if now.Sub(seen) > g.idle {
-		delete(g.ids, id)
+	if now.Sub(e.seen) > g.idle {
+		g.removeLocked(e)
 		return false
 	}
-	g.ids[id] = now
+	e.seen = now
+	g.toFront(e)
 	return true
 }
 
 // Remove forgets id (the client ended its session).
 func (g *Registry) Remove(id string) {
 	g.mu.Lock()
-	delete(g.ids, id)
-	g.mu.Unlock()
+	defer g.mu.Unlock()
+	if e, ok := g.ids[id]; ok {
+		g.removeLocked(e)
+	}
 }
 
-// Len returns the number of ids remembered.
+// Len returns the number of ids remembered (expired ones included until
+// they are next looked at or pushed out).
 func (g *Registry) Len() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.ids)
 }
 
-func (g *Registry) sweepLocked(now time.Time) {
-	for id, seen := range g.ids {
-		if now.Sub(seen) > g.idle {
-			delete(g.ids, id)
-		}
+// expireLocked drops idle ids from the tail, stopping at the first live
+// one. The list is in order of last sight, so with a clock that does not
+// go back every expired id is behind every live one.
+func (g *Registry) expireLocked(now time.Time) {
+	for e := g.head.prev; e != &g.head && now.Sub(e.seen) > g.idle; e = g.head.prev {
+		g.removeLocked(e)
 	}
 }
 
-// evictOldestLocked drops the least recently seen tenth of the ids: one
-// O(n) pass pays for many Adds.
-func (g *Registry) evictOldestLocked() {
-	n := len(g.ids)/10 + 1
-	for ; n > 0; n-- {
-		var oldID string
-		var oldest time.Time
-		for id, seen := range g.ids {
-			if oldID == "" || seen.Before(oldest) {
-				oldID, oldest = id, seen
-			}
-		}
-		delete(g.ids, oldID)
+func (g *Registry) removeLocked(e *entry) {
+	delete(g.ids, e.id)
+	g.unlink(e)
+}
+
+// link puts e at the front (most recently seen).
+func (g *Registry) link(e *entry) {
+	e.prev, e.next = &g.head, g.head.next
+	g.head.next.prev = e
+	g.head.next = e
+}
+
+func (g *Registry) unlink(e *entry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+	e.prev, e.next = nil, nil // no dangling pointers keep neighbours alive
+}
+
+func (g *Registry) toFront(e *entry) {
+	if g.head.next == e {
+		return
 	}
+	g.unlink(e)
+	g.link(e)
 }

@@ -1,0 +1,278 @@
+package session
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// testClock is a clock that only moves when told to. (fairqueue.FakeClock
+// does the same with timers; this package stays free of that dependency.)
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newTestRegistry(maxIDs int) (*Registry, *testClock) {
+	clock := &testClock{t: t0}
+	return NewRegistry(maxIDs, 24*time.Hour, clock.Now), clock
+}
+
+// checkList verifies the recency list against the map: same ids, linked
+// both ways, most recently seen first. It fails the test on the first
+// inconsistency.
+func checkList(t *testing.T, g *Registry) []string {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var order []string
+	for e := g.head.next; e != &g.head; e = e.next {
+		if e.next.prev != e {
+			t.Fatalf("list broken after %q", e.id)
+		}
+		if g.ids[e.id] != e {
+			t.Fatalf("%q in the list but not (or another entry) in the map", e.id)
+		}
+		if e.next != &g.head && e.next.seen.After(e.seen) {
+			t.Fatalf("%q (seen %s) before %q (seen %s): not in recency order", e.id, e.seen, e.next.id, e.next.seen)
+		}
+		order = append(order, e.id)
+		if len(order) > len(g.ids) {
+			t.Fatalf("list longer than the map (%d)", len(g.ids))
+		}
+	}
+	if len(order) != len(g.ids) {
+		t.Fatalf("list holds %d ids, map %d", len(order), len(g.ids))
+	}
+	return order
+}
+
+// At the cap the least recently seen id goes, not the oldest issued one:
+// an id the client keeps using survives however early it was issued.
+func TestRegistryEvictsLeastRecentlySeen(t *testing.T) {
+	g, clock := newTestRegistry(3)
+	for _, id := range []string{"a", "b", "c"} {
+		g.Add(id)
+		clock.Advance(time.Second)
+	}
+	if !g.Has("a") { // a, issued first, is now the most recently seen
+		t.Fatal("a not found")
+	}
+	clock.Advance(time.Second)
+	g.Add("d") // evicts b, the least recently seen
+	if g.Has("b") {
+		t.Fatal("b survived; it was the least recently seen")
+	}
+	for _, id := range []string{"a", "c", "d"} {
+		if !g.Has(id) {
+			t.Fatalf("%s evicted, want only b gone", id)
+		}
+		clock.Advance(time.Second)
+	}
+	// Seen in the order a, c, d: e evicts a, f evicts c.
+	g.Add("e")
+	g.Add("f")
+	if g.Has("a") || g.Has("c") || !g.Has("d") || !g.Has("e") || !g.Has("f") {
+		t.Fatalf("after e, f: want d, e, f; have %v", checkList(t, g))
+	}
+	if g.Len() != 3 {
+		t.Fatalf("Len %d, want the cap 3", g.Len())
+	}
+}
+
+// The same at the production cap, with a made-up id flood pushing: an id
+// seen recently survives 100,000 newer ids minus one, and no more.
+func TestRegistryRecentSurvivesFloodAtCap(t *testing.T) {
+	const capIDs = 100_000
+	g, clock := newTestRegistry(capIDs)
+	g.Add("kept")
+	g.Add("dropped")
+	for i := range capIDs - 2 {
+		g.Add("s" + strconv.Itoa(i))
+	}
+	clock.Advance(time.Minute)
+	if !g.Has("kept") { // seen now: the most recent of all
+		t.Fatal("kept missing before the flood")
+	}
+	for i := range capIDs - 1 {
+		g.Add("flood-" + strconv.Itoa(i))
+	}
+	if g.Len() != capIDs {
+		t.Fatalf("Len %d, want the cap %d", g.Len(), capIDs)
+	}
+	if g.Has("dropped") {
+		t.Fatal("dropped, the least recently seen, survived")
+	}
+	if !g.Has("kept") {
+		t.Fatal("kept, seen before the flood, was evicted with 99,999 newer ids")
+	}
+	checkList(t, g)
+}
+
+func TestRegistryIdleExpiry(t *testing.T) {
+	g, clock := newTestRegistry(10)
+	g.Add("old")
+	clock.Advance(12 * time.Hour)
+	g.Add("young")
+	clock.Advance(12 * time.Hour) // old idle exactly 24h: still live
+	if !g.Has("old") {
+		t.Fatal("old gone at exactly the idle time")
+	}
+	clock.Advance(24*time.Hour + time.Nanosecond) // both idle past 24h
+	if g.Has("young") {
+		t.Fatal("young live after 36h idle")
+	}
+	// Expired ids still held are dropped from the tail by the next Add.
+	if g.Len() != 1 {
+		t.Fatalf("Len %d, want old still held until looked at", g.Len())
+	}
+	g.Add("new")
+	if g.Len() != 1 || !g.Has("new") {
+		t.Fatalf("after Add: %v, want only new", checkList(t, g))
+	}
+}
+
+func TestRegistryRemoveAndReAdd(t *testing.T) {
+	g, clock := newTestRegistry(3)
+	g.Add("a")
+	g.Add("b")
+	g.Remove("a")
+	g.Remove("a")       // twice: no effect
+	g.Remove("unknown") // never issued: no effect
+	if g.Has("a") || !g.Has("b") || g.Len() != 1 {
+		t.Fatalf("after Remove: %v", checkList(t, g))
+	}
+	clock.Advance(time.Second)
+	g.Add("b") // a re-Add marks it seen, never duplicates it
+	g.Add("c")
+	if got := checkList(t, g); fmt.Sprint(got) != "[c b]" {
+		t.Fatalf("order %v, want [c b]", got)
+	}
+	if g := NewRegistry(0, time.Hour, nil); func() bool { g.Add("x"); return !g.Has("x") }() {
+		t.Fatal("a cap of 0 holds nothing; want at least one id")
+	}
+}
+
+// Concurrent Add, Has and Remove at the cap keep the map and the list in
+// step (run with -race).
+func TestRegistryConcurrent(t *testing.T) {
+	const capIDs = 500
+	g, clock := newTestRegistry(capIDs)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 5000 {
+				id := fmt.Sprintf("w%d-%d", w, i%700)
+				switch i % 4 {
+				case 0, 1:
+					g.Add(id)
+				case 2:
+					g.Has(id)
+				case 3:
+					g.Remove(fmt.Sprintf("w%d-%d", w, (i*7)%700))
+				}
+				if i%1000 == 0 {
+					clock.Advance(time.Second)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(checkList(t, g)); n > capIDs {
+		t.Fatalf("%d ids held, cap %d", n, capIDs)
+	}
+}
+
+// BenchmarkRegistry measures the registry at the production cap of
+// 100,000 ids, old (scan per eviction) and new (LRU list) side by side:
+//
+//	go test -run '^$' -bench Registry -benchtime 10001x -benchmem ./caddymodule/session/
+//
+// AddAtCap issues a new id into a full registry, so every Add evicts one.
+// The old code evicted a tenth of the ids (10,001) in one Add, scanning
+// the map once for each, and the next 10,000 Adds evicted nothing: a
+// -benchtime of 10001x spans exactly one such cycle, so its ns/op is the
+// honest average. AddAtCapLongest reports the longest single Add (the
+// time every other session request waits for the lock). Has looks up a
+// live id.
+func BenchmarkRegistry(b *testing.B) {
+	const capIDs = 100_000
+	type registry interface {
+		Add(string)
+		Has(string) bool
+	}
+	impls := []struct {
+		name string
+		make func(now func() time.Time) registry
+	}{
+		{"before", func(now func() time.Time) registry { return newScanRegistry(capIDs, 24*time.Hour, now) }},
+		{"after", func(now func() time.Time) registry { return NewRegistry(capIDs, 24*time.Hour, now) }},
+	}
+	ids := make([]string, 4*capIDs)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("mcp-session-%08d-0000-4000-8000-000000000000", i)
+	}
+	for _, impl := range impls {
+		// Each id issued a nanosecond after the one before, so the old
+		// code's "oldest" is well defined.
+		var clock time.Time
+		tick := func() time.Time { clock = clock.Add(time.Nanosecond); return clock }
+		full := func() registry {
+			clock = t0
+			g := impl.make(tick)
+			for _, id := range ids[:capIDs] {
+				g.Add(id)
+			}
+			return g
+		}
+		b.Run("AddAtCap/"+impl.name, func(b *testing.B) {
+			g := full()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				g.Add(ids[capIDs+i%(len(ids)-capIDs)])
+			}
+		})
+		// The longest single Add: how long every other request waits for
+		// the lock while one Add evicts.
+		b.Run("AddAtCapLongest/"+impl.name, func(b *testing.B) {
+			g := full()
+			var longest time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				g.Add(ids[capIDs+i%(len(ids)-capIDs)])
+				longest = max(longest, time.Since(start))
+			}
+			b.ReportMetric(float64(longest.Nanoseconds()), "longest-ns")
+		})
+		b.Run("Has/"+impl.name, func(b *testing.B) {
+			g := full()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if !g.Has(ids[(i*7919)%capIDs]) {
+					b.Fatal("live id not found")
+				}
+			}
+		})
+	}
+}
