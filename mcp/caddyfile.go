@@ -33,6 +33,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    allowed_hosts <host...>
 //	    session_idle <duration>
 //	    status_refresh <duration|off>
+//	    tk_odata_root <path>
 //	    oa_search_path <path>
 //	    oa_document_path <path with {id}>
 //	    oa_text_path <path with {id} and {page}>
@@ -54,6 +55,11 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(m.Platforms) == 0 {
 				return d.ArgErr()
 			}
+		case "tk_odata_root":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			m.TKODataRoot = d.Val()
 		case "max_body":
 			if !d.NextArg() {
 				return d.ArgErr()
@@ -122,7 +128,7 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				m.OA.OrgParam = v
 			}
 		default:
-			return d.Errf("mcp: unknown option %q (known: platforms, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, oa_*_path/param)", opt)
+			return d.Errf("mcp: unknown option %q (known: platforms, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, tk_odata_root, oa_*_path/param)", opt)
 		}
 		if d.NextArg() {
 			return d.Errf("mcp: too many arguments to %s", d.Val())

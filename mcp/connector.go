@@ -20,6 +20,7 @@ type settings struct {
 	platforms    []string
 	maxTextChars int
 	oa           oa.Endpoints
+	tkRoot       string // Tweede Kamer OData root, e.g. /OData/v5
 }
 
 // connector is one named MCP endpoint's state, shared across config

@@ -176,15 +176,23 @@ func newFakePlatforms(t *testing.T) *fakePlatforms {
 		}
 	}
 	docList, _ := json.Marshal(map[string]any{"@odata.context": "x", "@odata.count": len(docs), "value": docs})
+	fractieItems := fx("tk", "odata-fractie-value-items.json")
+	commissies := []byte(`{"value":[{"Id":"c1","NaamNL":"vaste commissie voor Financiën","Afkorting":"FIN","Soort":"Vast","DatumInactief":null,"Verwijderd":false}]}`)
+	// $metadata lists each set's properties as the samples carry them (the
+	// real documents' v4 names), so the adapter resolves them.
+	tkMetadata := tkFakeMetadata(map[string][]byte{"Document": docs[0], "Fractie": fractieItems, "Commissie": commissies})
 	add("tk", func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/OData/v4/2.0/Document":
+		// Any OData root: the connector's tk_odata_root decides.
+		switch p := r.URL.Path; {
+		case strings.HasSuffix(p, "/$metadata"):
+			w.Header().Set("Content-Type", "application/xml")
+			_, _ = w.Write(tkMetadata)
+		case strings.HasSuffix(p, "/Document"):
 			jsonOut(w, 200, docList)
-		case "/OData/v4/2.0/Fractie":
-			items := fx("tk", "odata-fractie-value-items.json")
-			jsonOut(w, 200, []byte(`{"@odata.context":"x","value":`+string(items)+`}`))
-		case "/OData/v4/2.0/Commissie":
-			jsonOut(w, 200, []byte(`{"value":[{"Id":"c1","NaamNL":"vaste commissie voor Financiën","Afkorting":"FIN","Soort":"Vast"}]}`))
+		case strings.HasSuffix(p, "/Fractie"):
+			jsonOut(w, 200, []byte(`{"@odata.context":"x","value":`+string(fractieItems)+`}`))
+		case strings.HasSuffix(p, "/Commissie"):
+			jsonOut(w, 200, commissies)
 		default:
 			http.Error(w, "not found", 404)
 		}
@@ -230,6 +238,35 @@ func newFakePlatforms(t *testing.T) *fakePlatforms {
 		}
 	})
 	return f
+}
+
+// tkFakeMetadata writes a $metadata document whose entity types have the
+// keys of one sample item each (an object, an array or an envelope).
+func tkFakeMetadata(samples map[string][]byte) []byte {
+	var sb strings.Builder
+	sb.WriteString(`<?xml version="1.0" encoding="utf-8"?><edmx:Edmx Version="4.0" xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx"><edmx:DataServices><Schema Namespace="TK.DA.GGM.OData" xmlns="http://docs.oasis-open.org/odata/ns/edm">`)
+	for set, b := range samples {
+		var item map[string]any
+		var env struct {
+			Value []map[string]any `json:"value"`
+		}
+		var arr []map[string]any
+		switch {
+		case json.Unmarshal(b, &env) == nil && len(env.Value) > 0:
+			item = env.Value[0]
+		case json.Unmarshal(b, &arr) == nil && len(arr) > 0:
+			item = arr[0]
+		default:
+			_ = json.Unmarshal(b, &item)
+		}
+		fmt.Fprintf(&sb, `<EntityType Name="%s">`, set)
+		for k := range item {
+			fmt.Fprintf(&sb, `<Property Name="%s" Type="Edm.String"/>`, k)
+		}
+		sb.WriteString(`</EntityType>`)
+	}
+	sb.WriteString(`</Schema></edmx:DataServices></edmx:Edmx>`)
+	return []byte(sb.String())
 }
 
 func (f *fakePlatforms) addr(key string) string {

@@ -18,6 +18,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
+	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 func init() {
@@ -57,6 +58,11 @@ type Handler struct {
 	// OpenBesluitvorming's load status as the shared session (connectors
 	// offering obv only). Default 10m; negative turns it off.
 	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
+	// TKODataRoot is the Tweede Kamer's OData service root below its base
+	// URL (BESLUITBRON_TK_URL). Default /OData/v5, the new version's root
+	// as one third party reports it (unconfirmed; adapters/tk.DefaultRoot);
+	// /OData/v4/2.0 is the old version's.
+	TKODataRoot string `json:"tk_odata_root,omitempty"`
 	// OA names Open Archivaris' endpoints (its API is not published).
 	OA *OAEndpoints `json:"oa,omitempty"`
 
@@ -127,6 +133,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			DocumentPath: h.OA.DocumentPath, TextPath: h.OA.TextPath}
 	}
 	s.oa = s.oa.WithDefaults()
+	s.tkRoot = h.TKODataRoot
+	if s.tkRoot == "" {
+		s.tkRoot = tk.DefaultRoot
+	}
 	h.conn.configure(s)
 
 	refresh := time.Duration(h.StatusRefresh)
@@ -150,6 +160,11 @@ func (h *Handler) Validate() error { return h.validate() }
 func (h *Handler) validate() error {
 	if !nameRE.MatchString(h.Name) {
 		return fmt.Errorf("mcp: connector name %q must be 1-64 letters, digits, '-' or '_'", h.Name)
+	}
+	if h.TKODataRoot != "" {
+		if err := tk.CheckRoot(h.TKODataRoot); err != nil {
+			return fmt.Errorf("mcp %s: tk_odata_root: %v", h.Name, err)
+		}
 	}
 	seen := map[string]bool{}
 	for _, p := range h.Platforms {

@@ -1,23 +1,46 @@
-// Package tk builds OData requests for the Tweede Kamer's
-// Gegevensmagazijn and parses its answers: documents, committees
-// (Commissie) and parliamentary groups (Fractie).
+// Package tk builds requests for the Tweede Kamer's Gegevensmagazijn and
+// parses its answers: documents, committees (Commissie) and parliamentary
+// groups (Fractie) through OData, and documents through the SyncFeed when
+// the OData route fails.
+//
+// The OData root is configuration (DefaultRoot is the new version's), and
+// field names are not hard-coded: they are resolved from the service's
+// $metadata against a table of old and new names (fields.go), so the next
+// rename needs a table entry and no code change.
 package tk
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
+	// Europe/Amsterdam day bounds must not depend on the host's zoneinfo
+	// (the container image has none).
+	_ "time/tzdata"
 
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
-// Root is the OData service path under the platform's base URL.
-const Root = "/OData/v4/2.0"
+// DefaultRoot is the OData service root of the version live since
+// 2026-06-12. The Kamer's announcement (OpenDataPortaal issue 175) gives
+// no URL that we have a copy of; /OData/v5 comes from one third-party
+// client and is unconfirmed, hence configurable (tk_odata_root).
+const DefaultRoot = "/OData/v5"
 
-// MaxLimit is the platform's own cap per response.
-const MaxLimit = 250
+// LegacyRoot is the old version's root, kept open only until 2026-10-01.
+const LegacyRoot = "/OData/v4/2.0"
+
+// FeedRoot is the SyncFeed's root; the new OData version left it unchanged.
+const FeedRoot = "/SyncFeed/2.0"
+
+// PageSize is the most rows one request asks for: v5 answers 400 above 100.
+const PageSize = 100
+
+// MaxPages bounds the pages one list or search walks.
+const MaxPages = 20
 
 // Public is the public base, for links.
 const Public = "https://gegevensmagazijn.tweedekamer.nl"
@@ -25,7 +48,28 @@ const Public = "https://gegevensmagazijn.tweedekamer.nl"
 var (
 	guidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	nummerRE = regexp.MustCompile(`^[0-9]{4}[A-Z][0-9]{3,6}$`)
+	rootRE   = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+$`)
 )
+
+// CheckRoot checks a configured OData root: a path such as /OData/v5,
+// without query, trailing slash or dot segments.
+func CheckRoot(root string) error {
+	if !rootRE.MatchString(root) {
+		return fmt.Errorf("OData root %q must be a path such as %s (segments of letters, digits, '.', '_', '~', '-'; no trailing /)", root, DefaultRoot)
+	}
+	for _, seg := range strings.Split(root, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("OData root %q must not hold . or .. segments", root)
+		}
+	}
+	return nil
+}
+
+// MetadataRequest asks for the service's $metadata (a list kind in the
+// platform cache, so it is fetched about once a day).
+func MetadataRequest(root string) adapters.Request {
+	return adapters.Request{Method: "GET", Path: root + "/$metadata"}
+}
 
 // odataQuery builds a query string, keeping "$" and the OData syntax
 // readable the way the platform writes it, escaping the rest.
@@ -57,6 +101,27 @@ func escape(v string) string {
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
+// amsterdam is the zone of the platform's Datum values, which carry the
+// Dutch offset (2022-10-04T00:00:00+02:00).
+var amsterdam = func() *time.Location {
+	loc, err := time.LoadLocation("Europe/Amsterdam")
+	if err != nil {
+		panic("tk: no Europe/Amsterdam zone despite time/tzdata: " + err.Error())
+	}
+	return loc
+}()
+
+// dayStart is midnight at the start of day (YYYY-MM-DD) in Amsterdam, as
+// an OData DateTimeOffset literal with its offset.
+func dayStart(day string, addDays int) (string, error) {
+	t, err := time.ParseInLocation("2006-01-02", day, amsterdam)
+	if err != nil {
+		return "", err
+	}
+	t = time.Date(t.Year(), t.Month(), t.Day()+addDays, 0, 0, 0, 0, amsterdam)
+	return t.Format("2006-01-02T15:04:05-07:00"), nil
+}
+
 // SearchParams are the arguments of a document search.
 type SearchParams struct {
 	Query    string // words matched in Titel or Onderwerp
@@ -67,71 +132,143 @@ type SearchParams struct {
 	Offset   int
 }
 
-// SearchRequest checks p and builds GET /Document with a $filter.
-func SearchRequest(p SearchParams) (adapters.Request, error) {
-	if p.Limit < 1 || p.Limit > 100 {
-		return adapters.Request{}, fmt.Errorf("limit %d is out of range: use 1 to 100", p.Limit)
+// Check checks p before anything is asked of the platform.
+func (p SearchParams) Check() error {
+	if p.Limit < 1 || p.Limit > PageSize {
+		return fmt.Errorf("limit %d is out of range: use 1 to %d", p.Limit, PageSize)
 	}
 	if p.Offset < 0 || p.Offset > 100000 {
-		return adapters.Request{}, fmt.Errorf("offset %d is out of range: use 0 to 100000", p.Offset)
+		return fmt.Errorf("offset %d is out of range: use 0 to 100000", p.Offset)
 	}
-	from, to, err := adapters.ParseDates(p.DateFrom, p.DateTo)
+	from, _, err := adapters.ParseDates(p.DateFrom, p.DateTo)
 	if err != nil {
-		return adapters.Request{}, err
+		return err
 	}
 	words := strings.Fields(p.Query)
 	if len(words) == 0 && p.Soort == "" && from == "" {
-		return adapters.Request{}, fmt.Errorf("give a query, a soort or a date_from: an open search over all documents is not useful")
+		return fmt.Errorf("give a query, a soort or a date_from: an open search over all documents is not useful")
 	}
 	if len(words) > 8 {
-		return adapters.Request{}, fmt.Errorf("query has %d words: use at most 8", len(words))
+		return fmt.Errorf("query has %d words: use at most 8", len(words))
 	}
-	filter := []string{"Verwijderd eq false"}
-	for _, w := range words {
-		filter = append(filter, fmt.Sprintf("(contains(Titel,%s) or contains(Onderwerp,%s))", quote(w), quote(w)))
-	}
-	if p.Soort != "" {
-		filter = append(filter, "Soort eq "+quote(p.Soort))
-	}
-	if from != "" {
-		filter = append(filter, "Datum ge "+from+"T00:00:00Z")
-	}
-	if to != "" {
-		filter = append(filter, "Datum le "+to+"T23:59:59Z")
-	}
-	q := odataQuery("$filter", strings.Join(filter, " and "), "$orderby", "Datum desc",
-		"$top", strconv.Itoa(p.Limit), "$skip", strconv.Itoa(p.Offset), "$count", "true")
-	return adapters.Request{Method: "GET", Path: Root + "/Document?" + q}, nil
+	return nil
 }
 
-// DocumentRequest builds the request for one document by GUID Id or by
-// document number (e.g. 2023D41173).
-func DocumentRequest(id string) (adapters.Request, error) {
+// SearchRequest builds GET <root>/Document with a $filter in e's names,
+// Europe/Amsterdam day bounds, and an explicit order with Id as the
+// tie-breaker (the new version changed the default order).
+func SearchRequest(e *Entity, p SearchParams) (adapters.Request, error) {
+	if err := p.Check(); err != nil {
+		return adapters.Request{}, err
+	}
+	from, to, _ := adapters.ParseDates(p.DateFrom, p.DateTo)
+	titel, onderwerp, datum := e.Name(fTitel), e.Name(fOnderwerp), e.Name(fDatum)
+	filter := []string{e.Name(fVerwijderd) + " eq false"}
+	for _, w := range strings.Fields(p.Query) {
+		filter = append(filter, fmt.Sprintf("(contains(%s,%s) or contains(%s,%s))", titel, quote(w), onderwerp, quote(w)))
+	}
+	if p.Soort != "" {
+		filter = append(filter, e.Name(fSoort)+" eq "+quote(p.Soort))
+	}
+	if from != "" {
+		b, _ := dayStart(from, 0)
+		filter = append(filter, datum+" ge "+b)
+	}
+	if to != "" {
+		b, _ := dayStart(to, 1)
+		filter = append(filter, datum+" lt "+b)
+	}
+	q := odataQuery("$filter", strings.Join(filter, " and "), "$select", e.selectList(),
+		"$orderby", datum+" desc,"+e.Name(fID)+" desc",
+		"$top", strconv.Itoa(p.Limit), "$skip", strconv.Itoa(p.Offset), "$count", "true")
+	return adapters.Request{Method: "GET", Path: e.root + "/" + e.Set + "?" + q}, nil
+}
+
+// DocumentID is a checked document reference: a GUID or a number.
+type DocumentID struct {
+	GUID   string // lower case, when given as GUID
+	Nummer string // upper case, when given as number (2023D41173)
+}
+
+// ParseDocumentID accepts a document GUID or a document number.
+func ParseDocumentID(id string) (DocumentID, error) {
 	id = strings.TrimSpace(id)
 	switch {
 	case guidRE.MatchString(id):
-		return adapters.Request{Method: "GET", Path: Root + "/Document(" + strings.ToLower(id) + ")"}, nil
+		return DocumentID{GUID: strings.ToLower(id)}, nil
 	case nummerRE.MatchString(strings.ToUpper(id)):
-		q := odataQuery("$filter", "Verwijderd eq false and DocumentNummer eq "+quote(strings.ToUpper(id)), "$top", "1")
-		return adapters.Request{Method: "GET", Path: Root + "/Document?" + q}, nil
+		return DocumentID{Nummer: strings.ToUpper(id)}, nil
 	}
-	return adapters.Request{}, fmt.Errorf("id %q is neither a document GUID (7a9b77f1-...) nor a document number like 2023D41173", id)
+	return DocumentID{}, fmt.Errorf("id %q is neither a document GUID (7a9b77f1-...) nor a document number like 2023D41173", id)
 }
 
+// DocumentRequest builds the OData request for one document. A GUID is
+// filtered on Id rather than addressed as Document(<guid>): key
+// addressing is not confirmed for the new version, filtering is.
+func DocumentRequest(e *Entity, id DocumentID) adapters.Request {
+	f := e.Name(fID) + " eq " + id.GUID
+	if id.GUID == "" {
+		f = e.Name(fVerwijderd) + " eq false and " + e.Name(fNummer) + " eq " + quote(id.Nummer)
+	}
+	q := odataQuery("$filter", f, "$select", e.selectList(), "$orderby", e.Name(fID), "$top", "1")
+	return adapters.Request{Method: "GET", Path: e.root + "/" + e.Set + "?" + q}
+}
+
+// ErrNoDocument is ParseDocument's answer to an empty result.
+var ErrNoDocument = errors.New("no such document")
+
+// row is one OData entity, read through an Entity's names.
+type row map[string]json.RawMessage
+
+func (r row) str(e *Entity, key string) string {
+	n := e.Name(key)
+	if n == "" {
+		return ""
+	}
+	raw, ok := r[n]
+	if !ok {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	return str(v)
+}
+
+func str(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	return ""
+}
+
+// ResourceURL is the SyncFeed link to an entity's file. The SyncFeed is
+// unchanged by the new OData version, while OData's /resource is not
+// confirmed there, so links use the SyncFeed.
+func ResourceURL(guid string) string { return Public + FeedRoot + "/Resources/" + guid }
+
+// document is the adapter's view of one Document, whatever its source.
 type document struct {
-	ID               string `json:"Id"`
-	Soort            string `json:"Soort"`
-	DocumentNummer   string `json:"DocumentNummer"`
-	Titel            string `json:"Titel"`
-	Onderwerp        string `json:"Onderwerp"`
-	Datum            string `json:"Datum"`
-	Vergaderjaar     string `json:"Vergaderjaar"`
-	Organisatie      string `json:"Organisatie"`
-	Kamer            *int   `json:"Kamer"`
-	ContentType      string `json:"ContentType"`
-	ContentLength    *int64 `json:"ContentLength"`
-	Aanhangselnummer string `json:"Aanhangselnummer"`
-	Volgnummer       *int   `json:"Volgnummer"`
+	ID, Soort, Nummer, Titel, Onderwerp, Datum string
+	Vergaderjaar, Organisatie, ContentType     string
+	ContentLength, Ondernummer, Registratie    string
+}
+
+func docFromRow(e *Entity, r row) document {
+	d := document{ID: r.str(e, fID), Soort: r.str(e, fSoort), Nummer: r.str(e, fNummer), Titel: r.str(e, fTitel),
+		Onderwerp: r.str(e, fOnderwerp), Datum: r.str(e, fDatum), Vergaderjaar: r.str(e, fVergaderjaar),
+		Organisatie: r.str(e, fOrganisatie), ContentType: r.str(e, fContentType), ContentLength: r.str(e, fContentLen),
+		Ondernummer: r.str(e, fOndernummer), Registratie: r.str(e, fRegistratie)}
+	if d.Ondernummer == "-1" { // v5 writes -1 for "no value"
+		d.Ondernummer = ""
+	}
+	return d
 }
 
 func (d document) hit() adapters.Hit {
@@ -139,7 +276,7 @@ func (d document) hit() adapters.Hit {
 	if title == "" {
 		title = d.Titel
 	}
-	h := adapters.Hit{ID: d.DocumentNummer, Type: d.Soort, Title: adapters.Squash(title), Date: day(d.Datum), Source: d.Organisatie}
+	h := adapters.Hit{ID: d.Nummer, Type: d.Soort, Title: adapters.Squash(title), Date: day(d.Datum), Source: d.Organisatie}
 	if h.ID == "" {
 		h.ID = d.ID
 	}
@@ -147,11 +284,34 @@ func (d document) hit() adapters.Hit {
 		h.Snippet = adapters.Snippet(d.Titel, adapters.SnippetLen)
 	}
 	if d.ID != "" {
-		h.URL = Public + Root + "/Document(" + d.ID + ")/resource"
+		h.URL = ResourceURL(d.ID)
 	}
 	return h
 }
 
+func (d document) doc() adapters.Document {
+	h := d.hit()
+	out := adapters.Document{ID: h.ID, Type: d.Soort, Title: h.Title, Date: h.Date, Source: d.Organisatie, URL: h.URL,
+		Meta: map[string]string{"guid": d.ID}}
+	for k, v := range map[string]string{"vergaderjaar": d.Vergaderjaar, "content_type": d.ContentType,
+		"content_length": d.ContentLength, "volgnummer": d.Ondernummer, "datum_registratie": day(d.Registratie)} {
+		if v != "" {
+			out.Meta[k] = v
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s\n", d.Titel)
+	if d.Onderwerp != "" {
+		fmt.Fprintf(&sb, "Onderwerp: %s\n", d.Onderwerp)
+	}
+	fmt.Fprintf(&sb, "Soort: %s; nummer: %s; datum: %s\n", d.Soort, d.Nummer, day(d.Datum))
+	fmt.Fprintf(&sb, "The Gegevensmagazijn holds this document as a file (%s) at %s; for its text as HTML use the OpenTK fetch tool (opentk_fetch) with number %s.", d.ContentType, h.URL, d.Nummer)
+	out.Text = sb.String()
+	return out
+}
+
+// day is the calendar date of a Datum value: its first ten characters,
+// which are the Dutch date because the value carries the Dutch offset.
 func day(s string) string {
 	if len(s) >= 10 {
 		return s[:10]
@@ -165,131 +325,45 @@ type envelope struct {
 	Value    []json.RawMessage `json:"value"`
 }
 
-// ParseSearch parses a /Document answer.
-func ParseSearch(body []byte, offset int) (adapters.Page, error) {
+func parseEnvelope(body []byte) (envelope, error) {
 	var env envelope
 	if err := json.Unmarshal(body, &env); err != nil {
-		return adapters.Page{}, fmt.Errorf("Tweede Kamer answer is not OData JSON: %v", err)
+		return env, fmt.Errorf("Tweede Kamer answer is not OData JSON: %v", err)
 	}
 	if env.Value == nil {
-		return adapters.Page{}, fmt.Errorf("Tweede Kamer answer has no value list")
+		return env, fmt.Errorf("Tweede Kamer answer has no value list")
 	}
-	page := adapters.Page{Hits: []adapters.Hit{}}
-	for _, raw := range env.Value {
-		var d document
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return adapters.Page{}, fmt.Errorf("Tweede Kamer document is not the expected JSON: %v", err)
-		}
-		page.Hits = append(page.Hits, d.hit())
-	}
-	if env.Count != nil {
-		page.Total = *env.Count
-		page.HasMore = offset+len(env.Value) < page.Total
-	} else {
-		page.Total = offset + len(env.Value)
-		page.TotalApprox = true
-		page.HasMore = env.NextLink != ""
-	}
-	return page, nil
+	return env, nil
 }
 
-// ParseDocument parses a Document(guid) answer, or a /Document list whose
-// first item is the document.
-func ParseDocument(body []byte) (adapters.Document, error) {
-	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return adapters.Document{}, fmt.Errorf("Tweede Kamer answer is not OData JSON: %v", err)
-	}
-	raw := json.RawMessage(body)
-	if env.Value != nil {
-		if len(env.Value) == 0 {
-			return adapters.Document{}, fmt.Errorf("no such document")
+func parseRows(values []json.RawMessage) ([]row, error) {
+	out := make([]row, 0, len(values))
+	for _, raw := range values {
+		var r row
+		if err := json.Unmarshal(raw, &r); err != nil || r == nil {
+			return nil, fmt.Errorf("Tweede Kamer entity is not a JSON object")
 		}
-		raw = env.Value[0]
-	}
-	var d document
-	if err := json.Unmarshal(raw, &d); err != nil || d.ID == "" {
-		return adapters.Document{}, fmt.Errorf("Tweede Kamer document is not the expected JSON")
-	}
-	h := d.hit()
-	doc := adapters.Document{ID: h.ID, Type: d.Soort, Title: h.Title, Date: h.Date, Source: d.Organisatie, URL: h.URL,
-		Meta: map[string]string{"guid": d.ID}}
-	if d.Vergaderjaar != "" {
-		doc.Meta["vergaderjaar"] = d.Vergaderjaar
-	}
-	if d.ContentType != "" {
-		doc.Meta["content_type"] = d.ContentType
-	}
-	if d.ContentLength != nil {
-		doc.Meta["content_length"] = strconv.FormatInt(*d.ContentLength, 10)
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s\n", d.Titel)
-	if d.Onderwerp != "" {
-		fmt.Fprintf(&sb, "Onderwerp: %s\n", d.Onderwerp)
-	}
-	fmt.Fprintf(&sb, "Soort: %s; nummer: %s; datum: %s\n", d.Soort, d.DocumentNummer, day(d.Datum))
-	fmt.Fprintf(&sb, "The Gegevensmagazijn holds this document as a file (%s) at %s; for its text as HTML use the OpenTK fetch tool (opentk_fetch) with number %s.", d.ContentType, h.URL, d.DocumentNummer)
-	doc.Text = sb.String()
-	return doc, nil
-}
-
-// CommissiesRequest lists the committees.
-func CommissiesRequest() adapters.Request {
-	return adapters.Request{Method: "GET", Path: Root + "/Commissie?" + odataQuery("$filter", "Verwijderd eq false", "$top", "250")}
-}
-
-// FractiesRequest lists the parliamentary groups; active only unless all.
-func FractiesRequest(all bool) adapters.Request {
-	f := "Verwijderd eq false and DatumInactief eq null"
-	if all {
-		f = "Verwijderd eq false"
-	}
-	return adapters.Request{Method: "GET", Path: Root + "/Fractie?" + odataQuery("$filter", f, "$top", "250")}
-}
-
-// ParseList parses a Commissie or Fractie answer (an envelope or a bare
-// array of items).
-func ParseList(body []byte) ([]adapters.Item, error) {
-	var items []map[string]any
-	var env struct {
-		Value []map[string]any `json:"value"`
-	}
-	if err := json.Unmarshal(body, &env); err == nil && env.Value != nil {
-		items = env.Value
-	} else if err := json.Unmarshal(body, &items); err != nil {
-		return nil, fmt.Errorf("Tweede Kamer list is not OData JSON: %v", err)
-	}
-	out := []adapters.Item{}
-	for _, m := range items {
-		it := adapters.Item{Key: str(m["Id"]), Label: str(m["NaamNL"]), Extra: map[string]string{}}
-		if it.Label == "" {
-			it.Label = str(m["Naam"])
-		}
-		for _, f := range []string{"Afkorting", "Soort", "AantalZetels", "DatumActief", "DatumInactief", "NaamEN"} {
-			if v := str(m[f]); v != "" {
-				if strings.HasPrefix(f, "Datum") {
-					v = day(v)
-				}
-				it.Extra[strings.ToLower(f)] = v
-			}
-		}
-		if len(it.Extra) == 0 {
-			it.Extra = nil
-		}
-		out = append(out, it)
+		out = append(out, r)
 	}
 	return out, nil
 }
 
-func str(v any) string {
-	switch t := v.(type) {
-	case string:
-		return t
-	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(t)
+// ParseDocument parses the answer to DocumentRequest.
+func ParseDocument(e *Entity, body []byte) (adapters.Document, error) {
+	env, err := parseEnvelope(body)
+	if err != nil {
+		return adapters.Document{}, err
 	}
-	return ""
+	rows, err := parseRows(env.Value)
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	if len(rows) == 0 {
+		return adapters.Document{}, ErrNoDocument
+	}
+	d := docFromRow(e, rows[0])
+	if d.ID == "" {
+		return adapters.Document{}, fmt.Errorf("Tweede Kamer document has no %s", e.Name(fID))
+	}
+	return d.doc(), nil
 }
