@@ -299,7 +299,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 // with r, with Caddy's per-request state made fresh (the original
 // request's vars and replacer may be reused once it ended), and marked as
 // BesluitBron's own maintenance, which the budget counts as the shared
-// session.
+// session. The body is not r's to share: the cache gives the copy its own
+// (a POST search's body, which the key hashes).
 func detach(r *http.Request) *http.Request {
 	ctx := session.WithInternal(context.WithoutCancel(r.Context()), session.Shared)
 	req := r.Clone(ctx)
