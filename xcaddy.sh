@@ -6,18 +6,112 @@
 #   ./xcaddy.sh offline   build, then run everything offline: the proxy on
 #                         :8080 with all seven platforms pointed at the
 #                         emulators, each on its own loopback port
+#   ./xcaddy.sh version   print the version stamp a build would carry
 #
 # xcaddy runs pinned from the Go module proxy (no global install); the Caddy
 # version is the one go.mod pins.
+#
+# Every build is stamped with the source it was built from (linked into
+# caddymodule/version.Override), because the cache drops entries another
+# version wrote and xcaddy's replace of our module (@v0.0.0=.) hides the
+# real version from Go's build info:
+#
+#   BESLUITBRON_VERSION set   that value, verbatim (the Docker build arg)
+#   HEAD tagged vX.Y.Z        vX.Y.Z                       (a release)
+#   otherwise, in git         <Base>-dev+g<12-hex commit>
+#   uncommitted changes       ... + "dirty.<12-hex hash of the changes>"
+#   no git at all             <Base>-dev+src.<12-hex hash of the files>
+#
+# The dirty hash covers `git diff HEAD` and the untracked, not ignored files
+# (names and contents), so two different dirty trees differ while rebuilding
+# the same tree (./xcaddy.sh run twice) keeps the same stamp and its cache.
+# Go's own VCS stamping is not used: CI builds with -buildvcs=false, and
+# it only says "modified", not which modification.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 XCADDY_VERSION=v0.4.5
 MODULE=github.com/besluitbron/besluitbron
-CADDY_VERSION=$(go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2)
-export CADDY_VERSION
+
+# sha prints the SHA-256 of stdin, hex only.
+sha() {
+	if command -v sha256sum >/dev/null 2>&1; then
+		sha256sum | cut -c1-64
+	else
+		shasum -a 256 | cut -c1-64
+	fi
+}
+
+# base prints version.Base from the source, the version a development build
+# is counted from.
+base() {
+	local b
+	b=$(sed -n 's/^const Base = "\(.*\)"$/\1/p' caddymodule/version/version.go 2>/dev/null || true)
+	echo "${b:-0.0.0}"
+}
+
+# dirty_hash prints a hash of the uncommitted changes, or nothing when the
+# tree is clean. The build's own output (./caddy) never counts.
+dirty_hash() {
+	local untracked
+	untracked=$(git ls-files --others --exclude-standard -- . ':(exclude)caddy' ':(exclude)caddy.exe')
+	if git diff --quiet HEAD -- . && [ -z "$untracked" ]; then
+		return
+	fi
+	{
+		git -c core.quotepath=off diff --no-color --no-ext-diff --binary HEAD -- .
+		git ls-files -z --others --exclude-standard -- . ':(exclude)caddy' ':(exclude)caddy.exe' |
+			while IFS= read -r -d '' f; do
+				printf 'untracked %s %s\n' "$f" "$(git hash-object -- "$f")"
+			done
+	} | sha | cut -c1-12
+}
+
+# source_hash prints a hash of the files when there is no git: a Docker
+# context without .git and without the build arg still stamps its source.
+source_hash() {
+	find . -path ./.git -prune -o -name node_modules -prune -o -type f \
+		! -path ./caddy ! -path ./caddy.exe -print0 |
+		LC_ALL=C sort -z |
+		while IFS= read -r -d '' f; do
+			printf '%s %s\n' "$f" "$(sha <"$f")"
+		done | sha | cut -c1-12
+}
+
+# stamp prints the version this source builds as (see the top).
+stamp() {
+	local v tag dirty
+	if [ -n "${BESLUITBRON_VERSION:-}" ]; then
+		v=$BESLUITBRON_VERSION
+	elif command -v git >/dev/null 2>&1 && git rev-parse --verify -q HEAD >/dev/null 2>&1; then
+		tag=$(git tag --points-at HEAD --list 'v[0-9]*.[0-9]*.[0-9]*' --sort=-v:refname | head -n1)
+		dirty=$(dirty_hash)
+		if [ -n "$tag" ]; then
+			v=$tag${dirty:++dirty.$dirty}
+		else
+			v=$(base)-dev+g$(git rev-parse --short=12 HEAD)${dirty:+.dirty.$dirty}
+		fi
+	else
+		v=$(base)-dev+src.$(source_hash)
+	fi
+	# The stamp goes into linker flags and into every cache entry (at most
+	# 255 bytes): semver characters only.
+	if ! [[ $v =~ ^[0-9A-Za-z][0-9A-Za-z.+_-]{0,99}$ ]]; then
+		echo "xcaddy.sh: version stamp \"$v\" is not [0-9A-Za-z.+_-], at most 100 characters" >&2
+		return 1
+	fi
+	echo "$v"
+}
 
 build() {
+	local v
+	v=$(stamp)
+	CADDY_VERSION=$(go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2)
+	export CADDY_VERSION
+	# xcaddy's own defaults (-w -s, -trimpath, its tags) apply only when
+	# XCADDY_GO_BUILD_FLAGS is empty, so they are repeated here with the stamp.
+	export XCADDY_GO_BUILD_FLAGS="-ldflags '-w -s -X ${MODULE}/caddymodule/version.Override=${v}' -trimpath -tags nobadger,nomysql,nopgx"
+	echo "xcaddy.sh: building BesluitBron ${v}" >&2
 	go run "github.com/caddyserver/xcaddy/cmd/xcaddy@${XCADDY_VERSION}" build "${CADDY_VERSION}" \
 		--output ./caddy \
 		--with "${MODULE}@v0.0.0=."
@@ -49,8 +143,11 @@ offline)
 	offline_env
 	exec ./caddy run --config Caddyfile.offline --adapter caddyfile
 	;;
+version)
+	stamp
+	;;
 *)
-	echo "usage: $0 build|run|offline" >&2
+	echo "usage: $0 build|run|offline|version" >&2
 	exit 2
 	;;
 esac

@@ -143,6 +143,41 @@ func Binary(t testing.TB) string {
 	return buildPath
 }
 
+var (
+	stampedMu  sync.Mutex
+	stampedBin = map[string]string{}
+)
+
+// StampedBinary builds ./cmd/caddy with the version stamp linked in, as
+// ./xcaddy.sh does (-ldflags -X .../caddymodule/version.Override=stamp),
+// once per stamp and test process, and returns its path. Only the link
+// step differs from Binary's build, so Go's build cache serves the rest.
+func StampedBinary(t testing.TB, stamp string) string {
+	t.Helper()
+	stampedMu.Lock()
+	defer stampedMu.Unlock()
+	if p, ok := stampedBin[stamp]; ok {
+		return p
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "besluitbron-caddy-stamped-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "caddy")
+	cmd := exec.Command("go", "build", "-o", p,
+		"-ldflags", "-X github.com/besluitbron/besluitbron/caddymodule/version.Override="+stamp, "./cmd/caddy")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/caddy stamped %q: %v\n%s", stamp, err, out)
+	}
+	stampedBin[stamp] = p
+	return p
+}
+
 func moduleRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
@@ -169,7 +204,13 @@ type Process struct {
 // killed when the test ends if it still runs.
 func Start(t testing.TB, caddyfilePath, xdgDir, healthURL string, env ...string) *Process {
 	t.Helper()
-	cmd := exec.Command(Binary(t), "run", "--config", caddyfilePath, "--adapter", "caddyfile")
+	return StartBinary(t, Binary(t), caddyfilePath, xdgDir, healthURL, env...)
+}
+
+// StartBinary is Start with a given caddy binary (see StampedBinary).
+func StartBinary(t testing.TB, binary, caddyfilePath, xdgDir, healthURL string, env ...string) *Process {
+	t.Helper()
+	cmd := exec.Command(binary, "run", "--config", caddyfilePath, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(),
 		"XDG_DATA_HOME="+filepath.Join(xdgDir, "data"),
 		"XDG_CONFIG_HOME="+filepath.Join(xdgDir, "config"))
