@@ -257,16 +257,21 @@ func heavier(a, c *client) bool {
 	return a.queued > c.queued
 }
 
-// heavyHeap orders backlogged clients by queued work, most first; ties go
-// to the newer client.
+// heavyHeap orders backlogged clients by queued work, most first; among
+// equals, the one whose newest call is newest goes first (a full queue
+// refuses the latest arrival, sparing calls that waited longer).
 type heavyHeap []*client
 
 func (h heavyHeap) Len() int { return len(h) }
 func (h heavyHeap) Less(i, j int) bool {
-	if heavier(h[i], h[j]) || heavier(h[j], h[i]) {
-		return heavier(h[i], h[j])
+	a, c := h[i], h[j]
+	if heavier(a, c) || heavier(c, a) {
+		return heavier(a, c)
 	}
-	return h[i].seq > h[j].seq
+	if a.newest.arrived != c.newest.arrived {
+		return a.newest.arrived > c.newest.arrived
+	}
+	return a.seq > c.seq
 }
 func (h heavyHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]

@@ -12,6 +12,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 
 func init() {
@@ -39,6 +41,7 @@ func caddyJSON(v any) json.RawMessage { return caddyconfig.JSON(v, nil) }
 //		max_queue     <n>
 //		max_wait      <duration>
 //		session_key   <placeholder>
+//		trusted_sources <cidr|address...>
 //		reject_status 503|429
 //	}
 //
@@ -49,6 +52,8 @@ func caddyJSON(v any) json.RawMessage { return caddyconfig.JSON(v, nil) }
 // tried in order; a request none matches costs 1. With no capacity and
 // window, the platform's built-in limit applies (obv, oa, ob,
 // rechtspraak); with no cost rules, its built-in costs (obv).
+// trusted_sources may be repeated; from those addresses each session
+// counts as a client of its own.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {
@@ -124,6 +129,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				return d.ArgErr()
 			}
+		case "trusted_sources":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			if _, err := session.ParsePrefixes(args); err != nil {
+				return d.Errf("bad trusted_sources: %v; want CIDR ranges or addresses", err)
+			}
+			h.TrustedSources = append(h.TrustedSources, args...)
 		case "cost":
 			args := d.RemainingArgs()
 			if len(args) < 2 {

@@ -37,6 +37,8 @@ func TestCaddyfile(t *testing.T) {
 		max_queue 500
 		max_wait 90s
 		session_key {http.request.header.X-User}
+		trusted_sources 10.0.0.0/8 2001:db8::/32
+		trusted_sources 192.0.2.7
 		reject_status 429
 	}`)
 	if err != nil {
@@ -44,7 +46,8 @@ func TestCaddyfile(t *testing.T) {
 	}
 	if h.Platform != "obv" || h.Capacity != 60 || time.Duration(h.Window) != time.Minute ||
 		h.MaxQueue != 500 || time.Duration(h.MaxWait) != 90*time.Second ||
-		h.SessionKey != "{http.request.header.X-User}" || h.RejectStatus != 429 {
+		h.SessionKey != "{http.request.header.X-User}" || h.RejectStatus != 429 ||
+		strings.Join(h.TrustedSources, " ") != "10.0.0.0/8 2001:db8::/32 192.0.2.7" {
 		t.Fatalf("parsed %+v", h)
 	}
 	if len(h.Costs) != 4 {
@@ -90,6 +93,9 @@ func TestCaddyfileBadInput(t *testing.T) {
 		"matcher twice":       "platform_limit obv {\n@a path /a\n@a path /b\n}",
 		"unknown option":      "platform_limit obv {\nburst 5\n}",
 		"session_key no arg":  "platform_limit obv {\nsession_key\n}",
+		"trusted no arg":      "platform_limit obv {\ntrusted_sources\n}",
+		"trusted bad cidr":    "platform_limit obv {\ntrusted_sources 10.0.0.0/33\n}",
+		"trusted hostname":    "platform_limit obv {\ntrusted_sources proxy.example\n}",
 	}
 	for name, in := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -110,6 +116,7 @@ func TestValidateBadConfig(t *testing.T) {
 		"reject 500":               {Platform: "obv", RejectStatus: 500},
 		"param without per":        {Platform: "obv", Costs: []*CostRule{{Param: "limit"}}},
 		"negative units":           {Platform: "obv", Costs: []*CostRule{{Units: -2}}},
+		"bad trusted source":       {Platform: "obv", TrustedSources: []string{"not-an-address"}},
 	}
 	for name, h := range bad {
 		t.Run(name, func(t *testing.T) {

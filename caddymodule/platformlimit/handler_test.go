@@ -3,6 +3,7 @@ package platformlimit
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -83,6 +85,9 @@ func TestOBVCosts(t *testing.T) {
 		{obv, "/api/search?query=x&limit=abc", 1},
 		{obv, "/api/search?query=x&limit=0", 1},
 		{obv, "/api/search?query=x&limit=-5", 1},
+		// The same search with a trailing slash is still a search.
+		{obv, "/api/search/?query=x&limit=100", 5},
+		{obv, "/api/search/?query=x", 1},
 		{obv, "/api/entities/document:notubiz:gemeente:soest:1/pdf/page/3", 0.125},
 		{obv, "/api/entities/document:notubiz:gemeente:soest:1", 1},
 		{obv, "/api/sources", 1},
@@ -282,4 +287,74 @@ func TestBudgetSurvivesReloadAndReconfigures(t *testing.T) {
 		t.Fatalf("%d references", refs)
 	}
 	_ = strconv.Itoa
+}
+
+// from is a request from addr with a session header (none when sess is "").
+func from(addr, sess string) (*http.Request, *httptest.ResponseRecorder) {
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/x", nil)
+	r.RemoteAddr = net.JoinHostPort(addr, "40000")
+	if sess != "" {
+		r.Header.Set(session.Header, sess)
+	}
+	return caddyhttp.PrepareRequest(r, caddy.NewReplacer(), w, nil), w
+}
+
+// TestWhoIsAClient: a client is its address; its sessions divide it. From
+// a trusted source, each session is a client of its own.
+func TestWhoIsAClient(t *testing.T) {
+	withFakeClock(t)
+	h := provision(t, &Handler{Platform: "test-who", Capacity: 1000, Window: caddy.Duration(time.Minute),
+		TrustedSources: []string{"10.0.0.0/8", "2001:db8::1"}})
+	cases := []struct {
+		addr, sess   string
+		client, want string
+	}{
+		{"192.0.2.1", "a", "addr:192.0.2.1", "app:a"},
+		{"192.0.2.1", "made-up-1", "addr:192.0.2.1", "app:made-up-1"},
+		{"192.0.2.1", "", "addr:192.0.2.1", ""},
+		{"10.1.2.3", "a", "app:a", ""},
+		{"10.1.2.3", "b", "app:b", ""},
+		{"10.1.2.3", "", "addr:10.1.2.3", ""},
+		{"2001:db8::1", "c", "app:c", ""},
+		{"2001:db8::2", "c", "addr:2001:db8::2", "app:c"},
+		{"::ffff:10.9.9.9", "d", "app:d", ""}, // an IPv4-mapped address is its IPv4 address
+	}
+	for _, c := range cases {
+		r, _ := from(c.addr, c.sess)
+		if got := h.key(r); got.Client != c.client || got.Session != c.want {
+			t.Errorf("%s session %q: key %+v; want client %q session %q", c.addr, c.sess, got, c.client, c.want)
+		}
+	}
+	r, _ := from("192.0.2.1", "a")
+	r = r.WithContext(session.WithInternal(r.Context(), session.Shared))
+	if got := h.key(r); got.Client != fairqueue.Shared || got.Session != "" {
+		t.Errorf("shared sub-request: %+v", got)
+	}
+	r, _ = from("192.0.2.1", "")
+	r = r.WithContext(session.WithInternal(r.Context(), "mcp:abc"))
+	if got := h.key(r); got.Client != "addr:192.0.2.1" || got.Session != "mcp:abc" {
+		t.Errorf("MCP sub-request: %+v", got)
+	}
+
+	// Through the handler: ten made-up names from one address are one
+	// client; two names from the trusted source are two.
+	for i := range 10 {
+		r, w := from("192.0.2.1", "n"+strconv.Itoa(i))
+		if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []string{"a", "b"} {
+		r, w := from("10.1.2.3", s)
+		if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := h.budget.Stats(); st.Clients != 3 || st.Sessions != 12 {
+		t.Fatalf("stats %+v; want 3 clients (one address, two trusted sessions), 12 sessions", st)
+	}
+	if h.budget.Used("addr:192.0.2.1") != 10 || h.budget.Used("app:a") != 1 {
+		t.Fatalf("usage: address %v, trusted session %v", h.budget.Used("addr:192.0.2.1"), h.budget.Used("app:a"))
+	}
 }

@@ -158,7 +158,9 @@ var builtIns = map[string]builtIn{
 // (limit default 24, capped at 100), a PDF page 1/8, anything else 1.
 func obvCosts() []*CostRule {
 	return []*CostRule{
-		{MatcherSetsRaw: pathMatch("/api/search"), Units: 1, Param: "limit", Per: 24, ParamDefault: 24, ParamMax: 100},
+		// With or without a trailing slash: the platform routes both to
+		// its search, so both are priced as one.
+		{MatcherSetsRaw: pathMatch("/api/search", "/api/search/"), Units: 1, Param: "limit", Per: 24, ParamDefault: 24, ParamMax: 100},
 		{MatcherSetsRaw: pathMatch("/api/entities/*/pdf/page/*"), Units: 0.125},
 	}
 }
