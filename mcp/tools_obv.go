@@ -15,17 +15,17 @@ import (
 	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
 )
 
-const obvSearchDesc = `Search OpenBesluitvorming: meetings, documents, motions and spoken word of 330 Dutch municipal councils, provinces and water boards. Returns compact hits (id, type, title, date, organisation, short snippet, link).
+const obvSearchDesc = `Search OpenBesluitvorming: meetings, documents, motions and spoken word of the councils and boards of 330 Dutch organisations: municipalities (gemeenten), provinces (provincies) and water boards (waterschappen). It also holds what Open Raadsinformatie (ORI, switched off on 1 November 2026) used to serve, under the same organisation keys. Returns compact hits (id, type, title, date, organisation, short snippet, link).
 Cost: the platform allows 60 units a minute for all BesluitBron users together; a search costs 1 unit per 24 results (limit 24 = 1 unit, 100 = 5). A first question on a subject waits for that budget; repeating it in this conversation comes from the cache at once. Searching one organisation (organization="utrecht", keys from obv_sources) is faster and more precise than all 330. Titles and snippets are cheap; fetch full text only for the items you need with obv_fetch.`
 
 func (c *connector) obvTools() []server.ServerTool {
 	var ts toolSet
 	search := newTool("obv_search", "Search council decisions (OpenBesluitvorming)", obvSearchDesc,
 		append([]mcp.ToolOption{
-			mcp.WithString("query", mcp.Description("Words to find (all must match; no phrase search). Optional when organization is given.")),
-			mcp.WithString("organization", mcp.Description("Organisation key, e.g. utrecht, soest, provincie-utrecht (see obv_sources). Omit to search all 330.")),
+			mcp.WithString("query", mcp.Description(`Words to find; all must match. Put words in double quotes to find them as a phrase, in that order ("sociale huurwoningen"). Optional when organization is given.`)),
+			mcp.WithString("organization", mcp.Description("Organisation key of a municipality, province or water board, e.g. utrecht, soest, provincie-utrecht (see obv_sources). Omit to search all 330.")),
 			mcp.WithString("entity_type", mcp.Description("Only this kind."), mcp.Enum(obv.EntityTypes...)),
-			mcp.WithString("sort", mcp.Description("Order (default date_desc)."), mcp.Enum(obv.Sorts...)),
+			mcp.WithString("sort", mcp.Description("Order: date_desc (newest first, the default), date_asc or title_asc. There is no relevance order."), mcp.Enum(obv.Sorts...)),
 			limitArg(10, obv.MaxLimit, "Up to 24 costs one budget unit."),
 			offsetArg(),
 		}, dateArgs()...)...)
@@ -57,7 +57,7 @@ func (c *connector) obvTools() []server.ServerTool {
 	})
 
 	fetch := newTool("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)",
-		`Fetch one OpenBesluitvorming item by id (from obv_search): a document's full text (markdown), a meeting's agenda with documents, motions and transcript, or a motion's votes. Text comes in pages of max_chars; continue with offset=next_offset.
+		`Fetch one OpenBesluitvorming item by id (from obv_search), of a municipality, province or water board: a document's full text (markdown), a meeting's agenda with documents, motions and transcript, or a motion's result, votes per member where the council publishes them, and otherwise the council's own vote summary (vote_summary). Text comes in pages of max_chars; continue with offset=next_offset.
 Cost: full text is the most expensive call BesluitBron makes (1 budget unit, and a long wait when the budget is spent); once fetched it stays cached for weeks, so reading further pages or fetching it again later is free. Fetch only what you need.`,
 		append([]mcp.ToolOption{mcp.WithString("id", mcp.Required(), mcp.Description("Entity id, e.g. document:notubiz:gemeente:soest:12345."))}, textPageArgs()...)...)
 	ts.add(fetch, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
@@ -82,7 +82,7 @@ Cost: full text is the most expensive call BesluitBron makes (1 budget unit, and
 	})
 
 	sources := newTool("obv_sources", "List the organisations (OpenBesluitvorming)",
-		`List OpenBesluitvorming's organisations (municipalities, provinces, water boards) with their keys for obv_search's organization argument. Filter by type or by a part of the name.
+		`List OpenBesluitvorming's organisations (municipalities/gemeenten, provinces/provincies, water boards/waterschappen) with their keys for obv_search's organization argument; the keys are those Open Raadsinformatie used, except provincie_limburg, provincie_groningen and waterschap_limburg. Filter by type or by a part of the name.
 Cost: cheap; the list changes in months and is kept in BesluitBron's cache for a long time.`,
 		mcp.WithString("organization_type", mcp.Description("Only this type."), mcp.Enum("gemeente", "provincie", "waterschap")),
 		mcp.WithString("name", mcp.Description("Only organisations whose key or name contains this text (case-insensitive).")),

@@ -133,8 +133,19 @@ func TestSearchRecordShape(t *testing.T) {
 		t.Fatalf("status %d body %s", rec.Code, rec.Body.String())
 	}
 	got := rec.Body.Bytes()
-	shape.XMLShape(t, got, readFixture(t, "sru-record-gmb.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
-	shape.XMLShape(t, got, readFixture(t, "sru-enricheddata.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
+	shape.Exact(t, got, readFixture(t, "sru-record-gmb.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere(),
+		// The sample lost its attributes' namespaces when wetsuite saved
+		// it; a wetsuite-core test record (test_cvdr_enriched) shows gzd
+		// carrying the schema location, and KOOP's SRU stylesheet adds
+		// xsi:schemaLocation to gzd:gzd.
+		shape.Allow("record/recordData/gzd/@schemaLocation"),
+		// Named among the record's metadata by wetsuite's koop_parse.py
+		// (platforms.md section 5: issued, datumOndertekening) and by the
+		// CQL index w.documentstatus; absent from this one Gemeenteblad.
+		shape.Allow("record/recordData/gzd/originalData/meta/owmsmantel/issued",
+			"record/recordData/gzd/originalData/meta/tpmeta/documentstatus",
+			"record/recordData/gzd/originalData/meta/tpmeta/datumOndertekening"))
+	shape.Exact(t, got, readFixture(t, "sru-enricheddata.fragment.xml"), shape.IgnoreNamespaces(), shape.Anywhere())
 }
 
 func TestSearchNamespaces(t *testing.T) {
@@ -441,7 +452,12 @@ func TestFullTextAgainstFixtures(t *testing.T) {
 			t.Errorf("%s: root %s, want %s", c.name, got, c.root)
 		}
 		if c.fixture != "" {
-			shape.XMLShape(t, body, readFixture(t, c.fixture))
+			shape.Exact(t, body, readFixture(t, c.fixture),
+				// A Staatsblad decree's explanatory note: "the XML of
+				// stb-2025-263 as the repository serves it (its note is
+				// <nota-toelichting>)" in third-party code; the saved
+				// stb-2018-84 is a law without one.
+				shape.Allow("officiele-publicatie/staatsblad/nota-toelichting"))
 		}
 		if c.name == "staatsblad" || c.name == "gemeenteblad regulation" {
 			if len(body) < 8000 {

@@ -116,7 +116,7 @@ func TestSearchShape(t *testing.T) {
 	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/xml") {
 		t.Errorf("content type %q", ct)
 	}
-	shape.XMLShape(t, rec.Body.Bytes(), readFixture(t, "zoeken.atom.xml"))
+	shape.Exact(t, rec.Body.Bytes(), readFixture(t, "zoeken.atom.xml"))
 	n, entries := parseFeed(t, rec)
 	if len(entries) != 3 {
 		t.Fatalf("%d entries", len(entries))
@@ -128,7 +128,7 @@ func TestSearchShape(t *testing.T) {
 		titleDate(t, e)
 	}
 	empty := search(t, h, "from", strconv.Itoa(n+10))
-	shape.XMLShape(t, empty.Body.Bytes(), readFixture(t, "zoeken-empty.atom.xml"))
+	shape.Exact(t, empty.Body.Bytes(), readFixture(t, "zoeken-empty.atom.xml"))
 	if m, es := parseFeed(t, empty); m != n || len(es) != 0 {
 		t.Errorf("past the end: %d, %d entries", m, len(es))
 	}
@@ -256,7 +256,13 @@ func TestTombstones(t *testing.T) {
 	for _, kind := range []string{"doc", "ecli"} {
 		ru := findRuling(t, h, func(r *ruling) bool { return string(r.Deleted) == kind[:1] && !r.Modified.After(testNow) })
 		at := ru.Modified.Format("2006-01-02T15:04:05")
-		_, es := parseFeed(t, search(t, h, "modified", at, "modified", at))
+		feed := search(t, h, "modified", at, "modified", at)
+		shape.Exact(t, feed.Body.Bytes(), readFixture(t, "zoeken.atom.xml"),
+			// No saved feed holds a tombstone; the deleted attribute is in
+			// the Open Data documentation (v1.15, via wetsuite's
+			// rechtspraaknl.py and platforms.md section 6).
+			shape.Allow("{http://www.w3.org/2005/Atom}feed/{http://www.w3.org/2005/Atom}entry/@deleted"))
+		_, es := parseFeed(t, feed)
 		found := false
 		for _, e := range es {
 			if e.ID == ru.ECLI {
@@ -359,7 +365,7 @@ func TestContent(t *testing.T) {
 	}
 	body := rec.Body.Bytes()
 	// content.xml is a real, complete document: compared with namespaces.
-	shape.XMLShape(t, body, readFixture(t, "content.xml"))
+	shape.Exact(t, body, readFixture(t, "content.xml"))
 	if len(body) < 10000 {
 		t.Errorf("document only %d bytes", len(body))
 	}
@@ -371,7 +377,7 @@ func TestContent(t *testing.T) {
 	if meta.Code != 200 || bytes.Contains(mb, []byte("<uitspraak")) || bytes.Contains(mb, []byte("<inhoudsindicatie")) || !bytes.Contains(mb, []byte("<rdf:RDF")) || len(mb) >= len(body)/2 {
 		t.Errorf("META: %d, %d bytes", meta.Code, len(mb))
 	}
-	shape.XMLShape(t, mb, readFixture(t, "content.xml"), shape.Ignore(
+	shape.Exact(t, mb, readFixture(t, "content.xml"), shape.Ignore(
 		"open-rechtspraak/{http://www.rechtspraak.nl/schema/rechtspraak-1.0}inhoudsindicatie",
 		"open-rechtspraak/{http://www.rechtspraak.nl/schema/rechtspraak-1.0}uitspraak"))
 	// Lower-case ECLI is accepted.
@@ -429,7 +435,12 @@ func TestWaardelijsten(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("%d", rec.Code)
 	}
-	shape.XMLShape(t, rec.Body.Bytes(), readFixture(t, "waardelijst-instanties.xml"))
+	shape.Exact(t, rec.Body.Bytes(), readFixture(t, "waardelijst-instanties.xml"),
+		// Closed courts carry EndDate: seen in the full live list parsed in
+		// WetSuiteLeiden/data-collection api_rechtspraaknl_codes.ipynb
+		// (fixtures README), and in the Open Data documentation's field
+		// list (platforms.md section 6); the five saved items are all open.
+		shape.Allow("Instanties/Instantie/EndDate"))
 	var list struct {
 		Items []struct {
 			ID    string `xml:"Identifier"`
@@ -468,7 +479,7 @@ func TestWaardelijsten(t *testing.T) {
 		}
 	}
 	rg := get(t, h, "/Waardelijst/Rechtsgebieden")
-	shape.XMLShape(t, rg.Body.Bytes(), readFixture(t, "waardelijst-rechtsgebieden.xml"))
+	shape.Exact(t, rg.Body.Bytes(), readFixture(t, "waardelijst-rechtsgebieden.xml"))
 	for _, p := range []string{"/Waardelijst/InstantiesBuitenlands", "/Waardelijst/Proceduresoorten", "/Waardelijst/FormeleRelaties", "/Waardelijst/NietNederlandseUitspraken", "/waardelijst/instanties"} {
 		rec := get(t, h, p)
 		if rec.Code != 200 {

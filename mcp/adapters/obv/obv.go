@@ -20,8 +20,11 @@ const MaxLimit = 100
 // EntityTypes are the values entityType accepts (case-sensitive).
 var EntityTypes = []string{"Meeting", "Document", "Motion", "Recording"}
 
-// Sorts are the values sort accepts.
-var Sorts = []string{"date_desc", "date_asc", "relevance"}
+// Sorts are the orders the platform really has (web/search_api.ts
+// sortResults): by date either way, or by title (Dutch collation).
+// "relevance" is not among them: the platform answers it, like any unknown
+// value, in date_desc order, so offering it would promise what it does not do.
+var Sorts = []string{"date_desc", "date_asc", "title_asc"}
 
 // SearchParams are the arguments of a search.
 type SearchParams struct {
@@ -52,7 +55,13 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if p.EntityType != "" && !oneOf(p.EntityType, EntityTypes) {
 		return adapters.Request{}, fmt.Errorf("entity_type %q is unknown: use one of %s (mind the capitals)", p.EntityType, strings.Join(EntityTypes, ", "))
 	}
+	// The platform refuses neither an unknown sort nor a malformed or
+	// inverted date: it silently orders by date or filters everything out.
+	// So they are checked here, with what to fix.
 	if p.Sort != "" && !oneOf(p.Sort, Sorts) {
+		if p.Sort == "relevance" {
+			return adapters.Request{}, fmt.Errorf("sort relevance does not exist on OpenBesluitvorming (it answers newest first): use one of %s", strings.Join(Sorts, ", "))
+		}
 		return adapters.Request{}, fmt.Errorf("sort %q is unknown: use one of %s", p.Sort, strings.Join(Sorts, ", "))
 	}
 	from, to, err := adapters.ParseDates(p.DateFrom, p.DateTo)
@@ -171,10 +180,11 @@ type entity struct {
 	MeetingID       string       `json:"meetingId"`
 	Agenda          []agendaItem `json:"agenda"`
 	Motions         []struct {
-		ID     string `json:"id"`
-		Name   string `json:"name"`
-		Result string `json:"result"`
-		Tally  tally  `json:"tally"`
+		ID          string `json:"id"`
+		Name        string `json:"name"`
+		Result      string `json:"result"`
+		Tally       tally  `json:"tally"`
+		VoteSummary string `json:"vote_summary"`
 	} `json:"motions"`
 	Recordings []struct {
 		ID       string `json:"id"`
@@ -192,7 +202,11 @@ type entity struct {
 		Status     string `json:"status"`
 		Result     string `json:"result"`
 		Tally      tally  `json:"tally"`
-		Votes      []struct {
+		// VoteSummary is the free-text breakdown some Notubiz councils
+		// publish instead of per-member votes (API.md,
+		// schemas/motion.schema.json): shown verbatim.
+		VoteSummary string `json:"vote_summary"`
+		Votes       []struct {
 			Option    string `json:"option"`
 			VoterName string `json:"voter_name"`
 			GroupName string `json:"group_name"`
@@ -260,11 +274,18 @@ func ParseEntity(body []byte) (adapters.Document, error) {
 		if t := m.Tally.String(); t != "" {
 			d.Meta["tally"] = t
 		}
+		vs := strings.TrimSpace(m.VoteSummary)
+		if vs != "" {
+			d.Meta["vote_summary"] = vs
+		}
 		fmt.Fprintf(&sb, "%s\nUitslag: %s", m.Name, m.Result)
 		if t := m.Tally.String(); t != "" {
 			fmt.Fprintf(&sb, " (%s)", t)
 		}
 		sb.WriteString("\n")
+		if vs != "" {
+			fmt.Fprintf(&sb, "Stemverhouding: %s\n", vs)
+		}
 		for _, v := range m.Votes {
 			fmt.Fprintf(&sb, "- %s (%s): %s\n", v.VoterName, v.GroupName, v.Option)
 		}
@@ -281,6 +302,9 @@ func ParseEntity(body []byte) (adapters.Document, error) {
 				fmt.Fprintf(&sb, "- %s: %s", m.Name, m.Result)
 				if t := m.Tally.String(); t != "" {
 					fmt.Fprintf(&sb, " (%s)", t)
+				}
+				if vs := strings.TrimSpace(m.VoteSummary); vs != "" {
+					fmt.Fprintf(&sb, "; stemverhouding: %s", vs)
 				}
 				fmt.Fprintf(&sb, " [%s]\n", m.ID)
 			}

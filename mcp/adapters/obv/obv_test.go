@@ -1,6 +1,7 @@
 package obv
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
@@ -110,5 +111,64 @@ func TestSearchRequestChecks(t *testing.T) {
 	}
 	if Cost(24) != 1 || Cost(25) != 2 || Cost(100) != 5 {
 		t.Fatal("cost")
+	}
+}
+
+// The platform refuses neither an unknown sort nor bad or inverted dates
+// (it falls back or filters everything out), so the adapter does, saying
+// what to fix; title_asc is offered, relevance (answered as date_desc) not.
+func TestSortsAndDatesCheckedHere(t *testing.T) {
+	r, err := SearchRequest(SearchParams{Query: "x", Limit: 5, Sort: "title_asc"})
+	if err != nil || !strings.Contains(r.Path, "sort=title_asc") {
+		t.Fatalf("title_asc: %+v %v", r, err)
+	}
+	for _, c := range []struct {
+		p    SearchParams
+		want string
+	}{
+		{SearchParams{Query: "x", Limit: 5, Sort: "relevance"}, "answers newest first"},
+		{SearchParams{Query: "x", Limit: 5, Sort: "newest"}, "date_desc, date_asc, title_asc"},
+		{SearchParams{Query: "x", Limit: 5, DateTo: "gisteren"}, "write it as YYYY-MM-DD"},
+		{SearchParams{Query: "x", Limit: 5, DateFrom: "2024-13-01"}, "write it as YYYY-MM-DD"},
+		{SearchParams{Query: "x", Limit: 5, DateFrom: "2025-01-02", DateTo: "2025-01-01"}, "swap them"},
+	} {
+		if _, err := SearchRequest(c.p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: err = %v, want %q", c.p, err, c.want)
+		}
+	}
+}
+
+// Quoted phrases reach the platform as typed: it searches them as phrases.
+func TestPhraseQueryKept(t *testing.T) {
+	r, err := SearchRequest(SearchParams{Query: ` "sociale huurwoningen" Soest `, Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(r.Path)
+	if q := u.Query().Get("query"); q != `"sociale huurwoningen" Soest` {
+		t.Fatalf("query sent as %q", q)
+	}
+}
+
+// vote_summary (a Notubiz free-text breakdown, schemas/motion.schema.json)
+// is shown on a motion and in a meeting's motion list.
+func TestVoteSummary(t *testing.T) {
+	motion := strings.Replace(string(fixture.Read(t, "obv", "entity-motion.json")), `"votes": [`,
+		`"vote_summary": "Voor: CDA, VVD (20); tegen: GL (11)", "votes": [`, 1)
+	d, err := ParseEntity([]byte(motion))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Meta["vote_summary"] != "Voor: CDA, VVD (20); tegen: GL (11)" || !strings.Contains(d.Text, "Stemverhouding: Voor: CDA, VVD (20); tegen: GL (11)") {
+		t.Fatalf("motion: %+v\n%s", d.Meta, d.Text)
+	}
+	meeting := strings.Replace(string(fixture.Read(t, "obv", "entity-meeting.json")), `"votes": []`,
+		`"votes": [], "vote_summary": "unaniem aangenomen"`, 1)
+	m, err := ParseEntity([]byte(meeting))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(m.Text, "M1 Woningbouw Soesterberg: aangenomen (20 voor, 11 tegen); stemverhouding: unaniem aangenomen") {
+		t.Fatalf("meeting:\n%s", m.Text)
 	}
 }
