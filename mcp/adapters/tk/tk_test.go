@@ -339,3 +339,24 @@ func TestCheckRoot(t *testing.T) {
 		}
 	}
 }
+
+// The one real SyncFeed entity (a fractieZetelPersoon, namespaces stripped
+// by its source) is read for what it is and not taken for a document.
+func TestParseFeedFixture(t *testing.T) {
+	b := fixture.Read(t, "tk", "syncfeed-entry.fragment.xml")
+	s := string(b)
+	i, j := strings.Index(s, "<fractieZetelPersoon"), strings.Index(s, "</content>")
+	if i < 0 || j < i {
+		t.Fatal("fixture has no content element")
+	}
+	if _, err := ParseFeedDocument([]byte(s[i:j])); err == nil || !strings.Contains(err.Error(), "fractieZetelPersoon, not a document") {
+		t.Fatalf("err = %v", err)
+	}
+	// The same element renamed to a document carries its id and fields.
+	doc := strings.ReplaceAll(s[i:j], "fractieZetelPersoon", "document")
+	doc = strings.Replace(doc, "<functie>Lid</functie>", "<soort>Motie</soort><documentNummer>2023D41173</documentNummer><datum>2023-08-29</datum>", 1)
+	d, err := ParseFeedDocument([]byte(doc))
+	if err != nil || d.Meta["guid"] != "808fcd50-a0dc-4f60-8b9d-c404a2eb5b2e" || d.ID != "2023D41173" || d.Type != "Motie" || d.Date != "2023-08-29" {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
