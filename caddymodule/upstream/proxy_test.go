@@ -517,14 +517,16 @@ func TestCallerHangingUpCancelsUpstreamAndFreesThePlace(t *testing.T) {
 
 func TestLongSilentAnswerIsNotCut(t *testing.T) {
 	// The upstream stays silent longer than every timeout configured
-	// here (dial, idle, queue wait); only then does it answer.
-	silence := 1500 * time.Millisecond
+	// here (dial, idle, queue wait, and the 2 s TCP user timeout); only
+	// then does it answer. Its kernel acknowledges the keep-alive
+	// probes, so the connection is alive and must not be cut.
+	silence := 2500 * time.Millisecond
 	a := newCounted(t, func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(silence)
 		io.WriteString(w, "late but whole")
 	})
 	h, _ := ParseBaseURL(a.URL)
-	h.Transport = testTransport(TransportOptions{DialTimeout: 200 * time.Millisecond, IdleTimeout: 200 * time.Millisecond, ProbeInterval: time.Second})
+	h.Transport = testTransport(TransportOptions{DialTimeout: 200 * time.Millisecond, IdleTimeout: 200 * time.Millisecond, ProbeInterval: time.Second, ProbeCount: 1})
 	p, err := NewProxy([]*Host{h}, Options{QueueWait: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
