@@ -56,6 +56,7 @@ http://127.0.0.1:%[2]d {
 		clientlimit_test_internal
 		client_limit it-tool {
 			process off
+			session off
 			address 1/m 1
 		}
 		respond "tool"
@@ -64,6 +65,7 @@ http://127.0.0.1:%[2]d {
 http://127.0.0.1:%[3]d {
 	client_limit it-shaped {
 		process off
+		session off
 		address 1/m 1
 	}
 	respond "shaped"
@@ -137,9 +139,16 @@ func TestInCaddy(t *testing.T) {
 		}
 		session.Issued.Add("it-issued")
 		defer session.Issued.Remove("it-issued")
+		// An issued session counts against its address too: this one is
+		// spent, so the session gets no room of its own there.
 		a := get(t, base+"/mcp/raad", "203.0.113.10", "Mcp-Session-Id", "it-issued")
-		if a.code != 200 || a.hdr.Get("RateLimit-Limit") != "2" {
-			t.Fatalf("issued session from the same address: %d %v, want 200 under the session limit of 2", a.code, a.hdr)
+		if a.code != 429 || !strings.Contains(a.body, `"layer":"address"`) {
+			t.Fatalf("issued session from the spent address: %d %q, want 429 by the address", a.code, a.body)
+		}
+		// From a fresh address it passes under its session limit of 2.
+		a = get(t, base+"/mcp/raad", "203.0.113.11", "Mcp-Session-Id", "it-issued")
+		if a.code != 200 || a.hdr.Get("RateLimit-Limit") != "2" || a.hdr.Get("RateLimit-Remaining") != "1" {
+			t.Fatalf("issued session from a fresh address: %d %v, want 200 under the session limit of 2", a.code, a.hdr)
 		}
 	})
 

@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/inbound"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 
 func init() {
@@ -32,6 +33,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		address   <rate> <burst> | off
 //		max_keys  <n>
 //		ipv6_prefix <bits>
+//		trusted_sources <cidr|address...>
 //	}
 //
 // <zone> names the connector layer (default "default"): use one zone per
@@ -46,8 +48,16 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 // process is one bucket for the whole server: set it in one client_limit
 // (or the same in all); two different values in one config are an error.
-// session counts MCP sessions the connectors issued; a request without
-// one (or with a made-up id) counts against its client address.
+// session counts MCP sessions the connectors issued; address counts every
+// request of a client address, its sessions' included, so sessions divide
+// an address's room and never multiply it. A request without a session
+// (or with a made-up id) counts against its address alone. address must
+// be at least session (rate and burst).
+//
+// trusted_sources (may be repeated) names addresses whose issued sessions
+// each count as a client of their own, passing their session's bucket but
+// not the address's: a hosted assistant's egress range. A front proxy
+// belongs in the server's trusted_proxies instead.
 //
 // ipv6_prefix (default 64) counts IPv6 clients per prefix in the address
 // layer, since one client usually holds a whole /64; 128 counts every
@@ -70,7 +80,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	seen := map[string]bool{}
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		sub := d.Val()
-		if seen[sub] {
+		if seen[sub] && sub != "trusted_sources" {
 			return d.Errf("%s given twice", sub)
 		}
 		seen[sub] = true
@@ -119,8 +129,17 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				return d.ArgErr()
 			}
+		case "trusted_sources":
+			args := d.RemainingArgs()
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			if _, err := session.ParsePrefixes(args); err != nil {
+				return d.Errf("bad trusted_sources: %v; want CIDR ranges or addresses", err)
+			}
+			h.TrustedSources = append(h.TrustedSources, args...)
 		default:
-			return d.Errf("unrecognized subdirective '%s' (want process, connector, session, address, max_keys or ipv6_prefix)", sub)
+			return d.Errf("unrecognized subdirective '%s' (want process, connector, session, address, max_keys, ipv6_prefix or trusted_sources)", sub)
 		}
 	}
 	return nil

@@ -22,8 +22,11 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			address 50/s 150
 			max_keys 500000
 			ipv6_prefix 56
+			trusted_sources 192.0.2.0/24 2001:db8::/32
+			trusted_sources 198.51.100.7
 		}`, `{"zone":"raad","process":{"rate":"1000/s","burst":2000},"connector":{"rate":"300/s","burst":600},` +
-			`"session":{"rate":"20/s","burst":60},"address":{"rate":"50/s","burst":150},"max_keys":500000,"ipv6_prefix":56}`},
+			`"session":{"rate":"20/s","burst":60},"address":{"rate":"50/s","burst":150},"max_keys":500000,"ipv6_prefix":56,` +
+			`"trusted_sources":["192.0.2.0/24","2001:db8::/32","198.51.100.7"]}`},
 		{"units and off", `client_limit {
 			session 600/m 10
 			address 3/10s 3
@@ -65,6 +68,9 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"ipv6_prefix 0", "client_limit {\n ipv6_prefix 0\n}", "ipv6_prefix"},
 		{"ipv6_prefix 129", "client_limit {\n ipv6_prefix 129\n}", "ipv6_prefix"},
 		{"ipv6_prefix missing", "client_limit {\n ipv6_prefix\n}", "wrong argument count"},
+		{"trusted no arg", "client_limit {\n trusted_sources\n}", "wrong argument count"},
+		{"trusted bad cidr", "client_limit {\n trusted_sources 10.0.0.0/33\n}", "bad trusted_sources"},
+		{"trusted hostname", "client_limit {\n trusted_sources proxy.example\n}", "bad trusted_sources"},
 	}
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {

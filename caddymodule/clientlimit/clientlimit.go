@@ -47,12 +47,19 @@ var now = time.Now
 //   - connector: the zone named by zone (one per MCP endpoint), so load on
 //     one connector never crowds out another; handlers with the same zone
 //     share it;
-//   - session: per MCP session id the connectors issued (session.Issued),
-//     or, for a request without one (before initialize, a client of the
-//     stateless protocol era, or a made-up Mcp-Session-Id), address: per
-//     client address, which is Caddy's client IP and so honours the server's
-//     trusted_proxies, with IPv6 addresses grouped per ipv6_prefix (/64).
-//     The Besluitbron-Session header an app may send is not trusted here.
+//   - session and address: per MCP session id the connectors issued
+//     (session.Issued), and per client address, which is Caddy's client IP
+//     and so honours the server's trusted_proxies, with IPv6 addresses
+//     grouped per ipv6_prefix (/64). A request with a session passes both
+//     its session's bucket and its address's, so an address's sessions
+//     divide its room and never multiply it: one address opening many
+//     sessions still gets one address's rate, which is set above one
+//     session's. A request without a session (before initialize, a client
+//     of the stateless protocol era, an app, or a made-up Mcp-Session-Id)
+//     passes its address's bucket alone. The Besluitbron-Session header an
+//     app may send is not trusted here. From a trusted source
+//     (trusted_sources: a hosted assistant's egress range) each issued
+//     session passes its session's bucket alone, as a client of its own.
 //
 // A request passes all layers or none: a refused request consumes nothing
 // in any layer. In-process sub-requests (MCP tool calls, marked with
@@ -105,10 +112,12 @@ type Handler struct {
 	// Default: 20/s, burst 60.
 	Session *LimitConfig `json:"session,omitempty"`
 
-	// Address limits each client address that comes without an issued
-	// session. It is higher than the session limit because several
-	// clients can share one address (NAT) and every session starts
-	// without one. Default: 50/s, burst 150.
+	// Address limits each client address: every request from it, with an
+	// issued session or without. It must be at least the session limit
+	// (rate and burst) and is higher by default, because several clients
+	// can share one address (NAT) and every session starts without one;
+	// it is well below the connector limit, so no one address can take a
+	// connector however many sessions it opens. Default: 50/s, burst 150.
 	Address *LimitConfig `json:"address,omitempty"`
 
 	// MaxKeys caps the sessions and addresses the zone remembers (each
@@ -124,7 +133,18 @@ type Handler struct {
 	// counted apart. Default: 64.
 	IPv6Prefix int `json:"ipv6_prefix,omitempty"`
 
+	// TrustedSources are client addresses (CIDR ranges or single
+	// addresses) whose issued MCP sessions each count as a client of
+	// their own: their requests pass their session's bucket but not the
+	// address's. Name a hosted assistant's egress range here, whose one
+	// address carries many users. A front proxy belongs in the server's
+	// trusted_proxies instead, so that the real client address counts.
+	// Requests from these addresses without an issued session still pass
+	// the address's bucket. Default: none.
+	TrustedSources []string `json:"trusted_sources,omitempty"`
+
 	zoneCfg       inbound.Config
+	trusted       []netip.Prefix
 	processLimit  inbound.Limit
 	seq           uint64
 	process       *processState
@@ -205,6 +225,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.MaxKeys < 0 {
 		return fmt.Errorf("max_keys: must be positive, got %d", h.MaxKeys)
 	}
+	// A session's requests count against its address too: an address
+	// limit below the session limit would cut every session short.
+	if s, a := h.zoneCfg.Session, h.zoneCfg.Address; !s.Unlimited() && !a.Unlimited() && (a.Every > s.Every || a.Burst < s.Burst) {
+		return fmt.Errorf("address %s is below session %s: a session's requests count against its address too, so the address limit needs at least the session's rate and burst", a, s)
+	}
+	if h.trusted, err = session.ParsePrefixes(h.TrustedSources); err != nil {
+		return fmt.Errorf("trusted_sources: %v; want CIDR ranges or addresses", err)
+	}
 
 	h.seq = generation(ctx)
 	v, _, err := pool.LoadOrNew(processKey, func() (caddy.Destructor, error) { return newProcessState(), nil })
@@ -268,14 +296,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	h.process.settings.activate(h.seq)
 	h.zone.settings.activate(h.seq)
 
-	key := session.TrustedKey(r)
+	sess, addr := session.TrustedKeys(r)
+	c := inbound.Client{Session: sess, Address: h.groupIPv6(addr)}
 	kind := inbound.LayerAddress
-	if strings.HasPrefix(key, "mcp:") {
+	if sess != "" {
 		kind = inbound.LayerSession
-	} else {
-		key = h.groupIPv6(key)
+		if len(h.trusted) > 0 && session.Trusted(addr[len("addr:"):], h.trusted) {
+			c.Address = "" // a trusted source's session is a client of its own
+		}
 	}
-	d := h.zone.zone.Allow(now(), h.process.bucket, key, kind)
+	d := h.zone.zone.Allow(now(), h.process.bucket, c)
 	if d.Layer != inbound.LayerNone {
 		// Canonical keys set directly, with one allocation for the three
 		// values: this runs on every request.

@@ -78,7 +78,7 @@ func req(addr string, hdr ...string) *http.Request {
 func TestHeadersAndRefusal(t *testing.T) {
 	clock := fakeClock(t)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-headers", Process: off, Connector: off, Address: lc("1/s", 3)})
+	h := provision(t, ctx, &Handler{Zone: "t-headers", Process: off, Connector: off, Session: off, Address: lc("1/s", 3)})
 	rejected0 := counterValue(rejectedTotal.WithLabelValues("t-headers", "address"))
 	allowed0 := counterValue(requestsTotal.WithLabelValues("t-headers", "allowed"))
 
@@ -129,7 +129,7 @@ func TestHeadersAndRefusal(t *testing.T) {
 func TestRetryAfterFromState(t *testing.T) {
 	clock := fakeClock(t)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-retry", Process: off, Connector: off, Address: lc("6/m", 1)})
+	h := provision(t, ctx, &Handler{Zone: "t-retry", Process: off, Connector: off, Session: off, Address: lc("6/m", 1)})
 	serve(h, req("192.0.2.2"))
 	for _, tc := range []struct {
 		at   time.Duration
@@ -198,12 +198,17 @@ func TestSessionsAndMadeUpIds(t *testing.T) {
 	if n := count("198.51.100.1", made...); n != 3 {
 		t.Fatalf("made-up ids passed %d, want the address's 3", n)
 	}
-	// Real sessions from the same address each have their own 2.
-	if n := count("198.51.100.1", "t-real-1", "t-real-1", "t-real-1"); n != 2 {
+	// Real sessions count against their address too: it is spent.
+	if n := count("198.51.100.1", "t-real-1", "t-real-2"); n != 0 {
+		t.Fatalf("sessions of a spent address passed %d, want 0", n)
+	}
+	// From another address, each real session has its own 2, and the two
+	// together stay within that address's 3.
+	if n := count("198.51.100.3", "t-real-1", "t-real-1", "t-real-1"); n != 2 {
 		t.Fatalf("session 1 passed %d, want 2", n)
 	}
-	if n := count("198.51.100.1", "t-real-2", "t-real-2", "t-real-2"); n != 2 {
-		t.Fatalf("session 2 passed %d, want 2", n)
+	if n := count("198.51.100.3", "t-real-2", "t-real-2", "t-real-2"); n != 1 {
+		t.Fatalf("session 2 passed %d, want the 1 its address has left", n)
 	}
 	// The self-declared Besluitbron-Session header opens no room either.
 	passed := 0
@@ -220,7 +225,7 @@ func TestSessionsAndMadeUpIds(t *testing.T) {
 func TestIPv6GroupedByPrefix(t *testing.T) {
 	fakeClock(t)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-ipv6", Process: off, Connector: off, Address: lc("1/m", 2)})
+	h := provision(t, ctx, &Handler{Zone: "t-ipv6", Process: off, Connector: off, Session: off, Address: lc("1/m", 2)})
 	v6 := func(addr string) *http.Request {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = "[" + addr + "]:4000"
@@ -238,7 +243,7 @@ func TestIPv6GroupedByPrefix(t *testing.T) {
 	if w, _ := serve(h, v6("2001:db8:1:3::1")); w.Code != 200 {
 		t.Fatalf("another /64: %d", w.Code)
 	}
-	h128 := provision(t, ctx, &Handler{Zone: "t-ipv6-128", Process: off, Connector: off, Address: lc("1/m", 1), IPv6Prefix: 128})
+	h128 := provision(t, ctx, &Handler{Zone: "t-ipv6-128", Process: off, Connector: off, Session: off, Address: lc("1/m", 1), IPv6Prefix: 128})
 	for i := range 5 {
 		if w, _ := serve(h128, v6(fmt.Sprintf("2001:db8:1:2::%x", i+1))); w.Code != 200 {
 			t.Fatalf("ipv6_prefix 128, address %d: %d", i, w.Code)
@@ -257,7 +262,7 @@ func TestIPv6GroupedByPrefix(t *testing.T) {
 func TestInternalPassesUncounted(t *testing.T) {
 	fakeClock(t)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-internal", Process: off, Connector: lc("1/m", 1), Address: lc("1/m", 1)})
+	h := provision(t, ctx, &Handler{Zone: "t-internal", Process: off, Connector: lc("1/m", 1), Session: off, Address: lc("1/m", 1)})
 	for range 100 {
 		r := req("192.0.2.9")
 		r = r.WithContext(session.WithInternal(r.Context(), "mcp:x"))
@@ -330,7 +335,7 @@ func TestSettingsPerConfig(t *testing.T) {
 	})
 	t.Run("a failed or unused config changes nothing", func(t *testing.T) {
 		ctx2, cancel := newConfig(t)
-		h2 := provision(t, ctx2, &Handler{Zone: "t-conf", Process: off, Address: lc("1/m", 1)})
+		h2 := provision(t, ctx2, &Handler{Zone: "t-conf", Process: off, Session: off, Address: lc("1/m", 1)})
 		cancel()
 		old := provision(t, ctx, &Handler{Zone: "t-conf", Process: off})
 		for i := range 5 {
@@ -342,7 +347,7 @@ func TestSettingsPerConfig(t *testing.T) {
 	})
 	t.Run("new config takes effect at its first request", func(t *testing.T) {
 		ctx3, _ := newConfig(t)
-		h3 := provision(t, ctx3, &Handler{Zone: "t-conf", Process: off, Address: lc("1/m", 1)})
+		h3 := provision(t, ctx3, &Handler{Zone: "t-conf", Process: off, Session: off, Address: lc("1/m", 1)})
 		if w, _ := serve(h3, req("192.0.2.51")); w.Code != 200 {
 			t.Fatalf("first: %d", w.Code)
 		}
@@ -361,6 +366,11 @@ func TestProvisionErrors(t *testing.T) {
 		"off burst":     {Connector: &LimitConfig{Rate: "off", Burst: 3}},
 		"negative keys": {MaxKeys: -1},
 		"ipv6 prefix":   {IPv6Prefix: 129},
+		"bad trusted":   {TrustedSources: []string{"proxy.example"}},
+		// A session's requests count against its address too.
+		"address rate below session":      {Session: lc("20/s", 60), Address: lc("10/s", 150)},
+		"address burst below session":     {Session: lc("20/s", 60), Address: lc("50/s", 30)},
+		"raised session, default address": {Session: lc("100/s", 300)},
 	} {
 		err := h.Provision(ctx)
 		_ = h.Cleanup()

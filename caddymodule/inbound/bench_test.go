@@ -36,7 +36,7 @@ func BenchmarkAllow(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		now = now.Add(2 * time.Microsecond)
-		if !z.Allow(now, p, ks[i&1023], LayerAddress).Allowed {
+		if !z.Allow(now, p, Client{Address: ks[i&1023]}).Allowed {
 			b.Fatal("refused")
 		}
 	}
@@ -46,10 +46,10 @@ func BenchmarkAllow(b *testing.B) {
 func BenchmarkAllowRefused(b *testing.B) {
 	z, p := benchZone(1_000_000)
 	z.Configure(Config{Connector: lim(time.Microsecond, 1000), Address: lim(time.Hour, 1), MaxKeys: 1000})
-	z.Allow(t0, p, "addr:flood", LayerAddress)
+	z.Allow(t0, p, Client{Address: "addr:flood"})
 	b.ReportAllocs()
 	for b.Loop() {
-		if z.Allow(t0, p, "addr:flood", LayerAddress).Allowed {
+		if z.Allow(t0, p, Client{Address: "addr:flood"}).Allowed {
 			b.Fatal("allowed")
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkAllowParallel(b *testing.B) {
 		i := 0
 		for pb.Next() {
 			i++
-			z.Allow(time.Now(), p, ks[i&(1<<16-1)], LayerAddress)
+			z.Allow(time.Now(), p, Client{Address: ks[i&(1<<16-1)]})
 		}
 	})
 }
@@ -77,7 +77,7 @@ func BenchmarkAllowChurnAtCap(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		now = now.Add(time.Microsecond)
-		z.Allow(now, p, ks[i&(1<<20-1)], LayerAddress)
+		z.Allow(now, p, Client{Address: ks[i&(1<<20-1)]})
 	}
 }
 
@@ -96,7 +96,7 @@ func TestFigureMemoryMillionKeys(t *testing.T) {
 		z := NewZone(Config{Address: lim(time.Second, 10), MaxKeys: maxKeys})
 		start := time.Now()
 		for i, k := range ks {
-			z.Allow(at(time.Duration(i)*time.Microsecond), nil, k, LayerAddress)
+			z.Allow(at(time.Duration(i)*time.Microsecond), nil, Client{Address: k})
 		}
 		took := time.Since(start)
 		runtime.GC()

@@ -45,11 +45,11 @@ func TestBucketMatchesXTimeRate(t *testing.T) {
 func TestBurstThenRetryAfter(t *testing.T) {
 	z := NewZone(Config{Address: lim(time.Second, 3), MaxKeys: 100})
 	for i := range 3 {
-		if d := z.Allow(t0, nil, "addr:a", LayerAddress); !d.Allowed || d.Remaining != 2-i {
+		if d := z.Allow(t0, nil, Client{Address: "addr:a"}); !d.Allowed || d.Remaining != 2-i {
 			t.Fatalf("request %d: %+v, want allowed with %d left", i, d, 2-i)
 		}
 	}
-	d := z.Allow(t0, nil, "addr:a", LayerAddress)
+	d := z.Allow(t0, nil, Client{Address: "addr:a"})
 	if d.Allowed || d.Layer != LayerAddress || d.RetryAfter != time.Second || d.RetryAfterSeconds() != 1 {
 		t.Fatalf("4th request: %+v, want refused by address, retry after 1s", d)
 	}
@@ -57,16 +57,16 @@ func TestBurstThenRetryAfter(t *testing.T) {
 		t.Fatalf("4th request headers: %+v, want limit 3, remaining 0, reset 3s", d)
 	}
 	// 999ms later the wait is 1ms, still announced as 1 whole second.
-	d = z.Allow(at(999*time.Millisecond), nil, "addr:a", LayerAddress)
+	d = z.Allow(at(999*time.Millisecond), nil, Client{Address: "addr:a"})
 	if d.Allowed || d.RetryAfter != time.Millisecond || d.RetryAfterSeconds() != 1 {
 		t.Fatalf("at 999ms: %+v, want refused, retry after 1ms (1s)", d)
 	}
 	// Honouring Retry-After is enough.
-	if d := z.Allow(at(time.Second), nil, "addr:a", LayerAddress); !d.Allowed || d.Remaining != 0 {
+	if d := z.Allow(at(time.Second), nil, Client{Address: "addr:a"}); !d.Allowed || d.Remaining != 0 {
 		t.Fatalf("at 1s: %+v, want allowed, 0 left", d)
 	}
 	// Another address has its own bucket.
-	if d := z.Allow(t0, nil, "addr:b", LayerAddress); !d.Allowed {
+	if d := z.Allow(t0, nil, Client{Address: "addr:b"}); !d.Allowed {
 		t.Fatalf("other address: %+v", d)
 	}
 }
@@ -74,10 +74,10 @@ func TestBurstThenRetryAfter(t *testing.T) {
 func TestRetryAfterIsLongestOverRefusingLayers(t *testing.T) {
 	process := NewBucket(lim(2*time.Second, 1))
 	z := NewZone(Config{Connector: lim(time.Second, 1), Session: lim(5*time.Second, 1), MaxKeys: 100})
-	if d := z.Allow(t0, process, "mcp:s", LayerSession); !d.Allowed {
+	if d := z.Allow(t0, process, Client{Session: "mcp:s", Address: "addr:one"}); !d.Allowed {
 		t.Fatalf("first: %+v", d)
 	}
-	d := z.Allow(t0, process, "mcp:s", LayerSession)
+	d := z.Allow(t0, process, Client{Session: "mcp:s", Address: "addr:one"})
 	if d.Allowed || d.Layer != LayerSession || d.RetryAfter != 5*time.Second {
 		t.Fatalf("second: %+v, want refused by session with 5s", d)
 	}
@@ -87,16 +87,16 @@ func TestRetryAfterIsLongestOverRefusingLayers(t *testing.T) {
 		}
 	}
 	// A new session is refused by the process (2s) and connector (1s).
-	d = z.Allow(t0, process, "mcp:other", LayerSession)
+	d = z.Allow(t0, process, Client{Session: "mcp:other", Address: "addr:one"})
 	if d.Allowed || d.Layer != LayerProcess || d.RetryAfter != 2*time.Second || d.RefusedBy(LayerSession) {
 		t.Fatalf("other session: %+v, want refused by process with 2s", d)
 	}
 	// At 1.5s the connector has room but the process not yet.
-	d = z.Allow(at(1500*time.Millisecond), process, "mcp:other", LayerSession)
+	d = z.Allow(at(1500*time.Millisecond), process, Client{Session: "mcp:other", Address: "addr:one"})
 	if d.Allowed || d.Layer != LayerProcess || d.RetryAfter != 500*time.Millisecond || d.RefusedBy(LayerConnector) {
 		t.Fatalf("other session at 1.5s: %+v, want refused by process only, 500ms", d)
 	}
-	if d := z.Allow(at(2*time.Second), process, "mcp:other", LayerSession); !d.Allowed {
+	if d := z.Allow(at(2*time.Second), process, Client{Session: "mcp:other", Address: "addr:one"}); !d.Allowed {
 		t.Fatalf("other session at 2s: %+v", d)
 	}
 }
@@ -106,9 +106,9 @@ func TestRefusedConsumesNothing(t *testing.T) {
 	t.Run("process refuses", func(t *testing.T) {
 		process := NewBucket(lim(time.Second, 1))
 		z := NewZone(Config{Connector: lim(time.Second, 10), Address: lim(time.Second, 10), MaxKeys: 100})
-		z.Allow(t0, process, "addr:x", LayerAddress) // takes the process's only token
+		z.Allow(t0, process, Client{Address: "addr:x"}) // takes the process's only token
 		for range 100 {
-			if d := z.Allow(t0, process, "addr:a", LayerAddress); d.Allowed || d.Layer != LayerProcess {
+			if d := z.Allow(t0, process, Client{Address: "addr:a"}); d.Allowed || d.Layer != LayerProcess {
 				t.Fatalf("%+v, want refused by process", d)
 			}
 		}
@@ -118,7 +118,7 @@ func TestRefusedConsumesNothing(t *testing.T) {
 		// addr:a got nothing counted: with the process unlimited it has
 		// its full burst (10), of which the connector has 9 left.
 		for i := range 9 {
-			if d := z.Allow(t0, nil, "addr:a", LayerAddress); !d.Allowed {
+			if d := z.Allow(t0, nil, Client{Address: "addr:a"}); !d.Allowed {
 				t.Fatalf("request %d of addr:a after refusals: %+v", i, d)
 			}
 		}
@@ -126,9 +126,9 @@ func TestRefusedConsumesNothing(t *testing.T) {
 	t.Run("connector refuses", func(t *testing.T) {
 		process := NewBucket(lim(time.Second, 100))
 		z := NewZone(Config{Connector: lim(time.Second, 1), Address: lim(time.Second, 5), MaxKeys: 100})
-		z.Allow(t0, process, "addr:x", LayerAddress)
+		z.Allow(t0, process, Client{Address: "addr:x"})
 		for range 50 {
-			if d := z.Allow(t0, process, "addr:a", LayerAddress); d.Allowed || d.Layer != LayerConnector {
+			if d := z.Allow(t0, process, Client{Address: "addr:a"}); d.Allowed || d.Layer != LayerConnector {
 				t.Fatalf("%+v, want refused by connector", d)
 			}
 		}
@@ -143,7 +143,7 @@ func TestRefusedConsumesNothing(t *testing.T) {
 		process := NewBucket(lim(time.Second, 100))
 		z := NewZone(Config{Connector: lim(time.Second, 50), Address: lim(time.Second, 5), MaxKeys: 100})
 		for range 10000 {
-			z.Allow(t0, process, "addr:flood", LayerAddress)
+			z.Allow(t0, process, Client{Address: "addr:flood"})
 		}
 		if n := z.connector.Tokens(t0); n != 45 {
 			t.Fatalf("connector holds %d tokens, want 45", n)
@@ -156,35 +156,149 @@ func TestRefusedConsumesNothing(t *testing.T) {
 
 func TestSessionAndAddressLimitsDiffer(t *testing.T) {
 	z := NewZone(Config{Session: lim(time.Second, 2), Address: lim(time.Second, 4), MaxKeys: 100})
-	count := func(key string, kind Layer) int {
+	count := func(c Client) int {
 		n := 0
 		for range 10 {
-			if z.Allow(t0, nil, key, kind).Allowed {
+			if z.Allow(t0, nil, c).Allowed {
 				n++
 			}
 		}
 		return n
 	}
-	if n := count("mcp:s", LayerSession); n != 2 {
+	// A session alone gets its session's 2 (its address would allow 4).
+	if n := count(Client{Session: "mcp:s", Address: "addr:a"}); n != 2 {
 		t.Errorf("session passed %d, want 2", n)
 	}
-	if n := count("addr:a", LayerAddress); n != 4 {
+	// A request without a session gets its address's 4.
+	if n := count(Client{Address: "addr:b"}); n != 4 {
 		t.Errorf("address passed %d, want 4", n)
+	}
+	// The session's 2 came out of addr:a's 4: its requests without a
+	// session have 2 left.
+	if n := count(Client{Address: "addr:a"}); n != 2 {
+		t.Errorf("address of the session passed %d, want the 2 its session left", n)
+	}
+}
+
+// Sessions divide their address's room, they never multiply it: one
+// address opening many sessions gets one address's rate, however many;
+// a session from another address, and a session alone, are unaffected.
+func TestManySessionsShareOneAddress(t *testing.T) {
+	// Address 10/s burst 5, session 5/s burst 3, connector roomy.
+	cfg := Config{Connector: lim(time.Millisecond, 1000), Session: lim(200*time.Millisecond, 3), Address: lim(100*time.Millisecond, 5), MaxKeys: 1000}
+	for _, sessions := range []int{15, 50} {
+		t.Run(fmt.Sprint(sessions), func(t *testing.T) {
+			z := NewZone(cfg)
+			process := NewBucket(lim(time.Millisecond, 1000))
+			honest := 0
+			flooder := 0
+			// For 10 s the flooder sends one request per session every
+			// 10 ms; the honest session (another address) one every 200 ms,
+			// exactly its session rate.
+			for ms := 0; ms <= 10_000; ms += 10 {
+				now := at(time.Duration(ms) * time.Millisecond)
+				for s := range sessions {
+					if z.Allow(now, process, Client{Session: fmt.Sprintf("mcp:flood-%d", s), Address: "addr:flooder"}).Allowed {
+						flooder++
+					}
+				}
+				if ms%200 == 0 {
+					d := z.Allow(now, process, Client{Session: "mcp:honest", Address: "addr:honest"})
+					if !d.Allowed {
+						t.Fatalf("honest session refused at %d ms: %+v", ms, d)
+					}
+					honest++
+				}
+			}
+			// The address's burst of 5, then one per 100 ms for 10 s.
+			if want := 5 + 100; flooder != want {
+				t.Errorf("%d sessions from one address passed %d requests in 10 s, want the address's %d", sessions, flooder, want)
+			}
+			if honest != 51 {
+				t.Errorf("honest session passed %d, want all 51", honest)
+			}
+			// What was refused cost the shared layers nothing: they hold
+			// their burst minus what passed and has not yet refilled.
+			if n := process.Tokens(at(11 * time.Second)); n != 1000 {
+				t.Errorf("process holds %d tokens a second later, want its full 1000", n)
+			}
+			// One session alone, from a fresh address, gets its session's
+			// rate: burst 3, then one per 200 ms.
+			alone := 0
+			for ms := 0; ms <= 10_000; ms += 10 {
+				if z.Allow(at(20*time.Second+time.Duration(ms)*time.Millisecond), process, Client{Session: "mcp:alone", Address: "addr:alone"}).Allowed {
+					alone++
+				}
+			}
+			if alone != 3+50 {
+				t.Errorf("a session alone passed %d in 10 s, want its session's %d", alone, 3+50)
+			}
+		})
+	}
+}
+
+// A session request refused by its address takes nothing from its
+// session, its connector or the process, and its Retry-After is the
+// longest wait of every refusing layer.
+func TestAddressRefusalConsumesNothing(t *testing.T) {
+	process := NewBucket(lim(time.Second, 100))
+	z := NewZone(Config{Connector: lim(time.Second, 50), Session: lim(time.Second, 3), Address: lim(2*time.Second, 4), MaxKeys: 100})
+	for range 4 { // the address's 4, without a session
+		z.Allow(t0, process, Client{Address: "addr:a"})
+	}
+	for range 100 {
+		d := z.Allow(t0, process, Client{Session: "mcp:s", Address: "addr:a"})
+		if d.Allowed || d.Layer != LayerAddress || d.RefusedBy(LayerSession) || d.RetryAfter != 2*time.Second {
+			t.Fatalf("%+v, want refused by the address alone, retry after 2s", d)
+		}
+	}
+	if n := z.connector.Tokens(t0); n != 46 {
+		t.Fatalf("connector holds %d tokens, want 46", n)
+	}
+	if n := process.Tokens(t0); n != 96 {
+		t.Fatalf("process holds %d tokens, want 96", n)
+	}
+	// The session was charged nothing: from another address it has all 3.
+	for i := range 3 {
+		if d := z.Allow(t0, process, Client{Session: "mcp:s", Address: "addr:b"}); !d.Allowed {
+			t.Fatalf("session request %d from another address: %+v", i, d)
+		}
+	}
+	// Now both refuse: the session in 1 s, the address in 2 s. Retry-After
+	// is the longer, and honouring it is enough.
+	d := z.Allow(t0, process, Client{Session: "mcp:s", Address: "addr:a"})
+	if d.Allowed || d.Layer != LayerAddress || !d.RefusedBy(LayerSession) || d.RetryAfter != 2*time.Second {
+		t.Fatalf("%+v, want refused by both, address's 2s the longest", d)
+	}
+	if d := z.Allow(at(2*time.Second), process, Client{Session: "mcp:s", Address: "addr:a"}); !d.Allowed {
+		t.Fatalf("after Retry-After: %+v", d)
+	}
+	// A refusal by the session gives back nothing it did not take: the
+	// address keeps its token.
+	z2 := NewZone(Config{Session: lim(time.Second, 1), Address: lim(time.Second, 2), MaxKeys: 100})
+	z2.Allow(t0, nil, Client{Session: "mcp:x", Address: "addr:c"})
+	for range 10 {
+		if d := z2.Allow(t0, nil, Client{Session: "mcp:x", Address: "addr:c"}); d.Allowed || d.Layer != LayerSession {
+			t.Fatalf("%+v, want refused by the session", d)
+		}
+	}
+	if d := z2.Allow(t0, nil, Client{Address: "addr:c"}); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("address after session refusals: %+v, want its 2nd token", d)
 	}
 }
 
 func TestHeadersDescribeTightestLayer(t *testing.T) {
 	process := NewBucket(lim(10*time.Millisecond, 1000))
 	z := NewZone(Config{Connector: lim(100*time.Millisecond, 50), Session: lim(time.Second, 10), MaxKeys: 100})
-	d := z.Allow(t0, process, "mcp:s", LayerSession)
+	d := z.Allow(t0, process, Client{Session: "mcp:s", Address: "addr:one"})
 	if !d.Allowed || d.Layer != LayerSession || d.Limit != 10 || d.Remaining != 9 || d.Reset != time.Second {
 		t.Fatalf("%+v, want session layer: limit 10, remaining 9, reset 1s", d)
 	}
 	// 41 other sessions take 41 of the connector's 50.
 	for i := range 41 {
-		z.Allow(t0, process, fmt.Sprintf("mcp:o%d", i), LayerSession)
+		z.Allow(t0, process, Client{Session: fmt.Sprintf("mcp:o%d", i), Address: "addr:one"})
 	}
-	d = z.Allow(t0, process, "mcp:s", LayerSession)
+	d = z.Allow(t0, process, Client{Session: "mcp:s", Address: "addr:one"})
 	if !d.Allowed || d.Layer != LayerConnector || d.Limit != 50 || d.Remaining != 7 || d.Reset != 4300*time.Millisecond || d.ResetSeconds() != 5 {
 		t.Fatalf("%+v, want connector layer: limit 50, remaining 7, reset 4.3s (5)", d)
 	}
@@ -193,7 +307,7 @@ func TestHeadersDescribeTightestLayer(t *testing.T) {
 func TestUnlimited(t *testing.T) {
 	z := NewZone(Config{MaxKeys: 10})
 	for range 1000 {
-		if d := z.Allow(t0, NewBucket(Limit{}), "addr:a", LayerAddress); !d.Allowed || d.Layer != LayerNone {
+		if d := z.Allow(t0, NewBucket(Limit{}), Client{Address: "addr:a"}); !d.Allowed || d.Layer != LayerNone {
 			t.Fatalf("%+v", d)
 		}
 	}
@@ -205,18 +319,18 @@ func TestUnlimited(t *testing.T) {
 func TestReconfigureKeepsFill(t *testing.T) {
 	z := NewZone(Config{Address: lim(time.Second, 5), MaxKeys: 100})
 	for range 5 {
-		z.Allow(t0, nil, "addr:a", LayerAddress)
+		z.Allow(t0, nil, Client{Address: "addr:a"})
 	}
 	z.Configure(Config{Address: lim(time.Second, 6), MaxKeys: 100})
-	if d := z.Allow(t0, nil, "addr:a", LayerAddress); !d.Allowed || d.Remaining != 0 {
+	if d := z.Allow(t0, nil, Client{Address: "addr:a"}); !d.Allowed || d.Remaining != 0 {
 		t.Fatalf("after raising the burst to 6: %+v, want the 6th allowed, none left", d)
 	}
-	if d := z.Allow(t0, nil, "addr:a", LayerAddress); d.Allowed {
+	if d := z.Allow(t0, nil, Client{Address: "addr:a"}); d.Allowed {
 		t.Fatalf("7th: %+v, want refused (reload handed out no fresh burst)", d)
 	}
 	// Lowering the limit caps the debt at one bucket of the new limit.
 	z.Configure(Config{Address: lim(100*time.Millisecond, 2), MaxKeys: 100})
-	d := z.Allow(t0, nil, "addr:a", LayerAddress)
+	d := z.Allow(t0, nil, Client{Address: "addr:a"})
 	if d.Allowed || d.RetryAfter != 100*time.Millisecond {
 		t.Fatalf("after lowering: %+v, want refused with 100ms", d)
 	}
@@ -227,11 +341,11 @@ func TestKeysBoundedUnderChurn(t *testing.T) {
 	z := NewZone(Config{Address: lim(time.Minute, 10), MaxKeys: maxKeys})
 	// A busy key that must survive the churn: 9 of its 10 tokens used.
 	for range 9 {
-		z.Allow(t0, nil, "addr:busy", LayerAddress)
+		z.Allow(t0, nil, Client{Address: "addr:busy"})
 	}
 	for i := range 200_000 {
 		now := at(time.Duration(i) * time.Microsecond)
-		if d := z.Allow(now, nil, fmt.Sprintf("addr:%d", i), LayerAddress); !d.Allowed {
+		if d := z.Allow(now, nil, Client{Address: fmt.Sprintf("addr:%d", i)}); !d.Allowed {
 			t.Fatalf("fresh key %d refused: %+v", i, d)
 		}
 		if i%10000 == 0 && z.keys.Len() > z.keys.MaxKeys() {
@@ -245,10 +359,10 @@ func TestKeysBoundedUnderChurn(t *testing.T) {
 		t.Fatal("no evictions counted")
 	}
 	// The busy key, deepest in debt, was not evicted.
-	if d := z.Allow(at(200*time.Millisecond), nil, "addr:busy", LayerAddress); !d.Allowed || d.Remaining != 0 {
+	if d := z.Allow(at(200*time.Millisecond), nil, Client{Address: "addr:busy"}); !d.Allowed || d.Remaining != 0 {
 		t.Fatalf("busy key: %+v, want its 10th token and nothing left", d)
 	}
-	if d := z.Allow(at(200*time.Millisecond), nil, "addr:busy", LayerAddress); d.Allowed {
+	if d := z.Allow(at(200*time.Millisecond), nil, Client{Address: "addr:busy"}); d.Allowed {
 		t.Fatalf("busy key forgot its usage: %+v", d)
 	}
 	// Once every bucket is full again, a sweep drops every key.
@@ -259,8 +373,8 @@ func TestKeysBoundedUnderChurn(t *testing.T) {
 
 func TestSweepDropsOnlyIdleKeys(t *testing.T) {
 	z := NewZone(Config{Address: lim(time.Second, 10), MaxKeys: 1000})
-	z.Allow(t0, nil, "addr:early", LayerAddress)               // full again at 1s
-	z.Allow(at(5*time.Second), nil, "addr:late", LayerAddress) // full again at 6s
+	z.Allow(t0, nil, Client{Address: "addr:early"})               // full again at 1s
+	z.Allow(at(5*time.Second), nil, Client{Address: "addr:late"}) // full again at 6s
 	if n := z.keys.Sweep(at(3 * time.Second)); n != 1 {
 		t.Fatalf("sweep at 3s left %d keys, want 1", n)
 	}
@@ -272,7 +386,7 @@ func TestSweepDropsOnlyIdleKeys(t *testing.T) {
 func TestLowerCapEnforcedBySweep(t *testing.T) {
 	z := NewZone(Config{Address: lim(time.Minute, 10), MaxKeys: 10000})
 	for i := range 5000 {
-		z.Allow(t0, nil, fmt.Sprintf("addr:%d", i), LayerAddress)
+		z.Allow(t0, nil, Client{Address: fmt.Sprintf("addr:%d", i)})
 	}
 	z.Configure(Config{Address: lim(time.Minute, 10), MaxKeys: 640})
 	if n := z.keys.Sweep(t0); n > 640 {
@@ -292,7 +406,7 @@ func TestConcurrentExact(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 2000 {
-				if z.Allow(t0, process, fmt.Sprintf("addr:%d", (g*2000+i)%40), LayerAddress).Allowed {
+				if z.Allow(t0, process, Client{Address: fmt.Sprintf("addr:%d", (g*2000+i)%40)}).Allowed {
 					allowed.Add(1)
 				}
 			}

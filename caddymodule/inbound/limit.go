@@ -1,8 +1,10 @@
 // Package inbound limits how often clients may call BesluitBron (design.md
 // §4.3). A request passes three layers: the whole process, its connector (a
-// named zone), and its session, or before a session exists its client
-// address. It passes all three or is refused, and a refused request
-// consumes nothing in any layer.
+// named zone), and its session and client address (before a session
+// exists, its address alone; a session's requests count against its
+// address too, so sessions divide an address's room and never multiply
+// it). It passes every layer or is refused, and a refused request consumes
+// nothing in any layer.
 //
 // Every layer is a GCRA token bucket (the generic cell rate algorithm: the
 // same bucket as golang.org/x/time/rate, kept as one "theoretical arrival
@@ -129,7 +131,7 @@ type Layer uint8
 const (
 	LayerNone      Layer = iota
 	LayerSession         // an MCP session the connector issued
-	LayerAddress         // a client address (no session, or an unknown one)
+	LayerAddress         // a client address (every request, session or not)
 	LayerConnector       // the named zone: one MCP endpoint
 	LayerProcess         // the whole process
 )

@@ -9,11 +9,21 @@ import (
 type Config struct {
 	Connector Limit // the zone as a whole (one MCP endpoint)
 	Session   Limit // each MCP session the connector issued
-	Address   Limit // each client address without a session
+	Address   Limit // each client address, sessions or not (above Session)
 	MaxKeys   int   // sessions plus addresses held at most (memory cap)
 }
 
-// Zone is one connector: its own bucket plus a bucket per session or
+// Client names who sent a request: the keys of its per-key buckets.
+type Client struct {
+	// Session is the key of the MCP session the connector issued, or ""
+	// for a request without one (before initialize, a stateless client,
+	// an app, a made-up id).
+	Session string
+	// Address is the key of the client address; every request has one.
+	Address string
+}
+
+// Zone is one connector: its own bucket plus a bucket per session and per
 // address. Zones share the process bucket passed to Allow.
 type Zone struct {
 	connector Bucket
@@ -42,67 +52,74 @@ func (z *Zone) Configure(cfg Config) {
 // Keys returns the zone's session and address buckets.
 func (z *Zone) Keys() *Keyed { return z.keys }
 
-// Allow judges one request at now: key is its session or address key and
-// kind says which (LayerSession or LayerAddress); process is the shared
+// Allow judges one request of client c at now; process is the shared
 // process bucket (nil for none). The request is counted in every layer if
 // every layer lets it pass, and in none otherwise.
 //
-// The layers are tried in turn (key, connector, process). Each layer that
-// lets the request pass reserves its token with one atomic step; once a
-// layer refuses, the later layers are only looked at (to compute the
-// longest wait), and the reservations made are given back. A request
-// refused at its own key, the usual case of a flooding client, thus
-// writes nothing shared.
-func (z *Zone) Allow(now time.Time, process *Bucket, key string, kind Layer) Decision {
+// A request with a session passes its session's bucket and its address's
+// bucket: sessions divide their address's room, they never multiply it
+// (design.md §3), so one address opening many sessions still gets one
+// address's rate. A session alone is held to its session's limit, which
+// is below the address's.
+//
+// The layers are tried in turn (session, address, connector, process).
+// Each layer that lets the request pass reserves its token with one atomic
+// step; once a layer refuses, the later layers are only looked at (to
+// compute the longest wait), and the reservations made are given back. A
+// request refused at its own keys, the usual case of a flooding client,
+// thus writes nothing shared.
+func (z *Zone) Allow(now time.Time, process *Bucket, c Client) Decision {
 	t := now.UnixNano()
-	var rs [3]result
-	layers := [3]Layer{kind, LayerConnector, LayerProcess}
+	var rs [4]result
+	var hs [2]uint64
+	layers := [4]Layer{LayerSession, LayerAddress, LayerConnector, LayerProcess}
+	keys := [2]string{c.Session, c.Address}
+	lims := [2]*Limit{z.session.Load(), z.address.Load()}
 	refused := false
 
-	kl := z.address.Load()
-	if kind == LayerSession {
-		kl = z.session.Load()
-	}
-	var h uint64
-	if kl.Unlimited() {
-		rs[0] = unlimitedResult
-	} else {
-		h = z.keys.Hash(key)
-		rs[0] = z.keys.reserve(h, t, kl)
-		refused = !rs[0].ok
+	for i := range keys {
+		switch {
+		case keys[i] == "" || lims[i].Unlimited():
+			rs[i] = unlimitedResult
+		case refused:
+			hs[i] = z.keys.Hash(keys[i])
+			rs[i] = z.keys.peek(hs[i], t, lims[i])
+		default:
+			hs[i] = z.keys.Hash(keys[i])
+			rs[i] = z.keys.reserve(hs[i], t, lims[i])
+			refused = !rs[i].ok
+		}
 	}
 	if refused {
-		rs[1] = z.connector.peek(t)
+		rs[2] = z.connector.peek(t)
 	} else {
-		rs[1] = z.connector.reserve(t)
-		refused = !rs[1].ok
+		rs[2] = z.connector.reserve(t)
+		refused = !rs[2].ok
 	}
 	switch {
 	case process == nil:
-		rs[2] = unlimitedResult
+		rs[3] = unlimitedResult
 	case refused:
-		rs[2] = process.peek(t)
+		rs[3] = process.peek(t)
 	default:
-		rs[2] = process.reserve(t)
-		refused = !rs[2].ok
+		rs[3] = process.reserve(t)
+		refused = !rs[3].ok
 	}
 
 	if !refused {
 		return allowedDecision(&rs, &layers)
 	}
 	// Give back what was reserved before the refusal. A reservation exists
-	// exactly for the layers before the first refusing one.
+	// exactly for the limited layers before the first refusing one.
 	for i := range rs {
 		if !rs[i].ok {
 			break
 		}
 		switch i {
-		case 0:
-			if !kl.Unlimited() {
-				z.keys.undo(h, t, rs[0])
-			}
-		case 1:
-			z.connector.undo(rs[1])
+		case 0, 1:
+			z.keys.undo(hs[i], t, rs[i]) // no-op for an unlimited result
+		case 2:
+			z.connector.undo(rs[2])
 		}
 	}
 	d := Decision{}
@@ -121,7 +138,7 @@ func (z *Zone) Allow(now time.Time, process *Bucket, key string, kind Layer) Dec
 	return d
 }
 
-func allowedDecision(rs *[3]result, layers *[3]Layer) Decision {
+func allowedDecision(rs *[4]result, layers *[4]Layer) Decision {
 	d := Decision{Allowed: true}
 	best, bestRem := -1, 0
 	for i := range rs {

@@ -59,18 +59,19 @@ func Key(r *http.Request) string {
 	return "addr:" + ClientIP(r)
 }
 
-// TrustedKey is Key without the self-declared Besluitbron-Session header:
-// only ids the MCP connectors issued count as sessions, anything else is
-// its client address. The inbound limits use it, so made-up ids open no
-// new room.
-func TrustedKey(r *http.Request) string {
-	if key, ok := Internal(r.Context()); ok {
-		return key
-	}
+// TrustedKeys returns the keys the inbound limits count r against: the
+// key of the MCP session a connector issued ("mcp:<id>", or "" without
+// one) and the key of the client address ("addr:<client ip>"). A request
+// with a session counts against both, so sessions divide their address's
+// room and never multiply it. The self-declared Besluitbron-Session header
+// is not consulted, and a made-up Mcp-Session-Id yields no session: it
+// counts as its address alone, so inventing ids opens no new room.
+// In-process sub-requests (Internal) are the caller's to let through.
+func TrustedKeys(r *http.Request) (sessionKey, addressKey string) {
 	if id := r.Header.Get(MCPHeader); id != "" && Issued.Has(id) {
-		return "mcp:" + id
+		sessionKey = "mcp:" + id
 	}
-	return "addr:" + ClientIP(r)
+	return sessionKey, "addr:" + ClientIP(r)
 }
 
 // ClientIP returns Caddy's idea of the client address (which honours the
