@@ -42,6 +42,38 @@ func BenchmarkAllow(b *testing.B) {
 	}
 }
 
+// One request with a session: four layers (session, address, connector,
+// process), allowed.
+func BenchmarkAllowSession(b *testing.B) {
+	z, p := benchZone(1_000_000)
+	ks := keys(1024)
+	now := t0
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		now = now.Add(2 * time.Microsecond)
+		if !z.Allow(now, p, Client{Session: "mcp:" + ks[i&1023][5:], Address: ks[i&1023]}).Allowed {
+			b.Fatal("refused")
+		}
+	}
+}
+
+// Fifty sessions of one address flooding, refused at the address.
+func BenchmarkAllowSessionsRefusedAtAddress(b *testing.B) {
+	z, p := benchZone(1_000_000)
+	z.Configure(Config{Connector: lim(time.Microsecond, 1000), Session: lim(time.Hour, 1), Address: lim(time.Hour, 1), MaxKeys: 1000})
+	z.Allow(t0, p, Client{Address: "addr:flood"})
+	sessions := make([]string, 50)
+	for i := range sessions {
+		sessions[i] = "mcp:flood-" + strconv.Itoa(i)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if z.Allow(t0, p, Client{Session: sessions[i%50], Address: "addr:flood"}).Allowed {
+			b.Fatal("allowed")
+		}
+	}
+}
+
 // A flooding client refused at its own address.
 func BenchmarkAllowRefused(b *testing.B) {
 	z, p := benchZone(1_000_000)
