@@ -60,10 +60,16 @@ func (g *Registry) Add(id string) {
 	// Expired ids leave from the tail, one Add at a time: each id is
 	// removed once, so this is O(1) amortised.
 	g.expireLocked(now)
+	var e *entry
 	if len(g.ids) >= g.cap {
-		g.removeLocked(g.head.prev) // the least recently seen
+		// Forget the least recently seen and reuse its entry: at the cap,
+		// where a flood of new sessions lands, Add allocates nothing.
+		e = g.head.prev
+		g.removeLocked(e)
+		*e = entry{id: id, seen: now}
+	} else {
+		e = &entry{id: id, seen: now}
 	}
-	e := &entry{id: id, seen: now}
 	g.ids[id] = e
 	g.link(e)
 }
