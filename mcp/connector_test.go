@@ -210,7 +210,7 @@ func TestArgumentChecksAndPlatformFailures(t *testing.T) {
 		{"obv_fetch", map[string]any{}, "id is required"},
 		{"obv_fetch", map[string]any{"id": "document:notubiz:gemeente:soest:99", "offset": -5}, "offset -5 is out of range"},
 		{"rechtspraak_search", map[string]any{"court": "Maanhof"}, "Unknown court"},
-		{"obv_search", map[string]any{"query": "overbudget"}, "over its request budget right now (HTTP 429). Try again in 7 seconds"},
+		{"obv_search", map[string]any{"query": "overbudget"}, "OpenBesluitvorming is over budget, retry in 7 s: the platform itself answered HTTP 429"},
 		{"obv_search", map[string]any{"query": "kapot"}, "unreachable or failing (HTTP 500)"},
 		{"obv_fetch", map[string]any{"id": "agenda_item:x:y:z:1"}, "Not found on OpenBesluitvorming"},
 		{"ori_search", map[string]any{"query": "x"}, "Open Raadsinformatie is unreachable or failing (HTTP 502)"},

@@ -13,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/besluitbron/besluitbron/caddymodule/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
@@ -57,14 +58,48 @@ type answer struct {
 }
 
 // fromCache tells whether the Cache-Status header says the answer was
-// served from the cache (RFC 9211 "hit").
+// served from the cache: a hit (fresh or stale-while-revalidate), or the
+// last good copy served because the platform failed (stale-if-error).
 func (a *answer) fromCache() bool {
-	return cacheHit(a.Cache)
+	return cacheHit(a.Cache) || staleIfError(a.Cache)
 }
 
 func cacheHit(cs string) bool {
 	for _, part := range strings.Split(cs, ";") {
 		if strings.EqualFold(strings.TrimSpace(part), "hit") {
+			return true
+		}
+	}
+	return false
+}
+
+// overBudget tells whether BesluitBron's own budget turned the call away:
+// platform_cache, which sees platform_limit's error and knows a rejection
+// by its type, says so in Cache-Status (detail=over-budget). A 429 or 503
+// the platform itself sent never carries it.
+func (a *answer) overBudget() bool {
+	return a.Status >= 400 && cacheDetail(a.Cache) == cache.DetailOverBudget
+}
+
+// cacheDetail returns Cache-Status's detail parameter.
+func cacheDetail(cs string) string {
+	for _, part := range strings.Split(cs, ";") {
+		part = strings.TrimSpace(part)
+		if len(part) > 7 && strings.EqualFold(part[:7], "detail=") {
+			return part[7:]
+		}
+	}
+	return ""
+}
+
+// staleIfError tells whether Cache-Status says a stale copy answered for
+// a failed platform (RFC 9211 fwd=stale; the detail says it was served).
+func staleIfError(cs string) bool {
+	if cacheDetail(cs) != "stale-if-error" {
+		return false
+	}
+	for _, part := range strings.Split(cs, ";") {
+		if strings.EqualFold(strings.TrimSpace(part), "fwd=stale") {
 			return true
 		}
 	}

@@ -285,7 +285,7 @@ func (h *health) record(platform string, a *answer, failure string, retry int, n
 	switch {
 	case failure == "":
 		p.State, p.LastOKAt, p.LastError, p.RetryAfterS = "ok", now, "", 0
-	case a != nil && (a.Status == http.StatusTooManyRequests || (a.Status == http.StatusServiceUnavailable && retry > 0)):
+	case a != nil && (a.overBudget() || a.Status == http.StatusTooManyRequests):
 		p.State, p.LastError, p.RetryAfterS, p.Errors = "over_budget", failure, retry, p.Errors+1
 	case a != nil && a.Status < 500 && a.Status != 0:
 		// The platform answered; the question was wrong (404, 400).
@@ -330,11 +330,19 @@ func (c *connector) call(ctx context.Context, platform string, req adapters.Requ
 	detail := bodyMessage(a.Body)
 	var msg string
 	switch {
-	case a.Status == http.StatusTooManyRequests || (a.Status == http.StatusServiceUnavailable && hasRetry):
+	case a.overBudget():
+		// BesluitBron's own budget turned the call away (not the
+		// platform): the wait is this session's own, from Retry-After.
 		if !hasRetry {
 			retry = 60
 		}
-		msg = fmt.Sprintf("%s is over its request budget right now (HTTP %d). Try again in %d seconds; other platforms keep answering.", p.Name, a.Status, retry)
+		msg = fmt.Sprintf("%s is over budget, retry in %d s: BesluitBron's request budget for %s has no room for this call now (HTTP %d); other platforms keep answering.", p.Name, retry, p.Name, a.Status)
+		detail = "" // the body is Caddy's, not the platform's
+	case a.Status == http.StatusTooManyRequests:
+		if !hasRetry {
+			retry = 60
+		}
+		msg = fmt.Sprintf("%s is over budget, retry in %d s: the platform itself answered HTTP 429; other platforms keep answering.", p.Name, retry)
 	case a.Status == http.StatusNotFound:
 		msg = fmt.Sprintf("Not found on %s (HTTP 404): check the id or take one from a search result.", p.Name)
 	case a.Status == http.StatusBadRequest || a.Status == http.StatusUnprocessableEntity:

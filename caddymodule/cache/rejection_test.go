@@ -93,11 +93,6 @@ func serveAs(s *Store, pol Policy, next Next, path, sess string) served {
 	return served{rec, err}
 }
 
-func isRejection(err error) bool {
-	var rej *fairqueue.Rejection
-	return errors.As(err, &rej)
-}
-
 // TestBudgetRejectionKeepsStatusAndRetryAfter: the caller the budget
 // turned away gets the budget's error (its status) and Retry-After on its
 // own writer; nothing is stored, nothing counts as a platform error.
@@ -287,5 +282,30 @@ func TestRejectionFloodOfMadeUpSessions(t *testing.T) {
 	s.flightsMu.Unlock()
 	if left != 0 || s.Stats().Stored != 0 {
 		t.Fatalf("%d flights left, stats %+v", left, s.Stats())
+	}
+}
+
+// TestBypassedRejectionMarked: a request the cache lets by (here a kind
+// with caching off) that the budget turns away says so in Cache-Status,
+// with the budget's Retry-After; a platform's own 503 on that path does
+// not.
+func TestBypassedRejectionMarked(t *testing.T) {
+	s := openStore(t, "", newClock(), "1")
+	b := newFakeBudget()
+	b.refuse["a"] = 5
+	off := Policy{Kind: KindOther}
+	got := serveAs(s, off, b, "/api/export", "a")
+	if !isRejection(got.err) || got.rec.Header().Get("Retry-After") != "5" ||
+		got.rec.Header().Get(HeaderCacheStatus) != "BesluitBron; fwd=bypass; detail="+DetailOverBudget {
+		t.Fatalf("%v %v", got.err, got.rec.Header())
+	}
+	u := &upstream{handler: func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Retry-After", "5")
+		w.WriteHeader(503)
+		return nil
+	}}
+	r := do(t, s, off, u, get("/api/export"))
+	if r.Code != 503 || r.Header().Get(HeaderCacheStatus) != "BesluitBron; fwd=bypass; detail=uncached-kind" {
+		t.Fatalf("platform's own 503: %d %q", r.Code, r.Header().Get(HeaderCacheStatus))
 	}
 }

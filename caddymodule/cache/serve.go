@@ -74,6 +74,13 @@ const (
 	CacheName         = "BesluitBron"
 )
 
+// DetailOverBudget is Cache-Status's detail on an answer BesluitBron's own
+// budget refused (platform_limit's *fairqueue.Rejection, known by its
+// type): the MCP connectors tell it from the platform's own 429 or 503
+// by it.
+const DetailOverBudget = "over-budget"
+
+
 // ErrIncomplete is returned (to the callers that were not streamed to)
 // when the platform's answer was cut off.
 var ErrIncomplete = errors.New("upstream answer cut off")
@@ -198,11 +205,23 @@ func readBody(r *http.Request, max int64) (body []byte, tooLarge bool, err error
 	return body, false, nil
 }
 
-// passBy sends r on without caching.
+// passBy sends r on without caching. A budget rejection on the way says
+// so in Cache-Status, as on a miss.
 func (s *Store) passBy(w http.ResponseWriter, r *http.Request, pol Policy, next Next, reason string) error {
 	s.note(pol.Kind, "bypass")
 	w.Header().Set(HeaderCacheStatus, CacheName+"; fwd=bypass; detail="+reason)
-	return next.ServeHTTP(w, r)
+	err := next.ServeHTTP(w, r)
+	if err != nil && isRejection(err) {
+		w.Header().Set(HeaderCacheStatus, CacheName+"; fwd=bypass; detail="+DetailOverBudget)
+	}
+	return err
+}
+
+// isRejection tells whether err is the budget's refusal (platform_limit
+// wraps the *fairqueue.Rejection in Caddy's HandlerError).
+func isRejection(err error) bool {
+	var rej *fairqueue.Rejection
+	return errors.As(err, &rej)
 }
 
 // writeEntry answers from a stored entry: its headers, a known
@@ -493,7 +512,7 @@ func missStatus(res *result, stale *Entry, dropped string, collapsed bool) strin
 	detail := res.detail
 	switch {
 	case res.rejected:
-		detail = "over-budget"
+		detail = DetailOverBudget
 	case res.err != nil:
 		detail = "upstream-error"
 	}
@@ -712,8 +731,7 @@ func (fw *fetchWriter) result(err error, aborted bool) *result {
 		return &result{err: err, shared: true, detail: "incomplete"}
 	}
 	if err != nil && !fw.wroteHeader {
-		var rej *fairqueue.Rejection
-		return &result{err: err, shared: true, rejected: errors.As(err, &rej), retryAfter: fw.header.Get("Retry-After")}
+		return &result{err: err, shared: true, rejected: isRejection(err), retryAfter: fw.header.Get("Retry-After")}
 	}
 	if err != nil {
 		// Something was written and then an error came back: the body
