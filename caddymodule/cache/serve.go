@@ -80,7 +80,6 @@ const (
 // by it.
 const DetailOverBudget = "over-budget"
 
-
 // ErrIncomplete is returned (to the callers that were not streamed to)
 // when the platform's answer was cut off.
 var ErrIncomplete = errors.New("upstream answer cut off")
