@@ -1,0 +1,158 @@
+package livecheck
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
+
+	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
+)
+
+// emulatorProduct runs the offline emulators, each on its own port, behind
+// /platforms/<key>/ routes as BesluitBron's Caddyfile lays them out, with
+// ORI switched off (410) as in the default configuration.
+func emulatorProduct(t *testing.T) string {
+	port := testcaddy.FreePort(t)
+	var emus, routes strings.Builder
+	for _, k := range Platforms {
+		if k == "ori" {
+			continue
+		}
+		p := testcaddy.FreePort(t)
+		fmt.Fprintf(&emus, "http://:%d {\n\tbind 127.0.0.1\n\tbesluitbron_emulator %s\n}\n", p, k)
+		fmt.Fprintf(&routes, "\thandle_path /platforms/%s/* {\n\t\treverse_proxy 127.0.0.1:%d {\n\t\t\theader_up Host {upstream_hostport}\n\t\t}\n\t}\n", k, p)
+	}
+	routes.WriteString("\thandle_path /platforms/ori/* {\n\t\theader Content-Type application/json\n\t\trespond `{\"error\":\"ORI was switched off on 2026-11-01\"}` 410\n\t}\n")
+	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\n%shttp://:%d {\n\tbind 127.0.0.1\n%s}\n", emus.String(), port, routes.String()))
+	return fmt.Sprintf("http://127.0.0.1:%d", port)
+}
+
+// obIDWithPoints finds, through the product, a Gemeenteblad record shaped
+// like the real sample (two located points and an activity), so the OB
+// probe has a publication to look up in the emulator's catalogue.
+func obIDWithPoints(t *testing.T, base string) string {
+	req, err := ob.SearchRequest(ob.SearchParams{Query: "omgevingsvergunning", Publication: "Gemeenteblad", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(base + "/platforms/ob" + req.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	_, recs, err := ob.ParseSearch(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range strings.Split(string(body), "</sru:record>") {
+		if strings.Count(part, ":gebiedsmarkering>") >= 2 && strings.Contains(part, "activiteit>") {
+			for _, r := range recs {
+				if strings.Contains(part, ">"+r.Hit.ID+"<") {
+					return r.Hit.ID
+				}
+			}
+		}
+	}
+	t.Fatalf("no Gemeenteblad record with two points among %d", len(recs))
+	return ""
+}
+
+func TestAgainstEmulatorsThroughCaddy(t *testing.T) {
+	base := emulatorProduct(t)
+	o := Options{Base: base, Client: &http.Client{Timeout: 30 * time.Second},
+		Config: Config{OBID: obIDWithPoints(t, base)}}
+	results, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(Platforms) {
+		t.Fatalf("%d results", len(results))
+	}
+	got := map[string]Result{}
+	for _, r := range results {
+		got[r.Platform] = r
+	}
+	for _, k := range []string{"obv", "tk", "opentk", "ob", "rechtspraak"} {
+		r := got[k]
+		if !r.Reachable || r.Status != 200 || !r.ShapeChecked || !r.ShapeOK || !r.OK() {
+			t.Errorf("%s: %+v", k, r)
+		}
+	}
+	// What the emulator tests hold in both directions shows no new field
+	// here either: the same shape functions and samples.
+	for _, k := range []string{"obv", "rechtspraak"} {
+		if len(got[k].New) != 0 {
+			t.Errorf("%s: fields the samples lack: %q", k, got[k].New)
+		}
+	}
+	if r := got["oa"]; !r.Reachable || r.ShapeChecked || !r.OK() || !strings.Contains(r.Basis, "API assumed") {
+		t.Errorf("oa: %+v", r)
+	}
+	if r := got["ori"]; !r.Off || r.Reachable || !r.OK() || !strings.Contains(r.Error, "410") {
+		t.Errorf("ori: %+v", r)
+	}
+	// OpenBesluitvorming's emulator sends the platform's RateLimit-* headers.
+	if rl := got["obv"].RateLimit; rl["Ratelimit-Limit"] != "60" || rl["Ratelimit-Remaining"] == "" || rl["Ratelimit-Reset"] == "" {
+		t.Errorf("obv rate-limit headers: %v", rl)
+	}
+	if len(got["rechtspraak"].RateLimit) != 0 {
+		t.Errorf("rechtspraak rate-limit headers: %v", got["rechtspraak"].RateLimit)
+	}
+
+	var sb strings.Builder
+	if failed := WriteText(&sb, results); failed != 0 {
+		t.Errorf("%d failed:\n%s", failed, sb.String())
+	}
+	for _, want := range []string{"obv: ok", "ori: off", "shape:      as expected (checked against real sample)", "Ratelimit-Limit: 60", "7 of 7 platforms passed"} {
+		if !strings.Contains(sb.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, sb.String())
+		}
+	}
+
+	// -save: each answer becomes a fixture the samples' own readers accept,
+	// with its origin noted; a second save at the same time overwrites
+	// nothing.
+	dir := t.TempDir()
+	now := time.Date(2026, 12, 1, 1, 2, 3, 0, time.UTC)
+	if err := Save(dir, results, now); err != nil {
+		t.Fatal(err)
+	}
+	saved := 0
+	for _, r := range results {
+		if r.Saved == "" {
+			continue
+		}
+		saved++
+		b, err := os.ReadFile(r.Saved)
+		if err != nil || len(b) == 0 {
+			t.Fatalf("%s: %v", r.Saved, err)
+		}
+		if filepath.Dir(r.Saved) != filepath.Join(dir, r.Platform) || !strings.Contains(r.Saved, ".live-20261201T010203Z.") {
+			t.Errorf("saved as %s", r.Saved)
+		}
+		origin, _ := os.ReadFile(filepath.Join(dir, r.Platform, "ORIGIN.md"))
+		if !strings.Contains(string(origin), filepath.Base(r.Saved)) || !strings.Contains(string(origin), "/platforms/"+r.Platform+"/") {
+			t.Errorf("%s: origin %q", r.Platform, origin)
+		}
+	}
+	if saved != 6 { // all but ORI, which is off
+		t.Errorf("%d answers saved", saved)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "obv", "search.live-20261201T010203Z.json"))
+	if err := Save(dir, results, now); err == nil || !strings.Contains(err.Error(), "not overwritten") {
+		t.Errorf("second save: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "obv", "search.live-20261201T010203Z.json")); string(after) != string(before) {
+		t.Error("a saved fixture was overwritten")
+	}
+}
