@@ -25,6 +25,14 @@ type Registry struct {
 	now  func() time.Time
 }
 
+// touchEvery is how stale an id's last sight may be before a lookup
+// records a new one. One MCP request looks its id up about three times
+// (client_limit, the fair queue, mcp-go's validation) within microseconds;
+// only the first moves the entry to the front. The order and the idle
+// expiry stay exact to this granularity, and the list stays sorted by
+// last sight.
+const touchEvery = time.Second
+
 // entry is one id in the recency list.
 type entry struct {
 	id         string
@@ -83,12 +91,14 @@ func (g *Registry) Has(id string) bool {
 		return false
 	}
 	now := g.now()
-	if now.Sub(e.seen) > g.idle {
+	switch age := now.Sub(e.seen); {
+	case age > g.idle:
 		g.removeLocked(e)
 		return false
+	case age >= touchEvery:
+		e.seen = now
+		g.toFront(e)
 	}
-	e.seen = now
-	g.toFront(e)
 	return true
 }
 

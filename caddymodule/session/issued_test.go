@@ -125,6 +125,29 @@ func TestRegistryRecentSurvivesFloodAtCap(t *testing.T) {
 	checkList(t, g)
 }
 
+// Sights less than touchEvery apart are one sight (one request looks its
+// id up several times); the list stays sorted by last sight either way.
+func TestRegistrySightGranularity(t *testing.T) {
+	g, clock := newTestRegistry(2)
+	g.Add("a")
+	clock.Advance(time.Millisecond)
+	g.Add("b")
+	clock.Advance(500 * time.Millisecond)
+	g.Has("a") // 0.5 s after a's sight: not a new one
+	if got := fmt.Sprint(checkList(t, g)); got != "[b a]" {
+		t.Fatalf("order %s, want [b a]", got)
+	}
+	clock.Advance(500 * time.Millisecond)
+	g.Has("a") // 1 s after: a new sight, a to the front
+	if got := fmt.Sprint(checkList(t, g)); got != "[a b]" {
+		t.Fatalf("order %s, want [a b]", got)
+	}
+	g.Add("c") // evicts b
+	if g.Has("b") || !g.Has("a") || !g.Has("c") {
+		t.Fatalf("after c: %v, want a and c", checkList(t, g))
+	}
+}
+
 func TestRegistryIdleExpiry(t *testing.T) {
 	g, clock := newTestRegistry(10)
 	g.Add("old")
@@ -212,7 +235,8 @@ func TestRegistryConcurrent(t *testing.T) {
 // -benchtime of 10001x spans exactly one such cycle, so its ns/op is the
 // honest average. AddAtCapLongest reports the longest single Add (the
 // time every other session request waits for the lock). Has looks up a
-// live id.
+// live id a second after it was last seen; HasPerRequest looks one id up
+// three times, as one MCP request does.
 func BenchmarkRegistry(b *testing.B) {
 	const capIDs = 100_000
 	type registry interface {
@@ -231,12 +255,14 @@ func BenchmarkRegistry(b *testing.B) {
 		ids[i] = fmt.Sprintf("mcp-session-%08d-0000-4000-8000-000000000000", i)
 	}
 	for _, impl := range impls {
-		// Each id issued a nanosecond after the one before, so the old
-		// code's "oldest" is well defined.
+		// The registry's clock moves perCall on every reading: a
+		// nanosecond while filling and adding, so the old code's "oldest"
+		// is well defined; 0 where a benchmark moves it itself.
 		var clock time.Time
-		tick := func() time.Time { clock = clock.Add(time.Nanosecond); return clock }
+		var perCall time.Duration
+		tick := func() time.Time { clock = clock.Add(perCall); return clock }
 		full := func() registry {
-			clock = t0
+			clock, perCall = t0, time.Nanosecond
 			g := impl.make(tick)
 			for _, id := range ids[:capIDs] {
 				g.Add(id)
@@ -264,12 +290,31 @@ func BenchmarkRegistry(b *testing.B) {
 			}
 			b.ReportMetric(float64(longest.Nanoseconds()), "longest-ns")
 		})
+		// A live id looked up a second after anything was last seen, so
+		// every lookup records a new sight (the worst case for the list).
 		b.Run("Has/"+impl.name, func(b *testing.B) {
 			g := full()
+			perCall = 0
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
+				clock = clock.Add(time.Second)
 				if !g.Has(ids[(i*7919)%capIDs]) {
+					b.Fatal("live id not found")
+				}
+			}
+		})
+		// One MCP request: its id looked up three times in a row
+		// (client_limit, the fair queue, mcp-go's validation).
+		b.Run("HasPerRequest/"+impl.name, func(b *testing.B) {
+			g := full()
+			perCall = 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				clock = clock.Add(time.Second)
+				id := ids[(i*7919)%capIDs]
+				if !g.Has(id) || !g.Has(id) || !g.Has(id) {
 					b.Fatal("live id not found")
 				}
 			}
