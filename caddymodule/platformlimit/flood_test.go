@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -24,7 +25,8 @@ import (
 )
 
 // TestFlood is figure 3 of docs/benchmarks/fair-queue.md: a real-time
-// flood from 50 concurrent sessions through Caddy (platform_limit obv with
+// flood from 50 concurrent clients (one session each, each from its own
+// loopback address) through Caddy (platform_limit obv with
 // its defaults, then reverse_proxy) against the OpenBesluitvorming
 // emulator, which keeps its own 60-unit bucket and answers 429 past it.
 // It reports the units that reached the emulator over its budget in any
@@ -110,8 +112,13 @@ http://127.0.0.1:%d {
 		waits  []time.Duration
 	}
 	figs := make([]*sessionFig, sessions)
-	tr := &http.Transport{MaxIdleConnsPerHost: sessions}
-	cl := &http.Client{Transport: tr, Timeout: 5 * time.Minute}
+	// Each session comes from its own loopback address (127.0.0.10 and
+	// up), so the 50 sessions are 50 clients (design.md §3: a client is
+	// its address; sessions of one address divide its share).
+	clientFrom := func(i int) *http.Client {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(10+i))}}
+		return &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 2}}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), dur)
 	defer cancel()
 	queries := []string{"begroting", "motie", "jeugdzorg", "centrumplan", "woningbouw", "klimaat"}
@@ -120,6 +127,7 @@ http://127.0.0.1:%d {
 	for i := range sessions {
 		f := &sessionFig{status: map[int]int{}}
 		figs[i] = f
+		cl := clientFrom(i)
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(i), 99))
 			for ctx.Err() == nil {
@@ -198,7 +206,7 @@ http://127.0.0.1:%d {
 	t.Logf("429 answers from the emulator: %d", em.Limited())
 	t.Logf("client statuses: %v", status)
 	t.Logf("queue wait: p50 %v p90 %v p99 %v max %v", pct(0.5), pct(0.9), pct(0.99), pct(1))
-	t.Logf("units per session: min %.2f max %.2f (fairness among equal sessions)", minU, maxU)
+	t.Logf("units per client: min %.2f max %.2f (fairness among equal clients)", minU, maxU)
 	t.Logf("budget: spent %.3f, admitted %d, rejected %d, cancelled %d", st.UnitsSpent, st.Admitted, st.Rejected, st.Cancelled)
 	if over > 1e-9 {
 		t.Errorf("%.6f units over the budget", over)
