@@ -120,4 +120,16 @@ func TestLookupIsExactAndChecked(t *testing.T) {
 	if _, err := ParseLookup(body, "../x"); err == nil || errors.Is(err, ErrNoPublication) {
 		t.Fatalf("junk id: %v", err)
 	}
+	// The right record after others is still found; a broken answer or a
+	// diagnostic is a parse error, not "no such publication".
+	other := strings.Replace(rec, "gmb-2023-174296</identifier>", "gmb-2023-1742961</identifier>", 1)
+	two := []byte(`<searchRetrieveResponse><numberOfRecords>2</numberOfRecords><records>` + other + rec + `</records></searchRetrieveResponse>`)
+	if got, err := ParseLookup(two, "gmb-2023-174296"); err != nil || got.Hit.ID != "gmb-2023-174296" {
+		t.Fatalf("second record: %+v %v", got.Hit, err)
+	}
+	for _, bad := range []string{`<html><body>Service Unavailable`, `<searchRetrieveResponse><diagnostics><diagnostic><message>Query syntax error</message></diagnostic></diagnostics></searchRetrieveResponse>`, `{"records":[]}`} {
+		if _, err := ParseLookup([]byte(bad), "gmb-2023-174296"); err == nil || errors.Is(err, ErrNoPublication) {
+			t.Errorf("%.30s: err = %v", bad, err)
+		}
+	}
 }
