@@ -21,20 +21,21 @@ var proxyFigures = &figuresCollector{
 	resends:   prometheus.NewDesc("caddy_platform_proxy_stale_resends_total", "Requests sent once more on a new connection because the pooled one was found closed before any answer.", []string{"platform"}, nil),
 	failovers: prometheus.NewDesc("caddy_platform_proxy_failovers_total", "Moves to the platform's next host after a failure.", []string{"platform"}, nil),
 	noPlace:   prometheus.NewDesc("caddy_platform_proxy_no_place_total", "Requests refused because every host stayed at its concurrency cap for the whole wait.", []string{"platform"}, nil),
+	dead:      prometheus.NewDesc("caddy_platform_proxy_dead_connections_total", "Connections to the platform's hosts the kernel found dead (probes or sent data unanswered for the TCP user timeout, or host unreachable).", []string{"platform"}, nil),
 }
 
 type figuresCollector struct {
-	requests, attempts, resends, failovers, noPlace *prometheus.Desc
+	requests, attempts, resends, failovers, noPlace, dead *prometheus.Desc
 }
 
 func (c *figuresCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.requests, c.attempts, c.resends, c.failovers, c.noPlace} {
+	for _, d := range []*prometheus.Desc{c.requests, c.attempts, c.resends, c.failovers, c.noPlace, c.dead} {
 		ch <- d
 	}
 }
 
 func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
-	type sums struct{ requests, attempts, resends, failovers, noPlace int64 }
+	type sums struct{ requests, attempts, resends, failovers, noPlace, dead int64 }
 	byPlatform := map[string]*sums{}
 	live.Range(func(key, _ any) bool {
 		h := key.(*Handler)
@@ -49,6 +50,7 @@ func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
 		s.resends += st.StaleResends
 		s.failovers += st.Failovers
 		s.noPlace += st.NoPlace
+		s.dead += st.DeadConns
 		return true
 	})
 	for p, s := range byPlatform {
@@ -57,6 +59,7 @@ func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.resends, prometheus.CounterValue, float64(s.resends), p)
 		ch <- prometheus.MustNewConstMetric(c.failovers, prometheus.CounterValue, float64(s.failovers), p)
 		ch <- prometheus.MustNewConstMetric(c.noPlace, prometheus.CounterValue, float64(s.noPlace), p)
+		ch <- prometheus.MustNewConstMetric(c.dead, prometheus.CounterValue, float64(s.dead), p)
 	}
 }
 

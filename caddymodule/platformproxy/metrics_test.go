@@ -41,6 +41,7 @@ func TestMetricsCountAttemptsAndFailovers(t *testing.T) {
 		`caddy_platform_proxy_attempts_total{platform="opentk"} 2`,
 		`caddy_platform_proxy_failovers_total{platform="opentk"} 1`,
 		`caddy_platform_proxy_no_place_total{platform="opentk"} 0`,
+		`caddy_platform_proxy_dead_connections_total{platform="opentk"} 0`,
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %s", want)

@@ -5,13 +5,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/upstream/netnstest"
 )
 
 // The bounds these tests hold the pool to, with the platform_proxy
@@ -28,7 +30,7 @@ const (
 // once, the first /hang reports that it arrived and then stays silent until
 // the test ends (later ones answer), /slow stays silent for the given time and then answers.
 type platformInNetns struct {
-	path    *netPath
+	path    *netnstest.Path
 	url     string
 	conns   atomic.Int64
 	hung    atomic.Int64
@@ -36,8 +38,8 @@ type platformInNetns struct {
 }
 
 func newPlatformInNetns(t *testing.T, slow time.Duration) *platformInNetns {
-	pl := &platformInNetns{path: newNetPath(t), arrived: make(chan struct{}, 4)}
-	ln := pl.path.listen(t)
+	pl := &platformInNetns{path: netnstest.New(t), arrived: make(chan struct{}, 4)}
+	ln := pl.path.Listen(t)
 	release := make(chan struct{})
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -94,21 +96,23 @@ func runDeadMidRequest(t *testing.T, restore bool, second string) (deadRun, *pla
 	t.Helper()
 	pl := newPlatformInNetns(t, 0)
 	var p *Proxy
-	var cutAt atomic.Int64
 	var detected atomic.Int64
+	var restoreErr atomic.Value
 	opt := TransportOptions{
 		DialTimeout:         5 * time.Second,
 		IdleTimeout:         30 * time.Second,
 		MaxIdleConnsPerHost: 16,
 		ProbeInterval:       DefaultProbeInterval,
 		ProbeCount:          DefaultProbeCount,
-		Policy:              pl.path.policy(),
+		Policy:              policyFor(pl.path),
 		OnDeadConn: func(error) {
 			p.NoteDeadConn()
 			if detected.CompareAndSwap(0, time.Now().UnixNano()) && restore {
 				// Before net/http decides on the resend: it will
 				// find the path alive again.
-				_ = exec.Command("ip", "-n", pl.path.ns, "link", "set", pl.path.far, "up").Run()
+				if err := pl.path.Restore(); err != nil {
+					restoreErr.Store(err.Error())
+				}
 			}
 		},
 	}
@@ -144,14 +148,16 @@ func runDeadMidRequest(t *testing.T, restore bool, second string) (deadRun, *pla
 		done <- r
 	}()
 	<-pl.arrived
-	cut := pl.path.cut(t)
-	cutAt.Store(cut.UnixNano())
+	cut := pl.path.Cut(t)
 	r := <-done
 	r.answered = time.Since(cut)
 	if d := detected.Load(); d != 0 {
 		r.detected = time.Duration(d - cut.UnixNano())
 	}
 	r.stats = p.Stats()
+	if e := restoreErr.Load(); e != nil {
+		t.Error(e)
+	}
 	return r, pl
 }
 
@@ -203,7 +209,7 @@ func TestDeadPooledConnectionInNetns(t *testing.T) {
 		h, _ := ParseBaseURL(pl.url)
 		h.Transport = NewTransport(TransportOptions{
 			DialTimeout: 5 * time.Second, IdleTimeout: 30 * time.Second, MaxIdleConnsPerHost: 16,
-			ProbeInterval: DefaultProbeInterval, ProbeCount: DefaultProbeCount, Policy: pl.path.policy(),
+			ProbeInterval: DefaultProbeInterval, ProbeCount: DefaultProbeCount, Policy: policyFor(pl.path),
 		})
 		t.Cleanup(h.Transport.(*http.Transport).CloseIdleConnections)
 		p, _ := NewProxy([]*Host{h}, Options{})
@@ -219,6 +225,11 @@ func TestDeadPooledConnectionInNetns(t *testing.T) {
 			t.Errorf("stats %+v, want nothing dead or resent", s)
 		}
 	})
+}
+
+// policyFor allows the netns host and loopback.
+func policyFor(p *netnstest.Path) AddrPolicy {
+	return AddrPolicy{Allow: []netip.Prefix{p.Prefix(), netip.MustParsePrefix("127.0.0.0/8")}}
 }
 
 func checkBounds(t *testing.T, r deadRun) {

@@ -1,4 +1,9 @@
-package upstream
+// Package netnstest gives fault tests a platform host on the far end of a
+// real link: a network namespace joined to the test's own by a veth pair,
+// whose packets the test can drop all at once. It needs root and
+// iproute2; where it cannot build one it skips the test, except under
+// CI=true, where it fails it (CI runs as root on a machine that has them).
+package netnstest
 
 import (
 	"fmt"
@@ -15,21 +20,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// netPath is a network namespace joined to this one by a veth pair: a
+// Path is a network namespace joined to this one by a veth pair: a
 // platform host on the far end of a real link whose packets the test can
 // drop all at once (the far end's link goes down; nothing is answered,
-// nothing is reset). It needs root and iproute2.
-type netPath struct {
-	ns, near, far string // namespace, near and far interface names
-	nearIP, farIP string
+// nothing is reset).
+type Path struct {
+	NS, near, far string // namespace, near and far interface names
+	nearIP, FarIP string
 }
 
-var netnsSeq atomic.Int64
+var seqNo atomic.Int64
 
-// newNetPath builds the namespace and link, or skips the test where it
-// cannot (not root, no iproute2, no namespaces). Under CI=true it fails
-// instead: CI runs as root on a machine that has them.
-func newNetPath(t *testing.T) *netPath {
+// New builds the namespace and link, removed when the test ends, or skips
+// the test where it cannot (not root, no iproute2, no namespaces). Under
+// CI=true it fails instead.
+func New(t *testing.T) *Path {
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()
@@ -42,32 +47,32 @@ func newNetPath(t *testing.T) *netPath {
 	if _, err := exec.LookPath("ip"); err != nil {
 		unavailable("no ip command: %v", err)
 	}
-	seq := netnsSeq.Add(1)
+	seq := seqNo.Add(1)
 	pid := os.Getpid()
 	idx := (pid*8 + int(seq)) % 16384
-	p := &netPath{
-		ns:     fmt.Sprintf("bbdead%d-%d", pid, seq),
+	p := &Path{
+		NS:     fmt.Sprintf("bbdead%d-%d", pid, seq),
 		near:   fmt.Sprintf("bb%dn%d", pid%100000, seq),
 		far:    fmt.Sprintf("bb%df%d", pid%100000, seq),
 		nearIP: fmt.Sprintf("10.213.%d.%d", idx/64, idx%64*4+1),
-		farIP:  fmt.Sprintf("10.213.%d.%d", idx/64, idx%64*4+2),
+		FarIP:  fmt.Sprintf("10.213.%d.%d", idx/64, idx%64*4+2),
 	}
-	if out, err := exec.Command("ip", "netns", "add", p.ns).CombinedOutput(); err != nil {
+	if out, err := exec.Command("ip", "netns", "add", p.NS).CombinedOutput(); err != nil {
 		unavailable("ip netns add: %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() {
 		// Deleting the namespace deletes the far end, and with it the
 		// near end of the pair.
-		_ = exec.Command("ip", "netns", "del", p.ns).Run()
+		_ = exec.Command("ip", "netns", "del", p.NS).Run()
 		_ = exec.Command("ip", "link", "del", p.near).Run()
 	})
 	for _, args := range [][]string{
-		{"link", "add", p.near, "type", "veth", "peer", "name", p.far, "netns", p.ns},
+		{"link", "add", p.near, "type", "veth", "peer", "name", p.far, "netns", p.NS},
 		{"addr", "add", p.nearIP + "/30", "dev", p.near},
 		{"link", "set", p.near, "up"},
-		{"-n", p.ns, "addr", "add", p.farIP + "/30", "dev", p.far},
-		{"-n", p.ns, "link", "set", p.far, "up"},
-		{"-n", p.ns, "link", "set", "lo", "up"},
+		{"-n", p.NS, "addr", "add", p.FarIP + "/30", "dev", p.far},
+		{"-n", p.NS, "link", "set", p.far, "up"},
+		{"-n", p.NS, "link", "set", "lo", "up"},
 	} {
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
 			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
@@ -76,12 +81,12 @@ func newNetPath(t *testing.T) *netPath {
 	return p
 }
 
-// listen opens a TCP listener inside the namespace: the socket is created
+// Listen opens a TCP listener inside the namespace: the socket is created
 // on a thread that joined it (a socket stays in the namespace it was
 // created in, whichever thread serves it later). The thread is never
 // unlocked, so it ends with its goroutine instead of going back to the
 // runtime in the other namespace.
-func (p *netPath) listen(t *testing.T) net.Listener {
+func (p *Path) Listen(t *testing.T) net.Listener {
 	t.Helper()
 	type result struct {
 		ln  net.Listener
@@ -90,7 +95,7 @@ func (p *netPath) listen(t *testing.T) net.Listener {
 	ch := make(chan result, 1)
 	go func() {
 		runtime.LockOSThread()
-		f, err := os.Open("/var/run/netns/" + p.ns)
+		f, err := os.Open("/var/run/netns/" + p.NS)
 		if err != nil {
 			ch <- result{err: err}
 			return
@@ -100,32 +105,37 @@ func (p *netPath) listen(t *testing.T) net.Listener {
 			ch <- result{err: fmt.Errorf("setns: %w", err)}
 			return
 		}
-		ln, err := net.Listen("tcp", p.farIP+":0")
+		ln, err := net.Listen("tcp", p.FarIP+":0")
 		ch <- result{ln, err}
 	}()
 	r := <-ch
 	if r.err != nil {
-		t.Fatalf("listening in namespace %s: %v", p.ns, r.err)
+		t.Fatalf("listening in namespace %s: %v", p.NS, r.err)
 	}
 	t.Cleanup(func() { r.ln.Close() })
 	return r.ln
 }
 
-// cut drops every packet on the link from now on: the far end goes down,
+// Cut drops every packet on the link from now on: the far end goes down,
 // so the near end has no carrier and sends into nothing, and the far host
 // neither answers nor resets. It returns when the link is down.
-func (p *netPath) cut(t *testing.T) time.Time {
+func (p *Path) Cut(t *testing.T) time.Time {
 	t.Helper()
-	if out, err := exec.Command("ip", "-n", p.ns, "link", "set", p.far, "down").CombinedOutput(); err != nil {
+	if out, err := exec.Command("ip", "-n", p.NS, "link", "set", p.far, "down").CombinedOutput(); err != nil {
 		t.Fatalf("cutting the link: %v: %s", err, out)
 	}
 	return time.Now()
 }
 
-// policy allows the test link's addresses and loopback.
-func (p *netPath) policy() AddrPolicy {
-	return AddrPolicy{Allow: []netip.Prefix{
-		netip.MustParsePrefix(p.farIP + "/32"),
-		netip.MustParsePrefix("127.0.0.0/8"),
-	}}
+// Restore brings the link back up; it may run on any goroutine (it
+// reports failure instead of failing the test).
+func (p *Path) Restore() error {
+	if out, err := exec.Command("ip", "-n", p.NS, "link", "set", p.far, "up").CombinedOutput(); err != nil {
+		return fmt.Errorf("restoring the link: %v: %s", err, out)
+	}
+	return nil
 }
+
+// Prefix is the far host's address as a one-address prefix, for an
+// address policy's allow list.
+func (p *Path) Prefix() netip.Prefix { return netip.MustParsePrefix(p.FarIP + "/32") }
