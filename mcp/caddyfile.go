@@ -27,6 +27,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	mcp <name> {
 //	    platforms <key...>
+//	    experimental_oa
 //	    max_body <size>
 //	    max_text_chars <n>
 //	    allowed_origins <origin...>
@@ -55,6 +56,9 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(m.Platforms) == 0 {
 				return d.ArgErr()
 			}
+		case "experimental_oa":
+			// Open Archivaris' API is assumed: its tools need an explicit yes.
+			m.ExperimentalOA = true
 		case "tk_odata_root":
 			if !d.NextArg() {
 				return d.ArgErr()
@@ -128,7 +132,7 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				m.OA.OrgParam = v
 			}
 		default:
-			return d.Errf("mcp: unknown option %q (known: platforms, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, tk_odata_root, oa_*_path/param)", opt)
+			return d.Errf("mcp: unknown option %q (known: platforms, experimental_oa, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, tk_odata_root, oa_*_path/param)", opt)
 		}
 		if d.NextArg() {
 			return d.Errf("mcp: too many arguments to %s", d.Val())

@@ -11,6 +11,7 @@ import (
 func TestUnmarshalCaddyfile(t *testing.T) {
 	d := caddyfile.NewTestDispenser(`mcp raad {
 		platforms obv ori oa
+		experimental_oa
 		max_body 2MB
 		max_text_chars 9000
 		allowed_origins https://claude.ai
@@ -25,7 +26,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(h)
-	want := `{"name":"raad","platforms":["obv","ori","oa"],"max_body_bytes":2000000,"max_text_chars":9000,"allowed_origins":["https://claude.ai"],"allowed_hosts":["besluitbron.nl"],"session_idle":7200000000000,"status_refresh":-1,"oa":{"search_path":"/api/v2/search","offset_param":"from"}}`
+	want := `{"name":"raad","platforms":["obv","ori","oa"],"experimental_oa":true,"max_body_bytes":2000000,"max_text_chars":9000,"allowed_origins":["https://claude.ai"],"allowed_hosts":["besluitbron.nl"],"session_idle":7200000000000,"status_refresh":-1,"oa":{"search_path":"/api/v2/search","offset_param":"from"}}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
@@ -55,7 +56,12 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{Handler{Name: "a", Platforms: []string{"obv", "nope"}}, `unknown platform "nope"`},
 		{Handler{Name: "a", Platforms: []string{"obv", "obv"}}, "listed twice"},
 		{Handler{Name: "a", AllowedOrigins: []string{"claude.ai"}}, "must look like"},
-		{Handler{Name: "a", OA: &OAEndpoints{SearchPath: "api"}}, "must start with /"},
+		{Handler{Name: "a", ExperimentalOA: true, OA: &OAEndpoints{SearchPath: "api"}}, "must start with /"},
+		// Open Archivaris' API is assumed: its tools need oa listed and
+		// experimental_oa, both.
+		{Handler{Name: "a", Platforms: []string{"obv", "oa"}}, "platform oa needs experimental_oa"},
+		{Handler{Name: "a", Platforms: []string{"obv"}, ExperimentalOA: true}, "add oa to platforms"},
+		{Handler{Name: "a", OA: &OAEndpoints{SearchPath: "/api"}}, "add experimental_oa"},
 	} {
 		if err := bad.h.Validate(); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: %v, want %q", bad.h, err, bad.want)

@@ -55,7 +55,7 @@ func newConnector(name string, idle time.Duration) *connector {
 	return c
 }
 
-const instructions = `BesluitBron answers questions about Dutch public decision-making from seven public platforms: council documents (OpenBesluitvorming "obv", Open Raadsinformatie "ori", Open Archivaris "oa"), parliament (Tweede Kamer "tk", OpenTK "opentk"), official publications (Officiële Bekendmakingen "ob") and case law (Rechtspraak). Search tools return compact titles, dates, ids, snippets and links; fetch tools return full text in bounded pages. Every result says whether it came from BesluitBron's cache (from_cache) and how long it waited for the platform's budget (queue_wait_ms). Repeating a question is cheap; full text and searches over all sources are the slow paths.`
+const instructions = `BesluitBron answers questions about Dutch public decision-making from public platforms: documents of councils, provinces and water boards (OpenBesluitvorming "obv"; where the operator enabled them, an ORI-compatible index "ori" and, experimentally, Open Archivaris "oa"), parliament (Tweede Kamer "tk", OpenTK "opentk"), official publications (Officiële Bekendmakingen "ob") and case law (Rechtspraak). Search tools return compact titles, dates, ids, snippets and links; fetch tools return full text in bounded pages. Every result says whether it came from BesluitBron's cache (from_cache) and how long it waited for the platform's budget (queue_wait_ms). Repeating a question is cheap; full text and searches over all sources are the slow paths.`
 
 // configure applies a (re)loaded config: platforms, limits, tools.
 func (c *connector) configure(s settings) {

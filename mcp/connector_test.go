@@ -38,11 +38,14 @@ http://:%d {
 const twoConnectors = `	handle /mcp/raad {
 		mcp raad {
 			platforms obv ori oa
+			experimental_oa
 			status_refresh 1h
 		}
 	}
 	handle /mcp/alles {
 		mcp alles {
+			platforms ori obv tk opentk ob rechtspraak oa
+			experimental_oa
 			max_text_chars 3000
 		}
 	}

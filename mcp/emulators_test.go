@@ -47,6 +47,7 @@ var emulated = []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"}
 const emulatorConnectors = `	handle /mcp/alles {
 		mcp alles {
 			platforms ori obv tk opentk ob rechtspraak oa
+			experimental_oa
 		}
 	}`
 

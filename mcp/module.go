@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -39,8 +40,17 @@ type Handler struct {
 	// Name identifies the connector (in the server's name, in logs, and as
 	// the key that keeps its sessions across reloads). Required.
 	Name string `json:"name"`
-	// Platforms whose tools the connector offers; default all seven.
+	// Platforms whose tools the connector offers. Default: the five whose
+	// public APIs are live and documented (obv, tk, opentk, ob,
+	// rechtspraak), plus oa when ExperimentalOA is set. "ori" is offered
+	// only when listed (ORI Classic was switched off on 2026-11-01; see
+	// docs/migration-ori.md); "oa" only together with ExperimentalOA.
 	Platforms []string `json:"platforms,omitempty"`
+	// ExperimentalOA enables the Open Archivaris tools (oa_search,
+	// oa_fetch). Open Archivaris publishes no API description: the tools
+	// rest on assumed endpoints (the OA field, docs/emulators.md), so an
+	// operator has to ask for them. Default false.
+	ExperimentalOA bool `json:"experimental_oa,omitempty"`
 	// MaxBodyBytes caps a request body; larger gets 413. Default 1 MiB.
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
 	// MaxTextChars caps the text one fetch call returns. Default 50000.
@@ -63,7 +73,8 @@ type Handler struct {
 	// as one third party reports it (unconfirmed; adapters/tk.DefaultRoot);
 	// /OData/v4/2.0 is the old version's.
 	TKODataRoot string `json:"tk_odata_root,omitempty"`
-	// OA names Open Archivaris' endpoints (its API is not published).
+	// OA names Open Archivaris' endpoints (its API is not published);
+	// only with ExperimentalOA.
 	OA *OAEndpoints `json:"oa,omitempty"`
 
 	conn     *connector
@@ -106,7 +117,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	if len(h.Platforms) == 0 {
-		h.Platforms = platforms.Keys()
+		h.Platforms = DefaultPlatforms(h.ExperimentalOA)
+	}
+	if h.offersPlatform(platforms.ORI) && os.Getenv("BESLUITBRON_ORI_URL") == "" {
+		// The route answers 410 without it (Caddyfile); say so at start,
+		// not only when a model calls ori_search.
+		h.logger.Warn("connector offers ORI tools, but BESLUITBRON_ORI_URL is unset: /platforms/ori answers 410 unless its platform_proxy names a base URL",
+			zap.String("connector", h.Name))
 	}
 	if h.MaxBodyBytes <= 0 {
 		h.MaxBodyBytes = DefaultMaxBody
@@ -154,6 +171,29 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	return nil
 }
 
+// DefaultPlatforms are the platforms a connector offers when its config
+// lists none: every platform except ori (switched off upstream) and oa
+// (assumed API), with oa added when experimentalOA is set.
+func DefaultPlatforms(experimentalOA bool) []string {
+	var out []string
+	for _, k := range platforms.Keys() {
+		if k == platforms.ORI || (k == platforms.OA && !experimentalOA) {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+func (h *Handler) offersPlatform(key string) bool {
+	for _, p := range h.Platforms {
+		if p == key {
+			return true
+		}
+	}
+	return false
+}
+
 // Validate checks the config.
 func (h *Handler) Validate() error { return h.validate() }
 
@@ -175,6 +215,14 @@ func (h *Handler) validate() error {
 			return fmt.Errorf("mcp %s: platform %q listed twice", h.Name, p)
 		}
 		seen[p] = true
+	}
+	switch {
+	case seen[platforms.OA] && !h.ExperimentalOA:
+		return fmt.Errorf("mcp %s: platform oa needs experimental_oa: Open Archivaris publishes no API, its tools use assumed endpoints (docs/emulators.md)", h.Name)
+	case h.ExperimentalOA && len(h.Platforms) > 0 && !seen[platforms.OA]:
+		return fmt.Errorf("mcp %s: experimental_oa enables the Open Archivaris tools: add oa to platforms, or drop experimental_oa", h.Name)
+	case h.OA != nil && !h.ExperimentalOA:
+		return fmt.Errorf("mcp %s: oa_* options configure the Open Archivaris tools, which are off: add experimental_oa", h.Name)
 	}
 	if h.OA != nil {
 		for _, p := range []string{h.OA.SearchPath, h.OA.DocumentPath, h.OA.TextPath} {

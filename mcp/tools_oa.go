@@ -15,6 +15,7 @@ func (c *connector) oaTools() []server.ServerTool {
 	var ts toolSet
 	search := newTool("oa_search", "Search the government archive (Open Archivaris)",
 		`Search Open Archivaris, a full-text archive of documents from council information systems, municipal websites and other sources (municipalities, water boards, provinces). Returns id, title, date, organisation, snippet and link.
+Experimental: Open Archivaris publishes no API description; this tool uses endpoints the operator configured on an assumption, so an answer may fail or be incomplete. For council documents prefer obv_search.
 Cost: the platform allows 120 calls a minute for all BesluitBron users; a first question may wait, a repeated one comes from the cache. Naming one organisation is faster than searching all.`,
 		append([]mcp.ToolOption{
 			mcp.WithString("query", mcp.Required(), mcp.Description("Search words.")),
@@ -44,6 +45,7 @@ Cost: the platform allows 120 calls a minute for all BesluitBron users; a first 
 	})
 	fetch := newTool("oa_fetch", "Read an archived document (Open Archivaris)",
 		`Fetch one Open Archivaris document by id (from oa_search): its metadata and the text of one page of the document (page, default 1; the answer gives pages and next_page), bounded by max_chars.
+Experimental: the API behind this tool is assumed, not published by Open Archivaris.
 Cost: each page of full text is one platform call (budget 120 a minute for all users); pages already read stay cached, so reading them again is free. Read only the pages you need.`,
 		append([]mcp.ToolOption{
 			mcp.WithString("id", mcp.Required(), mcp.Description("Document id from oa_search.")),

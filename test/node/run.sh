@@ -73,6 +73,7 @@ $routes
 	handle /mcp/raad {
 		mcp raad {
 			platforms obv oa
+			experimental_oa
 		}
 	}
 	handle /mcp/alles {
