@@ -81,11 +81,7 @@ func (b *Budget) lookupLocked(key Key, now int64) (*client, *sess) {
 	b.forgetIdleLocked(now)
 	c := b.clients[key.Client]
 	if c == nil {
-		if len(b.clients) >= b.cfg.MaxClients {
-			if e := b.idle.Front(); e != nil {
-				b.dropClientLocked(e.Value.(*client))
-			}
-		}
+		b.trimClientsLocked(b.cfg.MaxClients - 1)
 		b.seq++
 		c = &client{key: key.Client, sessions: make(map[string]*sess, 1), last: now, heavyAt: -1}
 		c.seq, c.idx = b.seq, -1
@@ -129,6 +125,20 @@ func (b *Budget) forgetIdleLocked(now int64) {
 			return
 		}
 		b.dropClientLocked(c)
+	}
+}
+
+// trimClientsLocked forgets the clients idle longest until at most n are
+// remembered or none is idle (clients with calls waiting are never
+// forgotten, so the count can pass MaxClients by at most MaxQueue, until
+// they go idle).
+func (b *Budget) trimClientsLocked(n int) {
+	for len(b.clients) > n {
+		e := b.idle.Front()
+		if e == nil {
+			return
+		}
+		b.dropClientLocked(e.Value.(*client))
 	}
 }
 

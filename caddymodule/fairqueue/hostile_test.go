@@ -55,6 +55,7 @@ func TestMadeUpNamesFloodVsNewcomer(t *testing.T) {
 	if st := b.Stats(); st.Waiting != 1000 || st.Clients != 1 || st.Sessions > DefaultMaxSessions+1 {
 		t.Fatalf("after 30 s of flood: %+v; want the queue full of one client, sessions bounded", st)
 	}
+	checkInvariants(t, b)
 	var r rec
 	r.submit(t, b, "addr:198.51.100.7/app:honest", 1)
 	clk.Advance(cfg.Window)
@@ -250,6 +251,7 @@ func TestQueueFullRefusalFallsOnHeaviest(t *testing.T) {
 	if rej == nil || rej.RetryAfter < 5*time.Second {
 		t.Fatalf("A's own call: %+v; want refused with Retry-After ≥ 5s", rej)
 	}
+	checkInvariants(t, b)
 	if st := b.Stats(); st.Waiting != 10 || st.Rejected != 3 || st.WaitingClients != 3 {
 		t.Fatalf("stats %+v", st)
 	}
@@ -289,6 +291,7 @@ func TestQueueFullNeverRefusesEmptyClient(t *testing.T) {
 			t.Fatalf("newcomer %s refused with a full queue", c)
 		}
 	}
+	checkInvariants(t, b)
 	if st := b.Stats(); refused != 200 || st.Waiting != 1000 {
 		t.Fatalf("%d refusals for 200 newcomers, %d waiting", refused, st.Waiting)
 	}
@@ -305,6 +308,7 @@ func TestMadeUpNamesBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	checkInvariants(t, b)
 	st := b.Stats()
 	if st.Clients != 1 || st.Sessions != DefaultMaxSessions+1 {
 		t.Fatalf("after %d made-up names: %d clients, %d sessions; want 1 and %d", n, st.Clients, st.Sessions, DefaultMaxSessions+1)
@@ -332,6 +336,7 @@ func TestMadeUpNamesBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	checkInvariants(t, b2)
 	if st := b2.Stats(); st.Clients != 1000 || st.Sessions != 1000 {
 		t.Fatalf("trusted names: %d clients, %d sessions; want 1000", st.Clients, st.Sessions)
 	}

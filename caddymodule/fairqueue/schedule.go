@@ -87,6 +87,9 @@ func (b *Budget) deadlinesHoldLocked(x *client, now int64) bool {
 // dispatchLocked admits every call that can go now and arms the timer for
 // the next one.
 func (b *Budget) dispatchLocked(now int64, out *[]completion) {
+	// Clients that went idle since the last call into the budget may take
+	// the count past MaxClients: forget the idle longest first.
+	b.trimClientsLocked(b.cfg.MaxClients)
 	for {
 		c, fair := b.pickLocked(now)
 		if c == nil {

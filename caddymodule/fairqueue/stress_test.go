@@ -89,6 +89,10 @@ func TestStressNoCallUncounted(t *testing.T) {
 		}
 	}
 	wg.Wait()
+	checkInvariants(t, b)
+	if st := b.Stats(); st.Waiting != 0 || st.WaitingClients != 0 || st.WaitingSessions != 0 {
+		t.Fatalf("queue places leaked: %+v", st)
+	}
 
 	sort.Slice(adms, func(i, j int) bool { return adms[i].At.Before(adms[j].At) })
 	st := b.Stats()
