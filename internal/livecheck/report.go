@@ -40,7 +40,7 @@ func WriteText(w io.Writer, results []Result) int {
 		case !r.ShapeChecked && r.Error != "":
 			fmt.Fprintf(w, "  shape:      not checked: %s\n", r.Error)
 		case !r.ShapeChecked:
-			fmt.Fprintf(w, "  shape:      not checked: checked against %s\n", r.Basis)
+			fmt.Fprintf(w, "  shape:      not checked: no sample and no documented shape (%s)\n", r.probe.DocSource)
 		case r.ShapeOK:
 			fmt.Fprintf(w, "  shape:      as expected (checked against %s)\n", r.Basis)
 		default:
