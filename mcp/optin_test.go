@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -126,8 +127,15 @@ func TestORIOptInAgainstEmulator(t *testing.T) {
 			}
 		}
 	}
+	// The first page costs the search and one look-up of its organisations;
+	// a repeat (no cache on these test routes) only the search.
+	oriURL := os.Getenv("BESLUITBRON_ORI_URL")
+	before := emulatorTotal(t, oriURL)
 	all := search(map[string]any{"query": "begroting", "limit": 50})
 	check(all)
+	if n := emulatorTotal(t, oriURL) - before; n != 2 {
+		t.Errorf("first search asked ORI %d times, want 2 (search + organisations)", n)
+	}
 	// A province (osi_) and a water board (owi_) by prefixed key, and the
 	// province by its bare key. (The emulator's corpus has no Limburg, so
 	// OpenBesluitvorming's renamed keys are tested in adapters/ori; here
@@ -147,7 +155,11 @@ func TestORIOptInAgainstEmulator(t *testing.T) {
 		t.Errorf("provincie_limburg: %s", text)
 	}
 	// A repeated search names organisations from the connector's memory.
+	before = emulatorTotal(t, oriURL)
 	check(search(map[string]any{"query": "begroting", "limit": 50}))
+	if n := emulatorTotal(t, oriURL) - before; n != 1 {
+		t.Errorf("repeated search asked ORI %d times, want 1", n)
+	}
 
 	text, isErr := callTool(t, c, "ori_fetch", map[string]any{"id": prov[0]["id"], "max_chars": 300})
 	if isErr {
