@@ -44,6 +44,8 @@ func init() {
 //
 // Failure: when no upstream answers, the handler returns a 502 error (dial
 // failure) or 503 (no upstream available) that handle_errors can shape.
+// Afterwards the placeholder {http.platform_proxy.sent} holds the number of
+// attempts a platform received (0: nothing of the request left us).
 type Handler struct {
 	// Platform is the platform's key (ori, obv, tk, opentk, ob,
 	// rechtspraak, oa). Required.
@@ -344,7 +346,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if ok, err := h.admit(w, r); !ok {
 		return err
 	}
+	ctx, outcome := up.WithOutcome(r.Context())
+	r = r.WithContext(ctx)
 	err := h.proxy.ServeHTTP(w, r, next)
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		// For the handlers around this one (a budget may give back
+		// the units of a call no platform received) and the logs.
+		repl.Set("http.platform_proxy.sent", outcome.Sent())
+	}
 	var he caddyhttp.HandlerError
 	if err != nil && errors.As(err, &he) && errors.Is(he.Err, up.ErrNoPlace) {
 		// Every host stayed full for the whole queue wait: a 503 the

@@ -347,3 +347,58 @@ func TestUnmarshalCaddyfileUpstreamOptions(t *testing.T) {
 		}
 	}
 }
+
+// {http.platform_proxy.sent} tells the handlers around the proxy, and
+// handle_errors, whether any platform received the request: 0 for a
+// refused dial, 1 for a request the platform read and then hung up on.
+func TestCaddySentPlaceholder(t *testing.T) {
+	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			http.ReadRequest(bufio.NewReader(c)) // read it, answer nothing
+			c.Close()
+		}
+	}()
+	port := testcaddy.FreePort(t)
+	testcaddy.Load(t, fmt.Sprintf(`{
+	admin off
+}
+:%d {
+	handle_path /platforms/rechtspraak/* {
+		platform_proxy rechtspraak http://%s
+	}
+	handle_path /platforms/oa/* {
+		platform_proxy oa %s
+	}
+	handle_errors {
+		respond "{err.status_code} sent={http.platform_proxy.sent}"
+	}
+}`, port, ln.Addr(), closedPortURL(t)))
+	for path, want := range map[string]string{
+		"/platforms/rechtspraak/uitspraken/zoeken": "502 sent=1",
+		"/platforms/oa/api/search":                 "502 sent=0",
+	} {
+		if _, _, body := get(t, fmt.Sprintf("http://127.0.0.1:%d%s", port, path)); body != want {
+			t.Errorf("%s: %q, want %q", path, body, want)
+		}
+	}
+}
+
+func closedPortURL(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}

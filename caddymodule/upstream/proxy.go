@@ -237,6 +237,7 @@ func failoverStatus(code int) bool {
 func (p *Proxy) RoundTrip(req *http.Request) (*http.Response, error) {
 	p.requests.Add(1)
 	ctx := req.Context()
+	outcome := outcomeFrom(ctx)
 	search := p.IsSearch(req)
 	replayable := safeMethod(req.Method) || (req.Method == http.MethodPost && search)
 
@@ -270,7 +271,12 @@ func (p *Proxy) RoundTrip(req *http.Request) (*http.Response, error) {
 			release()
 			return nil, err
 		}
-		at := attempt{onSent: func() { p.sent.Add(1) }}
+		at := attempt{onSent: func() {
+			p.sent.Add(1)
+			if outcome != nil {
+				outcome.sent.Add(1)
+			}
+		}}
 		out = out.WithContext(httptrace.WithClientTrace(out.Context(), at.trace()))
 		resp, err := h.Transport.RoundTrip(out)
 		a := at.snapshot()
