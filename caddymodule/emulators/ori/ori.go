@@ -731,14 +731,14 @@ func (h *handler) writeSource(buf *bytes.Buffer, d *doc, includes, excludes []st
 		return text
 	}
 	fields := []kv{
-		{"@context", func() any { return "https://api.openraadsinformatie.nl/v1/elastic/ori_context.jsonld" }},
+		{"@context", func() any { return mediaObjectContext }},
 		{"@id", func() any { return d.id }},
 		{"@type", func() any { return "MediaObject" }},
 		{"name", func() any { return d.name }},
 		{"content_type", func() any { return "application/pdf" }},
 		{"original_url", func() any { return originalURL(d) }},
 		{"url", func() any { return resolveURL(d) }},
-		{"size", func() any { return d.size }},
+		{"size_in_bytes", func() any { return d.size }}, // MediaObject.size_in_bytes (schema.py)
 		{"last_discussed_at", func() any { return utcISO(d.discussed) }},
 		{"is_referenced_by", func() any { return d.meeting }},
 		{"has_organization_name", func() any { return d.idx.orgID }},
@@ -783,7 +783,7 @@ func (h *handler) writeOrgSource(buf *bytes.Buffer, d *doc, want func(string) bo
 		}
 	}
 	if want("@context") {
-		src["@context"] = "https://api.openraadsinformatie.nl/v1/elastic/ori_context.jsonld"
+		src["@context"] = organizationContext
 	}
 	b, _ := json.Marshal(src)
 	buf.Write(b)
@@ -1020,7 +1020,7 @@ var mappingProps = map[string]any{
 	"content_type":          map[string]any{"type": "keyword"},
 	"original_url":          map[string]any{"type": "keyword"},
 	"url":                   map[string]any{"type": "keyword"},
-	"size":                  map[string]any{"type": "long"},
+	"size_in_bytes":         map[string]any{"type": "long"},
 	"last_discussed_at":     map[string]any{"type": "date"},
 	"is_referenced_by":      map[string]any{"type": "keyword"},
 	"has_organization_name": map[string]any{"type": "keyword"},

@@ -45,12 +45,17 @@ func call(t *testing.T, method, target, body string) (int, []byte, http.Header) 
 }
 
 // documentedEnvelope is the standard ES7 _search answer with a MediaObject
-// of reference/platforms.md §1 (no real ORI answer was recorded).
+// of reference/platforms.md §1 (no real ORI answer was recorded): the
+// fields of ORI's MediaObject model (schema.py; size_in_bytes) and the
+// @context object its JsonLDSerializer adds (serializers.py).
 const documentedEnvelope = `{"took":3,"timed_out":false,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0},
 "hits":{"total":{"value":1,"relation":"eq"},"max_score":1.5,"hits":[{"_index":"ori_alkmaar_20190507105200","_type":"_doc",
 "_id":"1","_score":1.5,"_source":{"@id":"1","@type":"MediaObject","name":"n","content_type":"application/pdf",
 "original_url":"https://x","url":"https://api.openraadsinformatie.nl/v1/resolve/x","last_discussed_at":"2019-05-07T19:30:00+00:00",
-"is_referenced_by":"2","has_organization_name":"3","text":"t","md_text":["m"],"text_pages":[{"page_number":1,"text":"t"}]}}]}}`
+"is_referenced_by":"2","has_organization_name":"3","text":"t","md_text":["m"],"text_pages":[{"page_number":1,"text":"t"}],
+"size_in_bytes":1,"@context":{"@base":"b","MediaObject":"m","name":{"@id":"i"},"url":{"@id":"i"},"size_in_bytes":{"@id":"i"},
+"content_type":{"@id":"i"},"original_url":{"@id":"i"},"text":{"@id":"i"},"md_text":{"@id":"i"},"text_pages":{"@id":"i"},
+"last_discussed_at":{"@id":"i"},"is_referenced_by":{"@id":"i","@type":"@id"},"has_organization_name":{"@id":"i","@type":"@id"}}}}]}}`
 
 type resp struct {
 	Took   int                 `json:"took"`
@@ -90,7 +95,9 @@ func TestEnvelopeAndDocument(t *testing.T) {
 	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
 		t.Fatalf("%d %s", code, hdr)
 	}
-	shape.JSONShape(t, body, []byte(documentedEnvelope))
+	// Both ways: nothing beyond the documented envelope and the fields of
+	// ORI's MediaObject model (ocd_backend/models/definitions/schema.py).
+	shape.Exact(t, body, []byte(documentedEnvelope))
 	r := search(t, "GET", "/ori_*/_search?q=woningbouw&size=3", "")
 	var src struct {
 		Text      string `json:"text"`
