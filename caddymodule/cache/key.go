@@ -49,10 +49,16 @@ func appendRawKey(b []byte, platform string, r *http.Request, body []byte) []byt
 	b = append(b, 0)
 	b = append(b, platform...)
 	b = append(b, 0)
-	if r.URL.RawPath != "" {
+	// The key holds the path escaped, never decoded: a decoded path with
+	// a "%" (from %25) or a 0 byte (from %00) would read as another
+	// request's escaped path or split the key's parts, so /x%253A could
+	// take the entry of /x%3A (found by FuzzKey). A path with neither is
+	// its own escaped form as far as the key is concerned: appended as it
+	// is, without EscapedPath's allocation.
+	if p := r.URL.Path; r.URL.RawPath != "" || strings.IndexByte(p, '%') >= 0 || strings.IndexByte(p, 0) >= 0 {
 		b = append(b, r.URL.EscapedPath()...)
 	} else {
-		b = append(b, r.URL.Path...) // EscapedPath's usual answer, without its allocation
+		b = append(b, p...)
 	}
 	b = append(b, 0)
 	b = appendNormalizedQuery(b, r.URL.RawQuery)
@@ -91,9 +97,12 @@ func appendNormalizedQuery(b []byte, raw string) []byte {
 	// Fast path: already in order (what BesluitBron's own tools send).
 	sorted := true
 	prev := ""
-	for rest := raw; rest != ""; {
+	// Every pair counts, the empty one after a trailing "&" too: the slow
+	// path sorts it first, so "a=1&" must not pass as sorted (found by
+	// FuzzKey: "0&" and "&0" had different keys).
+	for rest, more := raw, true; more; {
 		var pair string
-		pair, rest, _ = strings.Cut(rest, "&")
+		pair, rest, more = strings.Cut(rest, "&")
 		name, _, _ := strings.Cut(pair, "=")
 		if name < prev {
 			sorted = false
