@@ -290,7 +290,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		r.ContentLength = int64(len(body))
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	o := origin{srv: srv, host: r.Host, remoteAddr: r.RemoteAddr, key: session.Key(r)}
+	o := origin{srv: srv, host: r.Host, remoteAddr: clientRemoteAddr(r), key: session.Key(r)}
 	if m := h.conn.maint.Load(); m != nil && srv != nil {
 		m.seen(srv, r.Host)
 	}
@@ -378,3 +378,11 @@ var (
 	_ caddyhttp.MiddlewareHandler = (*Handler)(nil)
 	_ caddy.Destructor            = (*connector)(nil)
 )
+
+// clientRemoteAddr is the RemoteAddr of r's sub-requests: the client's own
+// address (Caddy's client IP, which honours trusted_proxies), not the
+// connection's, so behind a front proxy the fair queue and the inbound
+// limits see the client, not the proxy.
+func clientRemoteAddr(r *http.Request) string {
+	return net.JoinHostPort(session.ClientIP(r), "0")
+}
