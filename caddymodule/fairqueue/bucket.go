@@ -9,10 +9,13 @@ import (
 // pull-downs and the Retry-After estimate.
 
 // tatOp is one change of tat: an admission (tat = max(tat, at) + costNS)
-// or a floor (tat = max(tat, at)) from a pause or pull-down.
+// or a floor (tat = max(tat, at), costNS < 0) from a pause or pull-down.
+// before is tat just before it, kept exact when an earlier change is
+// refunded, so refunds in any order each replay from the right start.
 type tatOp struct {
 	at       int64
 	costNS   int64
+	before   int64
 	refunded bool
 }
 
@@ -46,13 +49,15 @@ func (b *Budget) readyAtLocked(costNS, now int64) int64 {
 	return max(now, b.tat+costNS-b.windowNS)
 }
 
-// logLocked records a change of tat and returns its sequence number.
+// logLocked records a change of tat, before tat changes, and returns its
+// sequence number.
 func (b *Budget) logLocked(op tatOp) uint64 {
 	if len(b.ops) >= maxOps {
 		n := copy(b.ops, b.ops[maxOps/2:])
 		b.ops = b.ops[:n]
 		b.opBase += maxOps / 2
 	}
+	op.before = b.tat
 	b.ops = append(b.ops, op)
 	return b.opBase + uint64(len(b.ops)) - 1
 }
@@ -65,44 +70,102 @@ func (b *Budget) floorLocked(t int64) {
 	}
 }
 
-// refund gives an admitted call's units back (the caller hung up before
-// the call was sent). It replays the bucket's history since the call
-// without it, so the bucket ends exactly where it would be had the call
-// never been admitted; the calls admitted meanwhile stay valid, since they
-// met a stricter bucket. It reports whether it could (the history is kept
-// for the last few thousand changes); if not, the call stays counted.
-func (b *Budget) refund(w *waiter) bool {
-	var out []completion
-	b.mu.Lock()
-	if w.state != stAdmitted || w.op < b.opBase {
-		b.mu.Unlock()
+// refundLocked gives back the units of the admission logged as op, of
+// cost units for session s, admitted at at. It replays the bucket's
+// history since the call without it, so the bucket ends exactly where it
+// would be had the call never been admitted: never fuller than full (a
+// replay starts from tat before the call and tat only counts from now),
+// never below a pause or pull-down that came after it (their floors are
+// replayed too), and the calls admitted meanwhile stay valid, since they
+// met a stricter bucket. So the admissions that stand still keep the
+// bucket's bound: no window admits more than the capacity plus its
+// refill. The refunded op is marked, so a second refund of it does
+// nothing. It reports false when the call is not in the history (kept for
+// the last few thousand changes, and never across a SetConfig) or was
+// refunded already; the call then stays counted.
+//
+// The client's and session's usage (their fair share) is undone too,
+// unless it may have been forgotten since (Forget passed after the call),
+// when there is nothing of this call left to undo.
+func (b *Budget) refundLocked(op uint64, s *sess, cost float64, at, now int64) bool {
+	if op < b.opBase || op-b.opBase >= uint64(len(b.ops)) {
 		return false
 	}
-	tat := w.tatBefore
-	i := int(w.op - b.opBase)
+	i := int(op - b.opBase)
+	if b.ops[i].refunded || b.ops[i].costNS < 0 {
+		return false
+	}
 	b.ops[i].refunded = true
-	for _, op := range b.ops[i+1:] {
+	tat := b.ops[i].before
+	for k := i + 1; k < len(b.ops); k++ {
+		o := &b.ops[k]
+		o.before = tat
 		switch {
-		case op.refunded:
-		case op.costNS < 0:
-			tat = max(tat, op.at)
+		case o.refunded:
+		case o.costNS < 0:
+			tat = max(tat, o.at)
 		default:
-			tat = max(tat, op.at) + op.costNS
+			tat = max(tat, o.at) + o.costNS
 		}
 	}
 	b.tat = tat
-	w.state = stGone
-	if c := w.s.c; c.key != Shared {
-		c.used = math.Max(0, c.used-w.cost)
-		w.s.used = math.Max(0, w.s.used-w.cost)
+	if c := s.c; c.key != Shared && now-at < int64(b.cfg.Forget) {
+		c.used = math.Max(0, c.used-cost)
+		s.used = math.Max(0, s.used-cost)
 	}
+	b.unitsSpent -= cost
+	return true
+}
+
+// refund takes back a call admitted in the instant its caller hung up
+// (Acquire): it counts as cancelled, never admitted.
+func (b *Budget) refund(w *waiter) bool {
+	var out []completion
+	b.mu.Lock()
+	now := b.clock.Now().UnixNano()
+	if w.state != stAdmitted || !b.refundLocked(w.adm.op, w.s, w.cost, w.adm.At.UnixNano(), now) {
+		b.mu.Unlock()
+		return false
+	}
+	w.state = stGone
 	b.admitted--
-	b.unitsSpent -= w.cost
 	b.cancelled++
-	b.dispatchLocked(b.clock.Now().UnixNano(), &out)
+	b.dispatchLocked(now, &out)
 	b.mu.Unlock()
 	run(out)
 	return true
+}
+
+// Refund gives the units of an admitted call back to the bucket, and
+// takes its usage off its client and session, for a call that failed on
+// its way to the platform (platform_limit refunds a call that got no
+// answer: the platform most likely never counted it). The bucket ends
+// exactly where it would be had the call never been admitted, never
+// fuller than full and never below a later pause or pull-down; calls
+// waiting for room may go at once. The call stays in Stats.Admitted and
+// is counted in Stats.Refunded; its units leave Stats.UnitsSpent.
+//
+// Refund reports whether it gave the units back: false for an admission
+// of another budget or the zero Admission, a second refund of the same
+// call (copies included), and a call whose history is gone (a few
+// thousand later admissions, pauses and pull-downs, or a SetConfig since):
+// such a call stays counted.
+func (b *Budget) Refund(a Admission) bool {
+	if a.b != b || a.s == nil {
+		return false
+	}
+	var out []completion
+	b.mu.Lock()
+	now := b.clock.Now().UnixNano()
+	ok := b.refundLocked(a.op, a.s, a.Cost, a.At.UnixNano(), now)
+	if ok {
+		b.refunded++
+		b.unitsRefunded += a.Cost
+		b.dispatchLocked(now, &out)
+	}
+	b.mu.Unlock()
+	run(out)
+	return ok
 }
 
 // admitNow admits a call at once when nobody waits and the bucket has
@@ -123,7 +186,7 @@ func (b *Budget) admitNow(key Key, cost float64) (Admission, bool, error) {
 		return Admission{}, false, nil
 	}
 	c, s := b.lookupLocked(key, now)
-	b.logLocked(tatOp{at: now, costNS: costNS})
+	op := b.logLocked(tatOp{at: now, costNS: costNS})
 	b.tat = max(b.tat, now) + costNS
 	if c.key != Shared {
 		c.used += cost
@@ -134,7 +197,7 @@ func (b *Budget) admitNow(key Key, cost float64) (Admission, bool, error) {
 	b.admitted++
 	b.unitsSpent += cost
 	at := time.Unix(0, now)
-	return Admission{Client: c.key, Session: s.key, Cost: cost, Arrived: at, At: at}, true, nil
+	return Admission{Client: c.key, Session: s.key, Cost: cost, Arrived: at, At: at, b: b, s: s, op: op}, true, nil
 }
 
 // Pause stops admissions until until (an upstream 429 with Retry-After):

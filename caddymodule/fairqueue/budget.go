@@ -31,6 +31,9 @@
 //     it goes when the bucket is full and empties it.
 //   - Usage is forgotten Forget (30 minutes) after the last call, per
 //     client and per session; the Shared client's usage is never counted.
+//   - A call that failed on its way (no platform counted it) can be
+//     refunded: its units go back to the bucket exactly, as if it had
+//     never been admitted, and its usage off its client and session.
 //
 // What a budget remembers is bounded whatever callers send: at most
 // MaxSessions named sessions per client (calls of further names go to the
@@ -138,7 +141,9 @@ func (k Key) String() string {
 	return k.Client + "/" + k.Session
 }
 
-// Admission describes a call the budget let through.
+// Admission describes a call the budget let through. Budget.Refund gives
+// its units back when the call failed on its way (copies of it share one
+// refund).
 type Admission struct {
 	Client string
 	// Session is the session the call was counted on ("" for the client's
@@ -151,6 +156,12 @@ type Admission struct {
 	At      time.Time
 	// Wait is At - Arrived.
 	Wait time.Duration
+
+	// For Refund: the budget, the session charged, and the admission's
+	// entry in the budget's history.
+	b  *Budget
+	s  *sess
+	op uint64
 }
 
 // Rejection is the error of a call the budget turned away. It spent
@@ -210,8 +221,8 @@ type Budget struct {
 	ops    []tatOp
 	opBase uint64
 
-	admitted, rejected, cancelled uint64
-	unitsSpent                    float64
+	admitted, rejected, cancelled, refunded uint64
+	unitsSpent, unitsRefunded               float64
 }
 
 type waiter struct {
@@ -226,9 +237,6 @@ type waiter struct {
 	// prev and next link the client's waiting calls in arrival order, so
 	// the newest is at hand when a full queue must refuse one.
 	prev, next *waiter
-	// tatBefore is tat before the admission; op its entry in ops.
-	tatBefore int64
-	op        uint64
 }
 
 const (

@@ -111,8 +111,7 @@ func (b *Budget) admitLocked(c *client, fair bool, now int64, out *[]completion)
 	C := b.cfg.Capacity
 	b.takeLocked(w)
 
-	w.tatBefore = b.tat
-	w.op = b.logLocked(tatOp{at: now, costNS: w.costNS})
+	op := b.logLocked(tatOp{at: now, costNS: w.costNS})
 	b.tat = max(b.tat, now) + w.costNS
 	if c.key != Shared {
 		c.used += w.cost
@@ -164,6 +163,9 @@ func (b *Budget) admitLocked(c *client, fair bool, now int64, out *[]completion)
 		Arrived: time.Unix(0, w.arrived),
 		At:      time.Unix(0, now),
 		Wait:    time.Duration(now - w.arrived),
+		b:       b,
+		s:       s,
+		op:      op,
 	}
 	*out = append(*out, completion{w: w, adm: w.adm})
 }

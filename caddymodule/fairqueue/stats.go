@@ -24,12 +24,20 @@ type Stats struct {
 	// Clients and Sessions count the clients and sessions the budget
 	// keeps (their usage, until forgotten; bounded by MaxClients and
 	// MaxSessions per client).
-	Clients    int     `json:"clients"`
-	Sessions   int     `json:"sessions"`
-	Admitted   uint64  `json:"admitted"`
-	Rejected   uint64  `json:"rejected"`
-	Cancelled  uint64  `json:"cancelled"`
-	UnitsSpent float64 `json:"units_spent"`
+	Clients  int `json:"clients"`
+	Sessions int `json:"sessions"`
+	// Admitted counts the calls let through (refunded ones included),
+	// Rejected those turned away, Cancelled those whose caller hung up
+	// while waiting.
+	Admitted  uint64 `json:"admitted"`
+	Rejected  uint64 `json:"rejected"`
+	Cancelled uint64 `json:"cancelled"`
+	// Refunded counts the admitted calls whose units were given back
+	// (Refund), UnitsRefunded those units; UnitsSpent is what the
+	// admitted calls cost, refunded units taken off.
+	Refunded      uint64  `json:"refunded"`
+	UnitsRefunded float64 `json:"units_refunded"`
+	UnitsSpent    float64 `json:"units_spent"`
 }
 
 // Stats returns a snapshot.
@@ -51,6 +59,8 @@ func (b *Budget) Stats() Stats {
 		Admitted:        b.admitted,
 		Rejected:        b.rejected,
 		Cancelled:       b.cancelled,
+		Refunded:        b.refunded,
+		UnitsRefunded:   b.unitsRefunded,
 		UnitsSpent:      b.unitsSpent,
 	}
 	if b.pausedUntil > now {

@@ -13,11 +13,12 @@ import (
 )
 
 // TestStressNoCallUncounted hammers one budget from many goroutines (with
-// hang-ups, rejections, pauses and pull-downs) while another goroutine
-// drives the fake clock, then checks the token-bucket invariant over the
-// admissions: for any two admissions i ≤ j, the units admitted between
+// hang-ups, rejections, pauses, pull-downs and refunds of admitted calls
+// a little later) while another goroutine drives the fake clock, then
+// checks the token-bucket invariant over the admissions that stand (not
+// refunded): for any two admissions i ≤ j, the units admitted between
 // them never exceed the capacity plus the refill in between. It also checks
-// that the budget's own count equals the calls that went.
+// that the budget's own count equals the calls that went, and the refunds.
 func TestStressNoCallUncounted(t *testing.T) {
 	const (
 		workers   = 40
@@ -28,8 +29,10 @@ func TestStressNoCallUncounted(t *testing.T) {
 	cfg := Config{Capacity: 60, Window: time.Minute, MaxQueue: 100, MaxWait: 3 * time.Minute, MaxSessions: 4, MaxClients: 4}
 	b, clk := newBudget(t, cfg)
 	var (
-		mu   sync.Mutex
-		adms []Admission
+		mu       sync.Mutex
+		adms     []Admission // admitted and standing
+		refunded []Admission
+		all      int // admitted, refunded ones included
 	)
 	var running atomic.Int32
 	running.Store(workers)
@@ -61,8 +64,27 @@ func TestStressNoCallUncounted(t *testing.T) {
 				cancel()
 				var rej *Rejection
 				switch {
+				case err == nil && rng.IntN(6) == 0:
+					// The call fails on its way: refunded a little later,
+					// while the others go on and the clock moves.
+					for range rng.IntN(4) {
+						time.Sleep(0)
+					}
+					ok := b.Refund(a)
+					if b.Refund(a) {
+						t.Errorf("refunded %+v twice", a)
+					}
+					mu.Lock()
+					all++
+					if ok {
+						refunded = append(refunded, a)
+					} else {
+						adms = append(adms, a) // its history was gone: it stands
+					}
+					mu.Unlock()
 				case err == nil:
 					mu.Lock()
+					all++
 					adms = append(adms, a)
 					mu.Unlock()
 				case errors.Is(err, context.Canceled), errors.As(err, &rej):
@@ -96,21 +118,27 @@ func TestStressNoCallUncounted(t *testing.T) {
 
 	sort.Slice(adms, func(i, j int) bool { return adms[i].At.Before(adms[j].At) })
 	st := b.Stats()
-	var sum float64
+	var sum, back float64
 	for _, a := range adms {
 		sum += a.Cost
 	}
-	if st.Admitted != uint64(len(adms)) || !near(st.UnitsSpent, sum) {
-		t.Fatalf("budget counted %d calls, %.3f units; callers got %d calls, %.3f units", st.Admitted, st.UnitsSpent, len(adms), sum)
+	for _, a := range refunded {
+		back += a.Cost
 	}
-	if len(adms) < workers*perWorker/3 {
-		t.Fatalf("only %d of %d calls went", len(adms), workers*perWorker)
+	if st.Admitted != uint64(all) || !near(st.UnitsSpent, sum) {
+		t.Fatalf("budget counted %d calls, %.3f units; callers got %d calls, %.3f units standing", st.Admitted, st.UnitsSpent, all, sum)
+	}
+	if st.Refunded != uint64(len(refunded)) || !near(st.UnitsRefunded, back) || len(refunded) == 0 {
+		t.Fatalf("budget counted %d refunds, %.3f units; callers got %d, %.3f units back", st.Refunded, st.UnitsRefunded, len(refunded), back)
+	}
+	if all < workers*perWorker/3 {
+		t.Fatalf("only %d of %d calls went", all, workers*perWorker)
 	}
 	worst := worstOverflow(adms, cfg.Capacity, cfg.Window)
 	if worst > 1e-6 {
 		t.Fatalf("%.6f units admitted over capacity + refill in some interval", worst)
 	}
-	t.Logf("%d calls, %.1f units, %d rejected, %d cancelled; closest approach to the bound: %.6f units", len(adms), sum, st.Rejected, st.Cancelled, worst)
+	t.Logf("%d calls, %.1f units, %d rejected, %d cancelled, %d refunded; closest approach to the bound: %.6f units", len(adms), sum, st.Rejected, st.Cancelled, len(refunded), worst)
 }
 
 func near(a, b float64) bool { return a-b < 1e-6 && b-a < 1e-6 }
