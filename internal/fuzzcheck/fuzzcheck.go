@@ -51,23 +51,24 @@ func Fixtures(f *testing.F, platform string, names ...string) [][]byte {
 }
 
 // CaddyfileBlocks returns every use of directive in the repository's
-// Caddyfiles and docs: the line that starts with it and, when it opens a
+// Caddyfiles and docs/*.md: the line that starts with it and, when it opens a
 // block, everything up to the matching brace. They seed the directive's
 // parser with the syntax operators actually write. At least one is found,
 // or the target fails.
 func CaddyfileBlocks(f *testing.F, directive string) []string {
 	f.Helper()
 	root := repoRoot(f)
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	var out []string
-	for _, name := range []string{"Caddyfile", "Caddyfile.offline", "docs/caddyfile.md"} {
-		b, err := os.ReadFile(filepath.Join(root, name))
+	for _, name := range append([]string{filepath.Join(root, "Caddyfile"), filepath.Join(root, "Caddyfile.offline")}, docs...) {
+		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatalf("reading %s: %v", name, err)
 		}
 		out = append(out, blocks(string(b), directive)...)
 	}
 	if len(out) == 0 {
-		f.Fatalf("no %s directive in the Caddyfiles or docs/caddyfile.md", directive)
+		f.Fatalf("no %s directive in the Caddyfiles or docs/*.md", directive)
 	}
 	return out
 }
