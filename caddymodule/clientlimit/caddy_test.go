@@ -137,8 +137,8 @@ func TestInCaddy(t *testing.T) {
 		if passed != 3 {
 			t.Fatalf("%d of 20 made-up ids passed, want the address's 3", passed)
 		}
-		session.Issued.Add("it-issued")
-		defer session.Issued.Remove("it-issued")
+		session.Issued.Add("it-issued", "test")
+		defer session.Issued.Remove("it-issued", "test")
 		// An issued session counts against its address too: this one is
 		// spent, so the session gets no room of its own there.
 		a := get(t, base+"/mcp/raad", "203.0.113.10", "Mcp-Session-Id", "it-issued")

@@ -147,8 +147,8 @@ func TestErrorRoutesGetACaddyError(t *testing.T) {
 	fakeClock(t)
 	ctx, _ := newConfig(t)
 	h := provision(t, ctx, &Handler{Zone: "t-errors", Process: off, Connector: off, Session: lc("1/m", 1)})
-	session.Issued.Add("t-errors-session")
-	defer session.Issued.Remove("t-errors-session")
+	session.Issued.Add("t-errors-session", "test")
+	defer session.Issued.Remove("t-errors-session", "test")
 
 	srv := &caddyhttp.Server{Errors: &caddyhttp.HTTPErrorConfig{Routes: caddyhttp.RouteList{{}}}}
 	repl := caddy.NewReplacer()
@@ -180,10 +180,10 @@ func TestSessionsAndMadeUpIds(t *testing.T) {
 	fakeClock(t)
 	ctx, _ := newConfig(t)
 	h := provision(t, ctx, &Handler{Zone: "t-sessions", Process: off, Connector: off, Session: lc("1/m", 2), Address: lc("1/m", 3)})
-	session.Issued.Add("t-real-1")
-	session.Issued.Add("t-real-2")
-	defer session.Issued.Remove("t-real-1")
-	defer session.Issued.Remove("t-real-2")
+	session.Issued.Add("t-real-1", "test")
+	session.Issued.Add("t-real-2", "test")
+	defer session.Issued.Remove("t-real-1", "test")
+	defer session.Issued.Remove("t-real-2", "test")
 
 	count := func(addr string, ids ...string) (passed int) {
 		for _, id := range ids {

@@ -17,11 +17,11 @@ func issue(t *testing.T, prefix string, n int) []string {
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%s-%d", prefix, i)
-		session.Issued.Add(ids[i])
+		session.Issued.Add(ids[i], "test")
 	}
 	t.Cleanup(func() {
 		for _, id := range ids {
-			session.Issued.Remove(id)
+			session.Issued.Remove(id, "test")
 		}
 	})
 	return ids

@@ -5,8 +5,11 @@ import (
 	"time"
 )
 
-// Registry remembers the MCP session ids the connectors issued, so other
-// modules can tell a real session from a made-up id. It is bounded: past
+// Registry remembers the MCP session ids the connectors issued and which
+// connector issued each. A connector accepts only its own ids (IssuedBy),
+// so an id from /mcp/raad is unknown at /mcp/rijk; the other modules ask
+// only whether some connector issued an id (Has), to tell a real session
+// from a made-up one before the request reaches a connector. It is bounded: past
 // its cap the least recently seen id is forgotten, and an id idle for
 // longer than the idle time is forgotten too. It lives in the process, not
 // in a config, so sessions survive a config reload.
@@ -36,6 +39,7 @@ const touchEvery = time.Second
 // entry is one id in the recency list.
 type entry struct {
 	id         string
+	issuer     string // the connector that issued id
 	seen       time.Time
 	prev, next *entry
 }
@@ -52,17 +56,23 @@ func NewRegistry(maxIDs int, idle time.Duration, now func() time.Time) *Registry
 }
 
 // Issued is the process's registry of MCP session ids: at most 100,000
-// sessions, each forgotten after 24 hours without a request.
+// sessions, each forgotten after 24 hours without a request. It is
+// process-wide, not per config, so a connector's sessions survive a config
+// reload: the connector keeps its name, and with it its ids.
 var Issued = NewRegistry(100_000, 24*time.Hour, nil)
 
-// Add records a newly issued id (or marks a known one seen).
-func (g *Registry) Add(id string) {
+// Add records id as issued by the named connector (or marks a known id
+// seen). An id keeps the connector that first issued it: a second Add
+// under another name does not move it there.
+func (g *Registry) Add(id, issuer string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()
 	if e, ok := g.ids[id]; ok {
-		e.seen = now
-		g.toFront(e)
+		if e.issuer == issuer {
+			e.seen = now
+			g.toFront(e)
+		}
 		return
 	}
 	// Expired ids leave from the tail, one Add at a time: each id is
@@ -74,22 +84,37 @@ func (g *Registry) Add(id string) {
 		// where a flood of new sessions lands, Add allocates nothing.
 		e = g.head.prev
 		g.removeLocked(e)
-		*e = entry{id: id, seen: now}
+		*e = entry{id: id, issuer: issuer, seen: now}
 	} else {
-		e = &entry{id: id, seen: now}
+		e = &entry{id: id, issuer: issuer, seen: now}
 	}
 	g.ids[id] = e
 	g.link(e)
 }
 
-// Has reports whether id was issued and is still live, and marks it seen.
+// Has reports whether some connector issued id and it is still live, and
+// marks it seen. The fair queue and the inbound limits ask this: they run
+// before the request reaches a connector.
 func (g *Registry) Has(id string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.ids[id]
-	if !ok {
-		return false
-	}
+	return ok && g.liveLocked(e)
+}
+
+// IssuedBy reports whether the named connector issued id and it is still
+// live, and marks it seen. An id another connector issued is unknown here
+// and is left as it was.
+func (g *Registry) IssuedBy(id, issuer string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e, ok := g.ids[id]
+	return ok && e.issuer == issuer && g.liveLocked(e)
+}
+
+// liveLocked forgets e if it has been idle too long, else marks it seen
+// (at touchEvery granularity), and reports whether it is still live.
+func (g *Registry) liveLocked(e *entry) bool {
 	now := g.now()
 	switch age := now.Sub(e.seen); {
 	case age > g.idle:
@@ -102,13 +127,18 @@ func (g *Registry) Has(id string) bool {
 	return true
 }
 
-// Remove forgets id (the client ended its session).
-func (g *Registry) Remove(id string) {
+// Remove forgets id (the client ended its session) if the named connector
+// issued it, and reports whether it did: a connector cannot end another
+// connector's session.
+func (g *Registry) Remove(id, issuer string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if e, ok := g.ids[id]; ok {
-		g.removeLocked(e)
+	e, ok := g.ids[id]
+	if !ok || e.issuer != issuer {
+		return false
 	}
+	g.removeLocked(e)
+	return true
 }
 
 // Len returns the number of ids remembered (expired ones included until

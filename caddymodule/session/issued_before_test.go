@@ -21,7 +21,7 @@ func newScanRegistry(maxIDs int, idle time.Duration, now func() time.Time) *scan
 	return &scanRegistry{ids: make(map[string]time.Time), cap: maxIDs, idle: idle, now: now}
 }
 
-func (g *scanRegistry) Add(id string) {
+func (g *scanRegistry) Add(id, _ string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	now := g.now()

@@ -68,14 +68,14 @@ func checkList(t *testing.T, g *Registry) []string {
 func TestRegistryEvictsLeastRecentlySeen(t *testing.T) {
 	g, clock := newTestRegistry(3)
 	for _, id := range []string{"a", "b", "c"} {
-		g.Add(id)
+		g.Add(id, "c")
 		clock.Advance(time.Second)
 	}
 	if !g.Has("a") { // a, issued first, is now the most recently seen
 		t.Fatal("a not found")
 	}
 	clock.Advance(time.Second)
-	g.Add("d") // evicts b, the least recently seen
+	g.Add("d", "c") // evicts b, the least recently seen
 	if g.Has("b") {
 		t.Fatal("b survived; it was the least recently seen")
 	}
@@ -86,8 +86,8 @@ func TestRegistryEvictsLeastRecentlySeen(t *testing.T) {
 		clock.Advance(time.Second)
 	}
 	// Seen in the order a, c, d: e evicts a, f evicts c.
-	g.Add("e")
-	g.Add("f")
+	g.Add("e", "c")
+	g.Add("f", "c")
 	if g.Has("a") || g.Has("c") || !g.Has("d") || !g.Has("e") || !g.Has("f") {
 		t.Fatalf("after e, f: want d, e, f; have %v", checkList(t, g))
 	}
@@ -101,17 +101,17 @@ func TestRegistryEvictsLeastRecentlySeen(t *testing.T) {
 func TestRegistryRecentSurvivesFloodAtCap(t *testing.T) {
 	const capIDs = 100_000
 	g, clock := newTestRegistry(capIDs)
-	g.Add("kept")
-	g.Add("dropped")
+	g.Add("kept", "c")
+	g.Add("dropped", "c")
 	for i := range capIDs - 2 {
-		g.Add("s" + strconv.Itoa(i))
+		g.Add("s"+strconv.Itoa(i), "c")
 	}
 	clock.Advance(time.Minute)
 	if !g.Has("kept") { // seen now: the most recent of all
 		t.Fatal("kept missing before the flood")
 	}
 	for i := range capIDs - 1 {
-		g.Add("flood-" + strconv.Itoa(i))
+		g.Add("flood-"+strconv.Itoa(i), "c")
 	}
 	if g.Len() != capIDs {
 		t.Fatalf("Len %d, want the cap %d", g.Len(), capIDs)
@@ -129,9 +129,9 @@ func TestRegistryRecentSurvivesFloodAtCap(t *testing.T) {
 // id up several times); the list stays sorted by last sight either way.
 func TestRegistrySightGranularity(t *testing.T) {
 	g, clock := newTestRegistry(2)
-	g.Add("a")
+	g.Add("a", "c")
 	clock.Advance(time.Millisecond)
-	g.Add("b")
+	g.Add("b", "c")
 	clock.Advance(500 * time.Millisecond)
 	g.Has("a") // 0.5 s after a's sight: not a new one
 	if got := fmt.Sprint(checkList(t, g)); got != "[b a]" {
@@ -142,7 +142,7 @@ func TestRegistrySightGranularity(t *testing.T) {
 	if got := fmt.Sprint(checkList(t, g)); got != "[a b]" {
 		t.Fatalf("order %s, want [a b]", got)
 	}
-	g.Add("c") // evicts b
+	g.Add("c", "c") // evicts b
 	if g.Has("b") || !g.Has("a") || !g.Has("c") {
 		t.Fatalf("after c: %v, want a and c", checkList(t, g))
 	}
@@ -150,9 +150,9 @@ func TestRegistrySightGranularity(t *testing.T) {
 
 func TestRegistryIdleExpiry(t *testing.T) {
 	g, clock := newTestRegistry(10)
-	g.Add("old")
+	g.Add("old", "c")
 	clock.Advance(12 * time.Hour)
-	g.Add("young")
+	g.Add("young", "c")
 	clock.Advance(12 * time.Hour) // old idle exactly 24h: still live
 	if !g.Has("old") {
 		t.Fatal("old gone at exactly the idle time")
@@ -165,7 +165,7 @@ func TestRegistryIdleExpiry(t *testing.T) {
 	if g.Len() != 1 {
 		t.Fatalf("Len %d, want old still held until looked at", g.Len())
 	}
-	g.Add("new")
+	g.Add("new", "c")
 	if g.Len() != 1 || !g.Has("new") {
 		t.Fatalf("after Add: %v, want only new", checkList(t, g))
 	}
@@ -173,21 +173,21 @@ func TestRegistryIdleExpiry(t *testing.T) {
 
 func TestRegistryRemoveAndReAdd(t *testing.T) {
 	g, clock := newTestRegistry(3)
-	g.Add("a")
-	g.Add("b")
-	g.Remove("a")
-	g.Remove("a")       // twice: no effect
-	g.Remove("unknown") // never issued: no effect
+	g.Add("a", "c")
+	g.Add("b", "c")
+	g.Remove("a", "c")
+	g.Remove("a", "c")       // twice: no effect
+	g.Remove("unknown", "c") // never issued: no effect
 	if g.Has("a") || !g.Has("b") || g.Len() != 1 {
 		t.Fatalf("after Remove: %v", checkList(t, g))
 	}
 	clock.Advance(time.Second)
-	g.Add("b") // a re-Add marks it seen, never duplicates it
-	g.Add("c")
+	g.Add("b", "c") // a re-Add marks it seen, never duplicates it
+	g.Add("c", "c")
 	if got := checkList(t, g); fmt.Sprint(got) != "[c b]" {
 		t.Fatalf("order %v, want [c b]", got)
 	}
-	if g := NewRegistry(0, time.Hour, nil); func() bool { g.Add("x"); return !g.Has("x") }() {
+	if g := NewRegistry(0, time.Hour, nil); func() bool { g.Add("x", "c"); return !g.Has("x") }() {
 		t.Fatal("a cap of 0 holds nothing; want at least one id")
 	}
 }
@@ -206,11 +206,11 @@ func TestRegistryConcurrent(t *testing.T) {
 				id := fmt.Sprintf("w%d-%d", w, i%700)
 				switch i % 4 {
 				case 0, 1:
-					g.Add(id)
+					g.Add(id, "c")
 				case 2:
 					g.Has(id)
 				case 3:
-					g.Remove(fmt.Sprintf("w%d-%d", w, (i*7)%700))
+					g.Remove(fmt.Sprintf("w%d-%d", w, (i*7)%700), "c")
 				}
 				if i%1000 == 0 {
 					clock.Advance(time.Second)
@@ -240,7 +240,7 @@ func TestRegistryConcurrent(t *testing.T) {
 func BenchmarkRegistry(b *testing.B) {
 	const capIDs = 100_000
 	type registry interface {
-		Add(string)
+		Add(id, issuer string)
 		Has(string) bool
 	}
 	impls := []struct {
@@ -265,7 +265,7 @@ func BenchmarkRegistry(b *testing.B) {
 			clock, perCall = t0, time.Nanosecond
 			g := impl.make(tick)
 			for _, id := range ids[:capIDs] {
-				g.Add(id)
+				g.Add(id, "c")
 			}
 			return g
 		}
@@ -274,7 +274,7 @@ func BenchmarkRegistry(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				g.Add(ids[capIDs+i%(len(ids)-capIDs)])
+				g.Add(ids[capIDs+i%(len(ids)-capIDs)], "c")
 			}
 		})
 		// The longest single Add: how long every other request waits for
@@ -285,7 +285,7 @@ func BenchmarkRegistry(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				start := time.Now()
-				g.Add(ids[capIDs+i%(len(ids)-capIDs)])
+				g.Add(ids[capIDs+i%(len(ids)-capIDs)], "c")
 				longest = max(longest, time.Since(start))
 			}
 			b.ReportMetric(float64(longest.Nanoseconds()), "longest-ns")
@@ -319,5 +319,56 @@ func BenchmarkRegistry(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// An id belongs to the connector that issued it: another connector does
+// not know it, cannot end it, and cannot take it over by adding it again;
+// the other modules still see it as a real session (Has).
+func TestRegistryIssuerOwnsID(t *testing.T) {
+	g, _ := newTestRegistry(10)
+	g.Add("s1", "raad")
+	if !g.IssuedBy("s1", "raad") || g.IssuedBy("s1", "rijk") || g.IssuedBy("s1", "") {
+		t.Fatal("s1 must be raad's alone")
+	}
+	if !g.Has("s1") {
+		t.Fatal("an issued id must be a real session for the fair queue and the limits")
+	}
+	if g.Remove("s1", "rijk") || !g.IssuedBy("s1", "raad") {
+		t.Fatal("rijk ended raad's session")
+	}
+	g.Add("s1", "rijk")
+	if g.IssuedBy("s1", "rijk") || !g.IssuedBy("s1", "raad") || g.Len() != 1 {
+		t.Fatal("a second Add under another name moved or duplicated the id")
+	}
+	if !g.Remove("s1", "raad") || g.Has("s1") || g.IssuedBy("s1", "raad") {
+		t.Fatal("raad could not end its own session")
+	}
+}
+
+// Hostile: a foreign connector's look-ups of an id neither keep it alive
+// nor reorder it, so probing ids at one connector cannot hold another's
+// sessions in the registry; and look-ups of made-up ids add nothing.
+func TestRegistryForeignAndMadeUpLookups(t *testing.T) {
+	g, clock := newTestRegistry(3)
+	g.Add("a", "raad")
+	g.Add("b", "raad")
+	clock.Advance(2 * time.Second)
+	for range 10 {
+		g.IssuedBy("a", "rijk") // not a sight: a stays the least recent
+	}
+	g.Add("c", "raad")
+	g.Add("d", "raad") // evicts a, not b
+	if g.Has("a") || !g.Has("b") {
+		t.Fatal("a foreign look-up counted as a sight")
+	}
+	for i := range 5000 {
+		id := fmt.Sprintf("mcp-session-made-up-%d", i)
+		if g.Has(id) || g.IssuedBy(id, "raad") {
+			t.Fatalf("made-up %s known", id)
+		}
+	}
+	if got := checkList(t, g); len(got) != 3 {
+		t.Fatalf("registry holds %v after made-up look-ups", got)
 	}
 }
