@@ -21,8 +21,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
 // MaxBody is the most of an answer the check reads; a one-row probe

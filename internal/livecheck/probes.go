@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"mime/multipart"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
+	"github.com/besluitbron/besluitbron/internal/shape"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
 	"github.com/besluitbron/besluitbron/mcp/adapters/obv"

@@ -14,7 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/internal/fixture"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
+	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
 // clock is a test clock that only moves when told.

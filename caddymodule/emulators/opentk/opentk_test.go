@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
+	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
+	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }

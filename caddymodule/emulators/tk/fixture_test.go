@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
+	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
 // The emulator's answers are held against the real samples in fixtures/tk

@@ -15,7 +15,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/internal/fixture"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/shape"
+	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
