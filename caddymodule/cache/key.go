@@ -83,13 +83,9 @@ func appendRawKey(b []byte, platform string, r *http.Request, body []byte) []byt
 
 var keyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// NormalizeQuery orders the query's parameters by name, keeping the order
-// of repeated values (Rechtspraak's date=from&date=to is a range) and each
-// parameter's encoding as sent.
-func NormalizeQuery(raw string) string {
-	return string(appendNormalizedQuery(nil, raw))
-}
-
+// appendNormalizedQuery appends the query with its parameters ordered by
+// name, keeping the order of repeated values (Rechtspraak's
+// date=from&date=to is a range) and each parameter's encoding as sent.
 func appendNormalizedQuery(b []byte, raw string) []byte {
 	if raw == "" {
 		return b

@@ -63,7 +63,7 @@ type Store struct {
 	version  atomic.Pointer[string]
 	clock    func() time.Time
 	logger   *zap.Logger
-	observe  atomic.Pointer[func(kind, result string)]
+	observe  func(kind, result string) // nil: nobody listens; set once, in Open
 
 	mem  *bigcache.BigCache
 	hot  *hotSet
@@ -143,12 +143,10 @@ func Open(o Options) (*Store, error) {
 		hot:       newHotSet(hotBytes),
 		flights:   map[string]*flight{},
 		stopSweep: make(chan struct{}),
+		observe:   o.Observe,
 	}
 	s.closeCtx, s.closeAll = context.WithCancel(context.Background())
 	s.version.Store(&o.Version)
-	if o.Observe != nil {
-		s.observe.Store(&o.Observe)
-	}
 	if o.Dir != "" {
 		s.disk, err = openDisk(filepath.Join(o.Dir, o.Platform+".db"), o.DiskBytes, o.Clock(), o.Logger)
 		if errors.Is(err, errInUse) {
@@ -177,15 +175,6 @@ func (s *Store) Version() string { return *s.version.Load() }
 // override); entries of the old one are then dropped when asked for.
 func (s *Store) SetVersion(v string) { s.version.Store(&v) }
 
-// SetObserver replaces the observer (a config reload).
-func (s *Store) SetObserver(f func(kind, result string)) {
-	if f == nil {
-		s.observe.Store(nil)
-		return
-	}
-	s.observe.Store(&f)
-}
-
 func (s *Store) note(kind, result string) {
 	switch result {
 	case "hit":
@@ -199,8 +188,8 @@ func (s *Store) note(kind, result string) {
 	case "bypass":
 		s.bypass.Add(1)
 	}
-	if f := s.observe.Load(); f != nil {
-		(*f)(kind, result)
+	if s.observe != nil {
+		s.observe(kind, result)
 	}
 }
 
