@@ -171,7 +171,10 @@ func ParseSearch(body []byte, offset, limit int) (adapters.Page, error) {
 
 func day(s string) string {
 	if len(s) >= 10 {
-		return s[:10]
+		// Ten bytes of a broken date may end inside a character: drop
+		// the half character rather than hand a model invalid UTF-8
+		// (found by FuzzParse).
+		return strings.ToValidUTF8(s[:10], "")
 	}
 	return s
 }
