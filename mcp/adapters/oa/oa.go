@@ -202,7 +202,7 @@ func toHit(m map[string]any) adapters.Hit {
 		h.URL = Public + h.URL
 	}
 	if len(h.Date) > 10 && h.Date[4] == '-' {
-		h.Date = h.Date[:10]
+		h.Date = strings.ToValidUTF8(h.Date[:10], "") // never half a character
 	}
 	return h
 }

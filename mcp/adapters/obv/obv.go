@@ -468,7 +468,7 @@ func ParseSourceStatus(b []byte) (SourceStatus, error) {
 // dateOf prefers the ISO sortDate's day, else the Dutch text date.
 func dateOf(sortDate, date string) string {
 	if len(sortDate) >= 10 {
-		return sortDate[:10]
+		return strings.ToValidUTF8(sortDate[:10], "") // never half a character
 	}
 	return date
 }

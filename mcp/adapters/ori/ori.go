@@ -342,7 +342,7 @@ func str(v any) string {
 
 func day(s string) string {
 	if len(s) >= 10 {
-		return s[:10]
+		return strings.ToValidUTF8(s[:10], "") // never half a character
 	}
 	return s
 }

@@ -314,7 +314,7 @@ func (d document) doc() adapters.Document {
 // which are the Dutch date because the value carries the Dutch offset.
 func day(s string) string {
 	if len(s) >= 10 {
-		return s[:10]
+		return strings.ToValidUTF8(s[:10], "") // never half a character
 	}
 	return s
 }
