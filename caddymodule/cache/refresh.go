@@ -1,10 +1,10 @@
 package cache
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
+
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 )
 
 // refresh starts one background request for key, unless one is in flight,
@@ -25,7 +25,7 @@ func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, ne
 		req = r.Clone(context.WithoutCancel(r.Context()))
 	}
 	if body != nil {
-		setBody(req, body)
+		httpx.SetBody(req, body)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	// The refresh itself counts as a waiter, so callers that join it and
@@ -48,36 +48,7 @@ func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, ne
 			return
 		}
 		res := fw.result(err, aborted)
-		if res.err != nil && !res.rejected || res.status >= 500 {
-			s.upstreamErrors.Add(1)
-		}
-		if res.err == nil {
-			res.stored = storedHeader(res.header)
-			res.detail = storable(res, pol)
-			if res.detail == "" {
-				now := s.clock()
-				e := &Entry{Version: s.Version(), Kind: pol.Kind, StoredAt: now, Status: res.status, Header: res.stored, Body: res.body}
-				if res.status == http.StatusNotFound {
-					e.Expires = now.Add(pol.NegativeTTL)
-					e.KeepUntil = e.Expires
-				} else {
-					e.Expires = now.Add(pol.TTL)
-					e.KeepUntil = e.Expires.Add(max(pol.StaleWhileRevalidate, pol.StaleIfError))
-				}
-				res.storeOK = s.Put(key, e) == nil
-			}
-		}
+		s.keep(key, res, pol, s.clock())
 		s.publish(key, f, res)
 	}()
-}
-
-// setBody gives req its own reader over body, replayable by GetBody.
-func setBody(req *http.Request, body []byte) {
-	req.ContentLength = int64(len(body))
-	if len(body) == 0 {
-		req.Body, req.GetBody = http.NoBody, nil
-		return
-	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 }
