@@ -66,7 +66,9 @@ func TestDefaultConnectorTools(t *testing.T) {
 
 // Without BESLUITBRON_ORI_URL, /platforms/ori answers a JSON 410 that
 // points to OpenBesluitvorming; with it, the route proxies to the
-// ORI-compatible index (here the emulator, as in offline mode).
+// ORI-compatible index (here the emulator, as in offline mode). The
+// variable is read when the Caddyfile is adapted, so the change takes
+// effect with the reload.
 func TestORIRouteIsOptIn(t *testing.T) {
 	proxy, _ := offlineHouse(t)
 	get := func() (int, string, string) {
@@ -82,7 +84,7 @@ func TestORIRouteIsOptIn(t *testing.T) {
 	if code, _, body := get(); code != 200 || !strings.Contains(body, `"hits"`) {
 		t.Fatalf("with BESLUITBRON_ORI_URL: %d %.200s", code, body)
 	}
-	t.Setenv("BESLUITBRON_ORI_URL", "")
+	proxy, _ = offlineHouse(t, "BESLUITBRON_ORI_URL") // a reload without it
 	code, ct, body := get()
 	var e struct{ Error, Hint string }
 	if code != http.StatusGone || ct != "application/json" || json.Unmarshal([]byte(body), &e) != nil ||

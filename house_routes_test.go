@@ -21,7 +21,10 @@ import (
 // (Caddyfile.offline: every platform pointed at its emulator, each emulator
 // on its own loopback port), but on free ports, in this process. It returns
 // the proxy's base URL and each emulator's base URLs by platform key.
-func offlineHouse(t *testing.T) (string, map[string][]string) {
+//
+// The variables named in unset are left empty, as an operator who does not
+// set them would.
+func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 	t.Helper()
 	clearPlatformEnv(t)
 	main, err := os.ReadFile("Caddyfile")
@@ -59,6 +62,9 @@ func offlineHouse(t *testing.T) (string, map[string][]string) {
 	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	for _, p := range platforms.All() {
 		t.Setenv(p.EnvVar, strings.Join(emulators[p.Key], " "))
+	}
+	for _, v := range unset {
+		t.Setenv(v, "")
 	}
 	testcaddy.Load(t, text)
 	return fmt.Sprintf("http://127.0.0.1:%d", port), emulators

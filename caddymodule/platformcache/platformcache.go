@@ -10,13 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
@@ -27,17 +27,13 @@ func init() {
 	caddy.RegisterModule(Handler{})
 }
 
-// Default lifetimes per kind (design.md §4.1.2).
-var defaultKinds = map[string]KindConfig{
-	cache.KindList:     {TTL: caddy.Duration(7 * 24 * time.Hour), StaleWhileRevalidate: caddy.Duration(24 * time.Hour), StaleIfError: caddy.Duration(30 * 24 * time.Hour)},
-	cache.KindSearch:   {TTL: caddy.Duration(10 * time.Minute)},
-	cache.KindDocument: {TTL: caddy.Duration(21 * 24 * time.Hour), StaleWhileRevalidate: caddy.Duration(24 * time.Hour), StaleIfError: caddy.Duration(60 * 24 * time.Hour)},
-	cache.KindOther:    {TTL: caddy.Duration(time.Hour)},
-}
-
 // Handler caches one platform's answers. Which requests are which kind is
 // decided by request matchers per kind (first match in the order list,
-// document, search; else other); each kind has its own lifetimes.
+// document, search; else other); each kind has its own lifetimes. The
+// matchers and lifetimes default to the platform's descriptor in the
+// besluitbron app (caddymodule/platforms: its cache kinds over the
+// generic lifetimes of design.md §4.1.2); a kind configured here replaces
+// the descriptor's matchers when it names any, and each lifetime it sets.
 type Handler struct {
 	// Platform is the platform key (ori, obv, tk, opentk, ob, rechtspraak,
 	// oa); it names the store, the durable file and the metric label.
@@ -55,8 +51,9 @@ type Handler struct {
 	// MaxRequestBody is the largest POST search body hashed into a key
 	// (default 1 MiB); larger POSTs bypass the cache.
 	MaxRequestBody int64 `json:"max_request_body,omitempty"`
-	// Dir holds the durable files; default
-	// caddy.AppDataDir()/besluitbron/cache. "off" keeps memory only.
+	// Dir holds the durable files. Default: the besluitbron app's
+	// cache_dir, else caddy.AppDataDir()/besluitbron/cache. "off" keeps
+	// memory only.
 	Dir string `json:"dir,omitempty"`
 	// Kinds configures list, search, document and other.
 	Kinds map[string]*KindConfig `json:"kinds,omitempty"`
@@ -106,18 +103,32 @@ type pooled struct{ *cache.Store }
 func (p pooled) Destruct() error { return p.Close() }
 
 // Provision sets the handler up and takes (or opens) the platform's store.
+// On a reload the store is the running config's; a changed version is
+// staged until this config starts.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	if err := h.validateConfig(); err != nil {
 		return err
 	}
+	a, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
+	desc, _ := a.Platform(h.Platform) // validateConfig checked the key
 	if h.Version == "" {
 		h.Version = version.Current()
 	}
 	h.policies = map[string]cache.Policy{}
 	h.matchers = map[string]caddyhttp.MatcherSets{}
 	for _, kind := range cache.Kinds {
-		kc := defaultKinds[kind]
+		base, err := descriptorKind(ctx, desc, kind)
+		if err != nil {
+			return fmt.Errorf("platform_cache %s: %s: %v", h.Platform, kind, err)
+		}
+		kc := base.KindConfig
+		if base.matchers != nil {
+			h.matchers[kind] = base.matchers
+		}
 		if user := h.Kinds[kind]; user != nil {
 			kc = mergeKind(kc, *user)
 			if user.MatcherSetsRaw != nil {
@@ -157,7 +168,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	dir := h.Dir
 	switch dir {
 	case "":
-		dir = filepath.Join(caddy.AppDataDir(), "besluitbron", "cache")
+		dir = a.CacheDirectory()
 	case "off":
 		dir = ""
 	}
@@ -185,9 +196,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.store = val.(pooled).Store
 	if loaded {
 		// A reload: same store, same files; a changed version override
-		// applies at once (old entries then drop when asked for). Memory
-		// and disk bounds apply from the next start.
-		h.store.SetVersion(h.Version)
+		// applies when this config starts (old entries then drop when
+		// asked for). Memory and disk bounds apply from the next start.
+		store, v := h.store, h.Version
+		a.OnStart(func() { store.SetVersion(v) })
 	}
 	return nil
 }
@@ -230,7 +242,7 @@ func (h *Handler) validateConfig() error {
 		return fmt.Errorf("platform_cache: unknown platform %q (want one of %v)", h.Platform, platforms.Keys())
 	}
 	for kind := range h.Kinds {
-		if _, ok := defaultKinds[kind]; !ok {
+		if _, ok := platforms.CacheLifetimes[kind]; !ok {
 			return fmt.Errorf("platform_cache %s: unknown kind %q (want list, search, document or other)", h.Platform, kind)
 		}
 	}

@@ -57,6 +57,7 @@ func TestInCaddyStaleWhileRevalidateAndStaleIfError(t *testing.T) {
 			version t
 			list {
 				path /Waardelijst/*
+				ttl 7d # the generic list lifetime, not rechtspraak's 30d
 			}
 		}
 		reverse_proxy %s

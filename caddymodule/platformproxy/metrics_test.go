@@ -13,7 +13,6 @@ import (
 // request whose first host answers 503 fails over to the second, so one
 // request, two attempts, one failover.
 func TestMetricsCountAttemptsAndFailovers(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	down := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "maintenance", http.StatusServiceUnavailable)
 	})
@@ -23,14 +22,14 @@ func TestMetricsCountAttemptsAndFailovers(t *testing.T) {
 	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
-}
+%s}
 :%d {
 	handle_path /platforms/opentk/* {
 		route {
 			platform_proxy opentk %s %s
 		}
 	}
-}`, admin, port, down.URL, ok.URL))
+}`, admin, allowLoopback, port, down.URL, ok.URL))
 
 	if status, _, body := get(t, fmt.Sprintf("http://127.0.0.1:%d/platforms/opentk/getdoc/2023D41173", port)); status != 200 || body != "ok" {
 		t.Fatalf("got %d %q, want the second host's answer", status, body)

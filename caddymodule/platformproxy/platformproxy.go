@@ -5,6 +5,7 @@
 package platformproxy
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
@@ -52,14 +54,13 @@ type Handler struct {
 	Platform string `json:"platform"`
 
 	// BaseURLs are the platform's base URLs (scheme, host, optional port
-	// and path prefix), tried in order. Default: the platform's
-	// BESLUITBRON_<KEY>_URL environment variable (space-separated), else
-	// its public address.
+	// and path prefix), tried in order. Default: the besluitbron app's
+	// descriptor of the platform (its base_url, else the public address).
 	BaseURLs []string `json:"base_urls,omitempty"`
 
 	// Contact is the address platforms may use to reach the operator; it
-	// is put in the User-Agent. Default: the BESLUITBRON_CONTACT
-	// environment variable, else "beheer@besluitbron.nl".
+	// is put in the User-Agent. Default: the besluitbron app's contact,
+	// else "beheer@besluitbron.nl".
 	Contact string `json:"contact,omitempty"`
 
 	// DialTimeout bounds the TCP connect and, separately, the TLS
@@ -101,23 +102,25 @@ type Handler struct {
 	MaxRequestsPerHost int `json:"max_requests_per_host,omitempty"`
 
 	// MaxSearchesPerHost caps the searches (SearchPaths) in flight on one
-	// host. Default: 2 for OpenTK, else no cap.
+	// host. Default: the platform's descriptor (OpenTK 2), else no cap.
 	MaxSearchesPerHost int `json:"max_searches_per_host,omitempty"`
 
 	// QueueWait bounds how long a request waits for a place when every
-	// host is at its cap; then it is answered 503. Default: 15s.
+	// host is at its cap; then it is answered 503. Default: the
+	// platform's descriptor (OpenTK 20s), else 15s.
 	QueueWait caddy.Duration `json:"queue_wait,omitempty"`
 
 	// SearchPaths are path.Match patterns, on the path below the base URL,
 	// of the platform's read-only searches: POSTs to them may be resent
 	// and failed over like GETs, and they count against
-	// MaxSearchesPerHost. Default: ORI "/_search", "/_msearch",
-	// "/*/_search", "/*/_msearch"; OpenTK "/search". ["off"]: none.
+	// MaxSearchesPerHost. Default: the platform's descriptor (ORI
+	// "/_search", "/_msearch", "/*/_search", "/*/_msearch"; OpenTK
+	// "/search"). ["off"]: none.
 	SearchPaths []string `json:"search_paths,omitempty"`
 
 	// AllowPrivate lists address ranges (CIDR or single IP) the proxy may
-	// dial although private, loopback or link-local. The
-	// BESLUITBRON_ALLOW_PRIVATE environment variable adds to it.
+	// dial although private, loopback or link-local. The besluitbron
+	// app's allow_private adds to it.
 	AllowPrivate []string `json:"allow_private,omitempty"`
 
 	// RedirectPrefix replaces the base URL in a redirect's Location that
@@ -133,19 +136,10 @@ type Handler struct {
 	upstreams []*upstream
 	up        *up.Proxy
 	proxy     *reverseproxy.Handler
+	state     *platformState // shared with the platform's other handlers, across reloads
+	refs      []string       // keys this handler holds in pool
 	logger    *zap.Logger
 }
-
-// default search paths and caps per platform.
-var (
-	defaultSearchPaths = map[string][]string{
-		platforms.ORI:    {"/_search", "/_msearch", "/*/_search", "/*/_msearch"},
-		platforms.OpenTK: {"/search"},
-	}
-	defaultSearchCap = map[string]int{
-		platforms.OpenTK: 2,
-	}
-)
 
 // CaddyModule returns the Caddy module information.
 func (Handler) CaddyModule() caddy.ModuleInfo {
@@ -155,21 +149,30 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision builds the reverse proxy for the platform.
+// defaultQueueWait bounds the wait for a place on a platform whose
+// descriptor names none.
+const defaultQueueWait = 15 * time.Second
+
+// Provision builds the reverse proxy for the platform. It changes nothing
+// the running config uses: the connection pools and in-flight counts it
+// shares with that config are taken from the pool (new ones for new hosts
+// or settings), and the one live setting, where dead-connection reports
+// go, is staged until the config starts.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	p, ok := platforms.Get(h.Platform)
+	a, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
+	p, ok := a.Platform(h.Platform)
 	if !ok {
 		return fmt.Errorf("unknown platform %q (known: %v)", h.Platform, platforms.Keys())
 	}
 	if len(h.BaseURLs) == 0 {
-		h.BaseURLs = p.URLs()
+		h.BaseURLs = p.BaseURLs
 	}
 	if h.Contact == "" {
-		h.Contact = os.Getenv("BESLUITBRON_CONTACT")
-		if h.Contact == "" {
-			h.Contact = "beheer@besluitbron.nl"
-		}
+		h.Contact = a.ContactAddress()
 	}
 	if h.DialTimeout == 0 {
 		h.DialTimeout = caddy.Duration(5 * time.Second)
@@ -194,17 +197,20 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("platform %s: max_body must be positive, got %d", h.Platform, h.MaxBody)
 	}
 	if h.QueueWait == 0 {
-		h.QueueWait = caddy.Duration(15 * time.Second)
+		h.QueueWait = caddy.Duration(p.Search.QueueWait)
+	}
+	if h.QueueWait == 0 {
+		h.QueueWait = caddy.Duration(defaultQueueWait)
 	}
 	searchPaths := h.SearchPaths
 	switch {
 	case len(searchPaths) == 0:
-		searchPaths = defaultSearchPaths[h.Platform]
+		searchPaths = p.Search.Paths
 	case len(searchPaths) == 1 && searchPaths[0] == "off":
 		searchPaths = nil
 	}
 	if h.MaxSearchesPerHost == 0 {
-		h.MaxSearchesPerHost = defaultSearchCap[h.Platform]
+		h.MaxSearchesPerHost = p.Search.MaxPerHost
 	}
 	if h.RedirectPrefix == "" {
 		h.RedirectPrefix = "/platforms/" + h.Platform
@@ -217,12 +223,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("platform %s: allow_private: %w", h.Platform, err)
 	}
-	fromEnv, err := up.PrefixesFromEnv()
-	if err != nil {
-		return fmt.Errorf("platform %s: %w", h.Platform, err)
-	}
-	allow = append(allow, fromEnv...)
+	allow = append(allow, a.AllowedPrivate()...)
 	var tlsConf *tls.Config
+	var tlsKey string
 	if h.TLSCA != "" {
 		pem, err := os.ReadFile(h.TLSCA)
 		if err != nil {
@@ -236,8 +239,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("platform %s: tls_ca %s: no PEM certificate found", h.Platform, h.TLSCA)
 		}
 		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
+		tlsKey = fmt.Sprintf("%s %x", h.TLSCA, sha256.Sum256(pem))
 	}
-	userAgent := fmt.Sprintf("BesluitBron/%s (+https://besluitbron.nl; %s)", version.Current(), h.Contact)
+	userAgent := platforms.UserAgent(version.Current(), h.Contact)
+	if err := h.takeState(); err != nil {
+		return err
+	}
 
 	var hosts []*up.Host
 	seen := map[string]bool{}
@@ -250,16 +257,18 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("platform %s: base URL %s repeats host %s", h.Platform, raw, u.dial)
 		}
 		seen[u.dial] = true
-		u.transport = up.NewTransport(up.TransportOptions{
+		u.transport, err = h.transport(u.dial, tlsKey, up.TransportOptions{
 			DialTimeout:         time.Duration(h.DialTimeout),
 			IdleTimeout:         time.Duration(h.IdleTimeout),
 			MaxIdleConnsPerHost: h.MaxIdleConnsPerHost,
 			ProbeInterval:       time.Duration(h.ProbeInterval),
 			ProbeCount:          up.DefaultProbeCount,
-			OnDeadConn:          h.deadConn(u.dial),
 			Policy:              up.AddrPolicy{Allow: allow},
 			TLS:                 tlsConf,
 		})
+		if err != nil {
+			return fmt.Errorf("platform %s: %w", h.Platform, err)
+		}
 		h.upstreams = append(h.upstreams, u)
 		hosts = append(hosts, &up.Host{Scheme: u.scheme, Host: u.host, Dial: u.dial, Prefix: u.prefix, Transport: u.transport})
 	}
@@ -270,6 +279,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		Attempts:       h.Attempts,
 		Caps:           up.Caps{Requests: h.MaxRequestsPerHost, Searches: h.MaxSearchesPerHost},
 		QueueWait:      time.Duration(h.QueueWait),
+		Places:         h.state.places,
 		SearchPaths:    searchPaths,
 		MaxReplayBody:  h.MaxBody,
 		UserAgent:      userAgent,
@@ -278,7 +288,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("platform %s: %w", h.Platform, err)
 	}
-	up.Register(h.Platform, h.BaseURLs)
+	// The pools' dead-connection reports go to this config's proxy once
+	// it starts; until then to the running one's.
+	a.OnStart(func() { h.state.setDeadConn(h.deadConn) })
+	a.UsesBaseURLs(h.Platform, h.BaseURLs)
 
 	// Caddy's reverse proxy streams, copies headers and handles cancel;
 	// it sees one placeholder upstream and never retries (no lb_retries):
@@ -311,33 +324,27 @@ func (h *Handler) Validate() error {
 	return nil
 }
 
-// Cleanup closes the upstream connection pools.
+// Cleanup gives the handler's pools back; the last config using a pool
+// closes its idle connections.
 func (h *Handler) Cleanup() error {
 	live.Delete(h)
 	if h.proxy != nil {
 		_ = h.proxy.Cleanup()
 	}
-	for _, u := range h.upstreams {
-		if u.transport != nil {
-			u.transport.CloseIdleConnections()
-		}
-	}
-	return nil
+	return h.release()
 }
 
 // deadConn is the hook a host's pool calls when the kernel finds one of
 // its connections dead: counted, and logged, since it means the path to
 // the platform broke.
-func (h *Handler) deadConn(dial string) func(error) {
-	return func(err error) {
-		if h.up != nil {
-			h.up.NoteDeadConn()
-		}
-		h.logger.Warn("connection to platform found dead",
-			zap.String("platform", h.Platform),
-			zap.String("host", dial),
-			zap.Error(err))
+func (h *Handler) deadConn(dial string, err error) {
+	if h.up != nil {
+		h.up.NoteDeadConn()
 	}
+	h.logger.Warn("connection to platform found dead",
+		zap.String("platform", h.Platform),
+		zap.String("host", dial),
+		zap.Error(err))
 }
 
 // ServeHTTP proxies the request to the platform, after admit has let it

@@ -41,7 +41,6 @@ func (s *seen) last(t *testing.T) *http.Request {
 }
 
 func TestProxyRewritesToBaseURL(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	var up seen
 	upstream := httptest.NewServer(up.handler("from upstream"))
 	defer upstream.Close()
@@ -49,7 +48,7 @@ func TestProxyRewritesToBaseURL(t *testing.T) {
 	port := testcaddy.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
-}
+%s}
 :%d {
 	handle_path /platforms/ori/* {
 		route {
@@ -58,7 +57,7 @@ func TestProxyRewritesToBaseURL(t *testing.T) {
 			}
 		}
 	}
-}`, port, upstream.URL))
+}`, allowLoopback, port, upstream.URL))
 
 	req, _ := http.NewRequest("GET", fmt.Sprintf("http://127.0.0.1:%d/platforms/ori/ori_*/_search?q=woningbouw&size=2", port), nil)
 	req.Header.Set("X-Forwarded-For", "203.0.113.9")
@@ -92,7 +91,6 @@ func TestProxyRewritesToBaseURL(t *testing.T) {
 }
 
 func TestProxyTwoHostsWithOwnPrefixes(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	var a, b seen
 	ua := httptest.NewServer(a.handler("a"))
 	defer ua.Close()
@@ -102,14 +100,14 @@ func TestProxyTwoHostsWithOwnPrefixes(t *testing.T) {
 	port := testcaddy.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
-}
+%s}
 :%d {
 	handle_path /platforms/opentk/* {
 		route {
 			platform_proxy opentk %s %s
 		}
 	}
-}`, port, h.BaseURLs[0], h.BaseURLs[1]))
+}`, allowLoopback, port, h.BaseURLs[0], h.BaseURLs[1]))
 	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/platforms/opentk/getdoc/2023D41173", port))
 	if err != nil {
 		t.Fatal(err)

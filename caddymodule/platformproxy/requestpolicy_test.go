@@ -79,7 +79,6 @@ func decodeRefusal(t *testing.T, resp *http.Response, body string) refusal {
 }
 
 func TestOnlyReadsAndReadOnlySearchesReachThePlatform(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	pl := newRecordingPlatform(t)
 	base := serve(t, "opentk", "platform_proxy opentk "+pl.URL)
 	for _, tc := range []struct{ method, path, body string }{
@@ -119,7 +118,6 @@ func TestOnlyReadsAndReadOnlySearchesReachThePlatform(t *testing.T) {
 }
 
 func TestRequestBodiesAreCapped(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	pl := newRecordingPlatform(t)
 	small := serve(t, "opentk", "platform_proxy opentk "+pl.URL+" {\n\t\t\t\tmax_body 16\n\t\t\t}")
 	at16, over := strings.Repeat("a", 16), strings.Repeat("b", 17)
@@ -157,7 +155,6 @@ func TestRequestBodiesAreCapped(t *testing.T) {
 }
 
 func TestClientHeadersDoNotReachThePlatform(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	pl := newRecordingPlatform(t)
 	base := serve(t, "ori", "platform_proxy ori "+pl.URL)
 	// Written by hand, so the names keep the client's case.

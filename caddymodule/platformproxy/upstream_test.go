@@ -18,21 +18,32 @@ import (
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
-// serve loads a Caddy config with one platform route and returns the
-// route's base URL, e.g. http://127.0.0.1:port/platforms/opentk.
+// allowLoopback is the global option that lets the proxies dial the
+// tests' loopback upstreams.
+const allowLoopback = "\tbesluitbron {\n\t\tallow_private 127.0.0.1/8\n\t}\n"
+
+// serve loads a Caddy config with one platform route, the proxies allowed
+// to dial loopback, and returns the route's base URL, e.g.
+// http://127.0.0.1:port/platforms/opentk.
 func serve(t *testing.T, platform, directive string) string {
+	t.Helper()
+	return serveWith(t, allowLoopback, platform, directive)
+}
+
+// serveWith is serve with the given global options.
+func serveWith(t *testing.T, global, platform, directive string) string {
 	t.Helper()
 	port := testcaddy.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
-}
+%s}
 :%d {
 	handle_path /platforms/%s/* {
 		route {
 			%s
 		}
 	}
-}`, port, platform, directive))
+}`, global, port, platform, directive))
 	return fmt.Sprintf("http://127.0.0.1:%d/platforms/%s", port, platform)
 }
 
@@ -69,7 +80,6 @@ func get(t *testing.T, url string) (int, http.Header, string) {
 }
 
 func TestCaddyKeepsConnectionsAndResendsOnAClosedOne(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	// Connection 0 answers once, then reads the next request and closes
 	// without a byte; later connections answer.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -139,7 +149,6 @@ func TestCaddyKeepsConnectionsAndResendsOnAClosedOne(t *testing.T) {
 }
 
 func TestCaddyAllHostsFullWaitsThen503(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	release := make(chan struct{})
 	arrived := make(chan struct{}, 4)
 	h := func(w http.ResponseWriter, r *http.Request) {
@@ -186,7 +195,6 @@ func TestCaddyAllHostsFullWaitsThen503(t *testing.T) {
 }
 
 func TestCaddyCallerHangUpCancelsUpstreamAndFreesPlace(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	upstreamSawEnd := make(chan struct{}, 1)
 	a := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/stream" {
@@ -236,7 +244,6 @@ func TestCaddyCallerHangUpCancelsUpstreamAndFreesPlace(t *testing.T) {
 }
 
 func TestCaddyLongSilentAnswerCompletes(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	a := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(1500 * time.Millisecond) // longer than every timeout configured below
 		io.WriteString(w, "complete")
@@ -266,8 +273,7 @@ func TestCaddyRedirectsAndPrivateAddresses(t *testing.T) {
 		}
 	})
 	t.Run("loopback refused without allow_private", func(t *testing.T) {
-		t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "")
-		base := serve(t, "opentk", "platform_proxy opentk "+a.URL+"/tkconv")
+		base := serveWith(t, "", "opentk", "platform_proxy opentk "+a.URL+"/tkconv")
 		if code, _, _ := get(t, base+"/get/2023D41173"); code != 502 {
 			t.Errorf("loopback upstream without allow_private: %d, want 502", code)
 		}
@@ -276,8 +282,7 @@ func TestCaddyRedirectsAndPrivateAddresses(t *testing.T) {
 		}
 	})
 	t.Run("redirects passed on, same host rewritten", func(t *testing.T) {
-		t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "")
-		base := serve(t, "opentk", "platform_proxy opentk "+a.URL+"/tkconv {\n allow_private 127.0.0.1/32\n}")
+		base := serveWith(t, "", "opentk", "platform_proxy opentk "+a.URL+"/tkconv {\n allow_private 127.0.0.1/32\n}")
 		client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		resp, err := client.Get(base + "/get/2023D41173")
 		if err != nil {
@@ -352,7 +357,6 @@ func TestUnmarshalCaddyfileUpstreamOptions(t *testing.T) {
 // handle_errors, whether any platform received the request: 0 for a
 // refused dial, 1 for a request the platform read and then hung up on.
 func TestCaddySentPlaceholder(t *testing.T) {
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +375,7 @@ func TestCaddySentPlaceholder(t *testing.T) {
 	port := testcaddy.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
-}
+%s}
 :%d {
 	handle_path /platforms/rechtspraak/* {
 		platform_proxy rechtspraak http://%s
@@ -382,7 +386,7 @@ func TestCaddySentPlaceholder(t *testing.T) {
 	handle_errors {
 		respond "{err.status_code} sent={http.platform_proxy.sent}"
 	}
-}`, port, ln.Addr(), closedPortURL(t)))
+}`, allowLoopback, port, ln.Addr(), closedPortURL(t)))
 	for path, want := range map[string]string{
 		"/platforms/rechtspraak/uitspraken/zoeken": "502 sent=1",
 		"/platforms/oa/api/search":                 "502 sent=0",

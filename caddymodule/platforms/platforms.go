@@ -1,14 +1,15 @@
-// Package platforms names the seven public platforms BesluitBron fronts:
-// their keys, default base URLs and the environment variables that override
-// them, and the headers BesluitBron's own modules exchange on a platform
-// route. It is Caddy-free, so mechanisms, emulators and the MCP tools share
-// one list.
+// Package platforms is the one table of the seven public platforms
+// BesluitBron fronts: per platform its key, name, default base URLs, the
+// budget BesluitBron keeps and its prices, its searches and per-host caps,
+// its cache kinds and lifetimes, and whether the MCP connectors offer its
+// tools by default, each default next to its reason (defaults.go). It also
+// names the headers BesluitBron's own modules exchange on a platform route.
+//
+// It is Caddy-free, so mechanisms, emulators and the MCP tools share one
+// list. It never reads the environment: the default Caddyfile passes the
+// BESLUITBRON_<KEY>_URL variables as {$VAR} placeholders into the
+// besluitbron app (caddymodule/app), which lays them over this table.
 package platforms
-
-import (
-	"os"
-	"strings"
-)
 
 // Platform is one upstream data platform.
 type Platform struct {
@@ -20,11 +21,26 @@ type Platform struct {
 	// BaseURLs are the default upstream base URLs, scheme, host and path
 	// prefix, in failover order. Only OpenTK has two.
 	BaseURLs []string
-	// EnvVar overrides BaseURLs; several URLs are separated by spaces.
+	// EnvVar names the environment variable the default Caddyfile reads
+	// (as a {$VAR} placeholder) into the platform's base_url; several URLs
+	// are separated by spaces. Nothing else reads it.
 	EnvVar string
 	// OwnLimit tells whether BesluitBron keeps a budget for the platform
-	// (design.md §2).
+	// (design.md §2); Budget holds it.
 	OwnLimit bool
+	// Budget is the outbound budget BesluitBron keeps, nil when the
+	// platform asks for none.
+	Budget *Budget
+	// Search names the platform's read-only searches and their per-host
+	// cap.
+	Search Search
+	// Cache maps each cache kind (list, document, search, other) to the
+	// requests it takes and their lifetimes; a kind missing here takes no
+	// request (other: everything unmatched) with the generic lifetimes.
+	Cache map[string]CacheKind
+	// Tools says whether MCP connectors offer the platform's tools when
+	// their platforms option is left out.
+	Tools ToolSet
 }
 
 // The keys of the seven platforms.
@@ -38,28 +54,21 @@ const (
 	OA          = "oa"
 )
 
-var all = []Platform{
-	{Key: ORI, Name: "Open Raadsinformatie", BaseURLs: []string{"https://api.openraadsinformatie.nl/v1/elastic"}, EnvVar: "BESLUITBRON_ORI_URL"},
-	{Key: OBV, Name: "OpenBesluitvorming", BaseURLs: []string{"https://openbesluitvorming.nl"}, EnvVar: "BESLUITBRON_OBV_URL", OwnLimit: true},
-	{Key: TK, Name: "Tweede Kamer", BaseURLs: []string{"https://gegevensmagazijn.tweedekamer.nl"}, EnvVar: "BESLUITBRON_TK_URL"},
-	{Key: OpenTK, Name: "OpenTK", BaseURLs: []string{"https://opentk.nl", "https://berthub.eu/tkconv"}, EnvVar: "BESLUITBRON_OPENTK_URL"},
-	{Key: OB, Name: "Officiële Bekendmakingen", BaseURLs: []string{"https://repository.overheid.nl"}, EnvVar: "BESLUITBRON_OB_URL", OwnLimit: true},
-	{Key: Rechtspraak, Name: "Rechtspraak", BaseURLs: []string{"https://data.rechtspraak.nl"}, EnvVar: "BESLUITBRON_RECHTSPRAAK_URL", OwnLimit: true},
-	{Key: OA, Name: "Open Archivaris", BaseURLs: []string{"https://openarchivaris.nl"}, EnvVar: "BESLUITBRON_OA_URL", OwnLimit: true},
-}
-
-// All returns the seven platforms in a fixed order.
+// All returns the seven platforms in a fixed order, deep copies of the
+// table: a caller may change them freely.
 func All() []Platform {
 	out := make([]Platform, len(all))
-	copy(out, all)
+	for i, p := range all {
+		out[i] = p.Clone()
+	}
 	return out
 }
 
-// Get returns the platform with the given key.
+// Get returns (a deep copy of) the platform with the given key.
 func Get(key string) (Platform, bool) {
 	for _, p := range all {
 		if p.Key == key {
-			return p, true
+			return p.Clone(), true
 		}
 	}
 	return Platform{}, false
@@ -72,15 +81,6 @@ func Keys() []string {
 		keys[i] = p.Key
 	}
 	return keys
-}
-
-// URLs returns the platform's base URLs, taking the environment variable
-// into account.
-func (p Platform) URLs() []string {
-	if v := strings.Fields(os.Getenv(p.EnvVar)); len(v) > 0 {
-		return v
-	}
-	return p.BaseURLs
 }
 
 // Headers BesluitBron's modules set on a platform route's answers.

@@ -14,9 +14,10 @@ var (
 	registry   = map[string][]string{} // platform key -> base URLs configured in the running config
 )
 
-// Register records the base URLs a platform proxy was configured with, so
-// CheckURL also accepts URLs into them. platform_proxy calls it when it is
-// provisioned; the last provisioned configuration wins.
+// Register records the base URLs of the platforms in the running
+// configuration, so CheckURL also accepts URLs into them. The besluitbron
+// app calls it when its config starts (never while one is provisioned, so
+// a config that fails to load changes nothing).
 func Register(platform string, baseURLs []string) {
 	registryMu.Lock()
 	registry[platform] = append([]string(nil), baseURLs...)
@@ -24,8 +25,7 @@ func Register(platform string, baseURLs []string) {
 }
 
 // Bases returns the base URLs URLs of the platform are checked against:
-// those of the running platform_proxy (Register), those of the platform's
-// environment variable, and its public defaults.
+// those of the running configuration (Register) and its public defaults.
 func Bases(platform string) ([]string, error) {
 	p, ok := platforms.Get(platform)
 	if !ok {
@@ -34,7 +34,6 @@ func Bases(platform string) ([]string, error) {
 	registryMu.RLock()
 	out := append([]string(nil), registry[platform]...)
 	registryMu.RUnlock()
-	out = append(out, p.URLs()...)
 	out = append(out, p.BaseURLs...)
 	return out, nil
 }

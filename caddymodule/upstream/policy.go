@@ -4,16 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"os"
 	"strings"
 	"syscall"
 )
-
-// EnvAllowPrivate names the environment variable that lists address ranges
-// (space-separated CIDRs or single IPs) a platform proxy may dial although
-// they are private, loopback or link-local. ./xcaddy.sh offline sets it to
-// 127.0.0.1/8 so the proxies reach the emulators.
-const EnvAllowPrivate = "BESLUITBRON_ALLOW_PRIVATE"
 
 // sharedAddressSpace is 100.64.0.0/10 (RFC 6598, carrier-grade NAT): not
 // public, not covered by netip's IsPrivate.
@@ -53,16 +46,6 @@ func ParsePrefixes(list []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// PrefixesFromEnv returns the ranges listed in BESLUITBRON_ALLOW_PRIVATE.
-func PrefixesFromEnv() ([]netip.Prefix, error) {
-	list := strings.Fields(os.Getenv(EnvAllowPrivate))
-	p, err := ParsePrefixes(list)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", EnvAllowPrivate, err)
-	}
-	return p, nil
-}
-
 // Internal tells whether a is an address that is not publicly routable.
 func Internal(a netip.Addr) bool {
 	a = a.Unmap()
@@ -92,7 +75,7 @@ func (p AddrPolicy) Check(a netip.Addr) error {
 type RefusedAddrError struct{ Addr netip.Addr }
 
 func (e *RefusedAddrError) Error() string {
-	return fmt.Sprintf("refusing to dial %s: private, loopback or link-local address not allowed (allow_private or %s)", e.Addr, EnvAllowPrivate)
+	return fmt.Sprintf("refusing to dial %s: private, loopback or link-local address not allowed (allow_private)", e.Addr)
 }
 
 // Control is a net.Dialer Control function enforcing the policy on the

@@ -47,18 +47,6 @@ func TestAddrPolicy(t *testing.T) {
 	}
 }
 
-func TestPrefixesFromEnv(t *testing.T) {
-	t.Setenv(EnvAllowPrivate, "127.0.0.1/8  10.9.0.0/16")
-	p, err := PrefixesFromEnv()
-	if err != nil || len(p) != 2 || p[0].String() != "127.0.0.0/8" {
-		t.Fatalf("%v %v", p, err)
-	}
-	t.Setenv(EnvAllowPrivate, "nonsense")
-	if _, err := PrefixesFromEnv(); err == nil || !strings.Contains(err.Error(), EnvAllowPrivate) {
-		t.Errorf("want an error naming the variable, got %v", err)
-	}
-}
-
 type fakeTimer chan time.Time
 
 func (f fakeTimer) new(time.Duration) (<-chan time.Time, func() bool) {

@@ -89,6 +89,10 @@ type Options struct {
 	MaxReplayBody int64
 	// UserAgent replaces the client's User-Agent.
 	UserAgent string
+	// Places, when set, holds the hosts' in-flight counts, shared with
+	// the other proxies of the platform (a reload's old and new one), so
+	// Caps hold across them. Default: counts of the proxy's own.
+	Places *Places
 	// RedirectPrefix, when set, replaces the base URL of a redirect's
 	// Location that points into one of the platform's hosts, so the
 	// client follows it through the proxy (e.g. "/platforms/opentk").
@@ -138,7 +142,15 @@ func NewProxy(hosts []*Host, opt Options) (*Proxy, error) {
 	if opt.MaxReplayBody <= 0 {
 		opt.MaxReplayBody = 64 << 10
 	}
-	return &Proxy{hosts: hosts, opt: opt, sel: NewSelector(len(hosts), opt.Caps)}, nil
+	places := opt.Places
+	if places == nil {
+		places = NewPlaces()
+	}
+	dials := make([]string, len(hosts))
+	for i, h := range hosts {
+		dials[i] = h.Dial
+	}
+	return &Proxy{hosts: hosts, opt: opt, sel: places.Selector(dials, opt.Caps)}, nil
 }
 
 // Hosts returns the proxy's hosts in order.

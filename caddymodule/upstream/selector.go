@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -22,29 +23,42 @@ type Caps struct {
 	Searches int
 }
 
-// Selector hands out places on hosts, in failover order, under per-host
-// caps. A full host is passed over (it costs the request nothing); when
-// every host a request may use is full, the request waits, bounded, for a
-// place to free up.
-type Selector struct {
-	caps Caps
-
-	mu       sync.Mutex
-	requests []int
-	searches []int
-	freed    chan struct{} // closed and replaced whenever a place frees up
-
-	// newTimer starts the bounded wait; tests inject a fake.
-	newTimer func(time.Duration) (<-chan time.Time, func() bool)
+// Places holds the in-flight counts of a platform's hosts, by dial
+// address. Every Selector built on one Places shares them, so two
+// configurations alive at once during a reload (the new one serving, the
+// old one finishing its requests) never hold more than a host's cap
+// between them.
+type Places struct {
+	mu     sync.Mutex
+	byDial map[string]*inFlight
+	freed  chan struct{} // closed and replaced whenever a place frees up
 }
 
-// NewSelector returns a selector for n hosts.
-func NewSelector(n int, caps Caps) *Selector {
+type inFlight struct{ requests, searches int }
+
+// NewPlaces returns empty counts.
+func NewPlaces() *Places {
+	return &Places{byDial: map[string]*inFlight{}, freed: make(chan struct{})}
+}
+
+// Selector returns a selector over the hosts with these dial addresses,
+// in failover order, counting on pl.
+func (pl *Places) Selector(dials []string, caps Caps) *Selector {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	hosts := make([]*inFlight, len(dials))
+	for i, d := range dials {
+		c := pl.byDial[d]
+		if c == nil {
+			c = new(inFlight)
+			pl.byDial[d] = c
+		}
+		hosts[i] = c
+	}
 	return &Selector{
-		caps:     caps,
-		requests: make([]int, n),
-		searches: make([]int, n),
-		freed:    make(chan struct{}),
+		caps:  caps,
+		pl:    pl,
+		hosts: hosts,
 		newTimer: func(d time.Duration) (<-chan time.Time, func() bool) {
 			t := time.NewTimer(d)
 			return t.C, t.Stop
@@ -52,11 +66,34 @@ func NewSelector(n int, caps Caps) *Selector {
 	}
 }
 
+// Selector hands out places on hosts, in failover order, under per-host
+// caps. A full host is passed over (it costs the request nothing); when
+// every host a request may use is full, the request waits, bounded, for a
+// place to free up.
+type Selector struct {
+	caps  Caps
+	pl    *Places     // the counts, shared across reloads
+	hosts []*inFlight // this selector's hosts' counts, in order (guarded by pl.mu)
+
+	// newTimer starts the bounded wait; tests inject a fake.
+	newTimer func(time.Duration) (<-chan time.Time, func() bool)
+}
+
+// NewSelector returns a selector for n hosts with counts of its own.
+func NewSelector(n int, caps Caps) *Selector {
+	dials := make([]string, n)
+	for i := range dials {
+		dials[i] = strconv.Itoa(i)
+	}
+	return NewPlaces().Selector(dials, caps)
+}
+
 func (s *Selector) room(i int, search bool) bool {
-	if s.caps.Requests > 0 && s.requests[i] >= s.caps.Requests {
+	h := s.hosts[i]
+	if s.caps.Requests > 0 && h.requests >= s.caps.Requests {
 		return false
 	}
-	if search && s.caps.Searches > 0 && s.searches[i] >= s.caps.Searches {
+	if search && s.caps.Searches > 0 && h.searches >= s.caps.Searches {
 		return false
 	}
 	return true
@@ -70,24 +107,24 @@ func (s *Selector) room(i int, search bool) bool {
 func (s *Selector) Acquire(ctx context.Context, search bool, excluded []bool, wait time.Duration) (int, func(), error) {
 	var timeout <-chan time.Time
 	for {
-		s.mu.Lock()
+		s.pl.mu.Lock()
 		allowed := false
-		for i := range s.requests {
+		for i, h := range s.hosts {
 			if excluded != nil && excluded[i] {
 				continue
 			}
 			allowed = true
 			if s.room(i, search) {
-				s.requests[i]++
+				h.requests++
 				if search {
-					s.searches[i]++
+					h.searches++
 				}
-				s.mu.Unlock()
+				s.pl.mu.Unlock()
 				return i, s.releaser(i, search), nil
 			}
 		}
-		freed := s.freed
-		s.mu.Unlock()
+		freed := s.pl.freed
+		s.pl.mu.Unlock()
 		if !allowed {
 			return -1, nil, errNoHost
 		}
@@ -116,21 +153,23 @@ func (s *Selector) releaser(i int, search bool) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			s.mu.Lock()
-			s.requests[i]--
+			pl, h := s.pl, s.hosts[i]
+			pl.mu.Lock()
+			h.requests--
 			if search {
-				s.searches[i]--
+				h.searches--
 			}
-			close(s.freed)
-			s.freed = make(chan struct{})
-			s.mu.Unlock()
+			close(pl.freed)
+			pl.freed = make(chan struct{})
+			pl.mu.Unlock()
 		})
 	}
 }
 
-// InFlight returns the requests and searches in flight on host i.
+// InFlight returns the requests and searches in flight on host i (through
+// every selector sharing its Places).
 func (s *Selector) InFlight(i int) (requests, searches int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[i], s.searches[i]
+	s.pl.mu.Lock()
+	defer s.pl.mu.Unlock()
+	return s.hosts[i].requests, s.hosts[i].searches
 }

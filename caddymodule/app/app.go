@@ -1,0 +1,365 @@
+// Package app is the besluitbron Caddy app: one descriptor per platform
+// (the defaults table of caddymodule/platforms with the configuration laid
+// over it) and the global settings every BesluitBron handler reads. The
+// handlers (platform_cache, platform_limit, platform_proxy, client_limit
+// and the mcp connector) find it with ctx.App("besluitbron"); a config
+// that names no besluitbron block gets the table's defaults.
+//
+// The app is also where a config's changes to shared, reload-surviving
+// state wait until the config starts: handlers stage them with OnStart in
+// Provision, and Start applies them. A config that fails to provision or
+// start never changes what the running one uses.
+package app
+
+import (
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
+)
+
+// ID is the app's module ID and its name for ctx.App.
+const ID = "besluitbron"
+
+func init() {
+	caddy.RegisterModule(App{})
+}
+
+// App holds the platforms' descriptors and BesluitBron's global settings.
+// Every field is optional; what is left out comes from the defaults table
+// (caddymodule/platforms).
+type App struct {
+	// Platforms overrides the defaults table, by platform key (ori, obv,
+	// tk, opentk, ob, rechtspraak, oa). A key missing here keeps its
+	// defaults.
+	Platforms map[string]*PlatformConfig `json:"platforms,omitempty"`
+
+	// Contact is the address platforms may use to reach the operator; it
+	// is put in every platform request's User-Agent. Default:
+	// "beheer@besluitbron.nl".
+	Contact string `json:"contact,omitempty"`
+
+	// AllowPrivate lists address ranges (CIDR or single IP) the platform
+	// proxies may dial although private, loopback or link-local (a
+	// private mirror, the offline emulators). Default: none.
+	AllowPrivate []string `json:"allow_private,omitempty"`
+
+	// TrustedSources are client addresses (CIDR ranges or single
+	// addresses) whose sessions each count as a client of their own, in
+	// client_limit and platform_limit alike (a hosted assistant's egress
+	// range). A handler's own trusted_sources replaces it for that
+	// handler. Default: none.
+	TrustedSources []string `json:"trusted_sources,omitempty"`
+
+	// CacheDir holds the platform caches' durable files. Default:
+	// caddy.AppDataDir()/besluitbron/cache; "off" keeps memory only. A
+	// platform_cache's own dir replaces it for that platform.
+	CacheDir string `json:"cache_dir,omitempty"`
+
+	// ProcessLimit bounds the requests the whole process accepts
+	// (client_limit's process layer). A client_limit's own process
+	// setting replaces it. Default: 1000/s, burst 2000.
+	ProcessLimit *Limit `json:"process_limit,omitempty"`
+
+	// Store names where shared state (cache tier, budgets, sessions)
+	// lives. EXPERIMENTAL: only "local" (the default: this process) is
+	// implemented; a store shared by several instances is designed
+	// (design.md §5) but not built.
+	Store string `json:"store,omitempty"`
+
+	resolved map[string]platforms.Platform
+	allow    []netip.Prefix
+	trusted  []netip.Prefix
+
+	staged *staged
+	prev   *App // the app in force when this one started (guarded by inForce)
+	// stopped is set by Stop (guarded by inForce).
+	stopped bool
+}
+
+// staged holds the changes a config's handlers staged (OnStart).
+type staged struct {
+	mu      sync.Mutex
+	commits []func()
+	bases   map[string][]string // base URLs handlers use beside the descriptors'
+}
+
+// PlatformConfig overrides one platform's descriptor. Zero fields keep the
+// table's value.
+type PlatformConfig struct {
+	// BaseURLs are the platform's base URLs (scheme, host, optional port
+	// and path prefix), in failover order. Default: the platform's public
+	// address(es).
+	BaseURLs []string `json:"base_urls,omitempty"`
+	// Capacity is the budget's bucket size in units. Default: the
+	// table's (obv 60, oa 120, ob 2, rechtspraak 5; none for the others).
+	Capacity float64 `json:"capacity,omitempty"`
+	// Window is the time the empty bucket takes to refill. Default: the
+	// table's (obv, oa 1m; ob, rechtspraak 1s).
+	Window caddy.Duration `json:"window,omitempty"`
+	// MaxQueue bounds the requests waiting on the budget. Default: 1000.
+	MaxQueue int `json:"max_queue,omitempty"`
+	// MaxWait bounds one request's wait for the budget. Default: twice
+	// the window, at least 30s.
+	MaxWait caddy.Duration `json:"max_wait,omitempty"`
+	// SearchPaths are path.Match patterns of the platform's read-only
+	// searches. ["off"]: none. Default: the table's (ori the _search and
+	// _msearch paths, opentk /search).
+	SearchPaths []string `json:"search_paths,omitempty"`
+	// MaxSearchesPerHost caps the searches in flight on one host.
+	// Default: the table's (opentk 2, else no cap).
+	MaxSearchesPerHost int `json:"max_searches_per_host,omitempty"`
+	// QueueWait bounds the wait for a place when every host is at its
+	// cap. Default: the table's (opentk 20s), else 15s.
+	QueueWait caddy.Duration `json:"queue_wait,omitempty"`
+}
+
+// Limit is a request rate: Burst requests at once, refilled at Rate
+// ("1000/s", "600/m", a bare number per second, or "off").
+type Limit struct {
+	Rate  string `json:"rate"`
+	Burst int    `json:"burst,omitempty"`
+}
+
+// CaddyModule returns the Caddy module information.
+func (App) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  ID,
+		New: func() caddy.Module { return new(App) },
+	}
+}
+
+// Provision lays the configuration over the defaults table. It changes
+// nothing outside the app.
+func (a *App) Provision(caddy.Context) error {
+	a.staged = new(staged)
+	known := map[string]bool{}
+	for _, k := range platforms.Keys() {
+		known[k] = true
+	}
+	for k := range a.Platforms {
+		if !known[k] {
+			return fmt.Errorf("besluitbron: unknown platform %q (known: %v)", k, platforms.Keys())
+		}
+	}
+	switch a.Store {
+	case "", "local":
+	default:
+		return fmt.Errorf("besluitbron: store %q: only local is implemented", a.Store)
+	}
+	var err error
+	if a.allow, err = up.ParsePrefixes(a.AllowPrivate); err != nil {
+		return fmt.Errorf("besluitbron: allow_private: %w", err)
+	}
+	if a.trusted, err = up.ParsePrefixes(a.TrustedSources); err != nil {
+		return fmt.Errorf("besluitbron: trusted_sources: %w", err)
+	}
+	a.resolved = map[string]platforms.Platform{}
+	for _, p := range platforms.All() {
+		if err := apply(&p, a.Platforms[p.Key]); err != nil {
+			return fmt.Errorf("besluitbron: platform %s: %w", p.Key, err)
+		}
+		a.resolved[p.Key] = p
+	}
+	return nil
+}
+
+// apply lays c over p.
+func apply(p *platforms.Platform, c *PlatformConfig) error {
+	if c == nil {
+		return nil
+	}
+	if len(c.BaseURLs) > 0 {
+		for _, u := range c.BaseURLs {
+			if _, err := up.ParseBaseURL(u); err != nil {
+				return err
+			}
+		}
+		p.BaseURLs = append([]string(nil), c.BaseURLs...)
+	}
+	if c.Capacity < 0 || c.Window < 0 || c.MaxQueue < 0 || c.MaxWait < 0 || c.MaxSearchesPerHost < 0 || c.QueueWait < 0 {
+		return fmt.Errorf("negative capacity, window, max_queue, max_wait, max_searches_per_host or queue_wait")
+	}
+	if c.Capacity != 0 || c.Window != 0 || c.MaxQueue != 0 || c.MaxWait != 0 {
+		if p.Budget == nil {
+			if c.Capacity == 0 || c.Window == 0 {
+				return fmt.Errorf("BesluitBron keeps no budget for this platform: set capacity and window together")
+			}
+			p.Budget = &platforms.Budget{}
+			p.OwnLimit = true
+		}
+		if c.Capacity != 0 {
+			p.Budget.Capacity = c.Capacity
+		}
+		if c.Window != 0 {
+			p.Budget.Window = time.Duration(c.Window)
+		}
+		if c.MaxQueue != 0 {
+			p.Budget.MaxQueue = c.MaxQueue
+		}
+		if c.MaxWait != 0 {
+			p.Budget.MaxWait = time.Duration(c.MaxWait)
+		}
+	}
+	switch {
+	case len(c.SearchPaths) == 1 && c.SearchPaths[0] == "off":
+		p.Search.Paths = nil
+	case len(c.SearchPaths) > 0:
+		p.Search.Paths = append([]string(nil), c.SearchPaths...)
+	}
+	if c.MaxSearchesPerHost != 0 {
+		p.Search.MaxPerHost = c.MaxSearchesPerHost
+	}
+	if c.QueueWait != 0 {
+		p.Search.QueueWait = time.Duration(c.QueueWait)
+	}
+	return nil
+}
+
+// Load returns the config's besluitbron app (provisioned with the defaults
+// when the config has none).
+func Load(ctx caddy.Context) (*App, error) {
+	v, err := ctx.App(ID)
+	if err != nil {
+		return nil, fmt.Errorf("loading the besluitbron app: %w", err)
+	}
+	return v.(*App), nil
+}
+
+// Platform returns the platform's descriptor: the table's defaults with
+// this config laid over them (a copy the caller may change).
+func (a *App) Platform(key string) (platforms.Platform, bool) {
+	p, ok := a.resolved[key]
+	if !ok {
+		return platforms.Platform{}, false
+	}
+	return p.Clone(), true
+}
+
+// BaseURLSet tells whether the configuration names the platform's base
+// URLs (ORI's route works only then: its public address is switched off).
+func (a *App) BaseURLSet(key string) bool {
+	c := a.Platforms[key]
+	return c != nil && len(c.BaseURLs) > 0
+}
+
+// ContactAddress returns the operator's contact address.
+func (a *App) ContactAddress() string {
+	if a.Contact != "" {
+		return a.Contact
+	}
+	return platforms.DefaultContact
+}
+
+// AllowedPrivate returns the allow_private ranges.
+func (a *App) AllowedPrivate() []netip.Prefix { return append([]netip.Prefix(nil), a.allow...) }
+
+// Trusted returns the trusted_sources ranges.
+func (a *App) Trusted() []netip.Prefix { return append([]netip.Prefix(nil), a.trusted...) }
+
+// CacheDirectory returns the directory of the caches' durable files, ""
+// for memory only.
+func (a *App) CacheDirectory() string {
+	switch a.CacheDir {
+	case "":
+		return filepath.Join(caddy.AppDataDir(), "besluitbron", "cache")
+	case "off":
+		return ""
+	}
+	return a.CacheDir
+}
+
+// OnStart stages a change to shared state: f runs when this config starts
+// (Start), after every module of it provisioned and before the config it
+// replaces stops. A config that fails to load never runs it. Changes are
+// applied in the order staged; f must be idempotent, since a config that
+// is put back in force (see Stop) applies its changes again.
+func (a *App) OnStart(f func()) {
+	a.staged.mu.Lock()
+	a.staged.commits = append(a.staged.commits, f)
+	a.staged.mu.Unlock()
+}
+
+// UsesBaseURLs records base URLs a handler of this config sends the
+// platform's requests to (platform_proxy's own base URLs), so that from
+// Start on upstream.CheckURL accepts URLs into them as well.
+func (a *App) UsesBaseURLs(key string, urls []string) {
+	a.staged.mu.Lock()
+	defer a.staged.mu.Unlock()
+	if a.staged.bases == nil {
+		a.staged.bases = map[string][]string{}
+	}
+	a.staged.bases[key] = append(a.staged.bases[key], urls...)
+}
+
+// inForce is the app whose staged changes were applied last.
+var inForce struct {
+	sync.Mutex
+	app *App
+}
+
+// Start applies the changes this config's handlers staged, and records
+// the base URLs for upstream.CheckURL.
+func (a *App) Start() error {
+	inForce.Lock()
+	defer inForce.Unlock()
+	a.prev = inForce.app
+	a.applyAll()
+	inForce.app = a
+	return nil
+}
+
+func (a *App) applyAll() {
+	a.staged.mu.Lock()
+	commits := append([]func(){}, a.staged.commits...)
+	bases := map[string][]string{}
+	for key, p := range a.resolved {
+		bases[key] = append(append([]string(nil), a.staged.bases[key]...), p.BaseURLs...)
+	}
+	a.staged.mu.Unlock()
+	for _, f := range commits {
+		f()
+	}
+	for key, urls := range bases {
+		up.Register(key, urls)
+	}
+}
+
+// Stop is called when the config is unloaded: after a newer config
+// started, at shutdown, or when another app of this same config failed to
+// start. In that last case the config before this one is still running,
+// so its changes are put back in force.
+func (a *App) Stop() error {
+	inForce.Lock()
+	defer inForce.Unlock()
+	a.stopped = true
+	if inForce.app != a {
+		// Replaced: the app in force no longer needs to remember us.
+		if cur := inForce.app; cur != nil && cur.prev == a {
+			cur.prev = nil
+		}
+		a.prev = nil
+		return nil
+	}
+	prev := a.prev
+	a.prev = nil
+	if prev != nil && !prev.stopped {
+		prev.applyAll()
+		inForce.app = prev
+		return nil
+	}
+	inForce.app = nil
+	return nil
+}
+
+// Interface guards
+var (
+	_ caddy.App         = (*App)(nil)
+	_ caddy.Provisioner = (*App)(nil)
+)

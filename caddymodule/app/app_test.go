@@ -1,0 +1,243 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
+)
+
+func parse(t *testing.T, input string) (*App, error) {
+	t.Helper()
+	a := new(App)
+	err := a.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
+	return a, err
+}
+
+func provision(t *testing.T, a *App) error {
+	t.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	return a.Provision(ctx)
+}
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	for _, tc := range []struct {
+		name, input string
+		want        App
+	}{
+		{"empty", `besluitbron`, App{}},
+		{"unset placeholders keep the defaults", `besluitbron {
+			contact
+			allow_private
+			trusted_sources
+			platform obv {
+				base_url
+			}
+		}`, App{}},
+		{"full", `besluitbron {
+			contact ops@example.org
+			allow_private 127.0.0.1/8 10.0.0.0/8
+			trusted_sources 192.0.2.0/24
+			cache_dir /var/cache/bb
+			process_limit 500/s 1000
+			store local
+			platform opentk {
+				base_url http://127.0.0.1:9104 http://127.0.0.1:9105/tkconv
+				search_paths /search /ksds
+				max_searches_per_host 3
+				queue_wait 5s
+			}
+			platform tk {
+				capacity 10
+				window 1s
+				max_queue 50
+				max_wait 10s
+			}
+		}`, App{
+			Contact: "ops@example.org", AllowPrivate: []string{"127.0.0.1/8", "10.0.0.0/8"},
+			TrustedSources: []string{"192.0.2.0/24"}, CacheDir: "/var/cache/bb",
+			ProcessLimit: &Limit{Rate: "500/s", Burst: 1000}, Store: "local",
+			Platforms: map[string]*PlatformConfig{
+				"opentk": {BaseURLs: []string{"http://127.0.0.1:9104", "http://127.0.0.1:9105/tkconv"}, SearchPaths: []string{"/search", "/ksds"},
+					MaxSearchesPerHost: 3, QueueWait: caddy.Duration(5 * time.Second)},
+				"tk": {Capacity: 10, Window: caddy.Duration(time.Second), MaxQueue: 50, MaxWait: caddy.Duration(10 * time.Second)},
+			},
+		}},
+		{"process limit off", `besluitbron {
+			process_limit off
+		}`, App{ProcessLimit: &Limit{Rate: "off"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parse(t, tc.input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*got, tc.want) {
+				g, _ := json.Marshal(got)
+				w, _ := json.Marshal(tc.want)
+				t.Errorf("got  %s\nwant %s", g, w)
+			}
+		})
+	}
+}
+
+func TestUnmarshalCaddyfileRejects(t *testing.T) {
+	for name, input := range map[string]string{
+		"argument":           `besluitbron x`,
+		"unknown option":     "besluitbron {\n nonsense 1\n}",
+		"unknown platform":   "besluitbron {\n platform nope {\n base_url http://x\n }\n}",
+		"platform twice":     "besluitbron {\n platform obv {\n base_url http://a\n }\n platform obv {\n base_url http://b\n }\n}",
+		"two contacts":       "besluitbron {\n contact a b\n}",
+		"bad capacity":       "besluitbron {\n platform obv {\n capacity -1\n }\n}",
+		"bad window":         "besluitbron {\n platform obv {\n window soon\n }\n}",
+		"zero max_queue":     "besluitbron {\n platform obv {\n max_queue 0\n }\n}",
+		"process no burst":   "besluitbron {\n process_limit 5/s\n}",
+		"process bad burst":  "besluitbron {\n process_limit 5/s many\n}",
+		"cache_dir no value": "besluitbron {\n cache_dir\n}",
+		"search_paths empty": "besluitbron {\n platform ori {\n search_paths\n }\n}",
+		"platform option":    "besluitbron {\n platform obv {\n contact x\n }\n}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := parse(t, input); err == nil {
+				t.Errorf("%q accepted", input)
+			}
+		})
+	}
+}
+
+func TestDescriptorsLayConfigOverTheTable(t *testing.T) {
+	a := &App{Platforms: map[string]*PlatformConfig{
+		"obv":    {BaseURLs: []string{"http://127.0.0.1:9102"}, Capacity: 30},
+		"tk":     {Capacity: 10, Window: caddy.Duration(time.Second)},
+		"opentk": {SearchPaths: []string{"off"}, MaxSearchesPerHost: 4},
+	}}
+	if err := provision(t, a); err != nil {
+		t.Fatal(err)
+	}
+	obv, _ := a.Platform(platforms.OBV)
+	if !reflect.DeepEqual(obv.BaseURLs, []string{"http://127.0.0.1:9102"}) || obv.Budget.Capacity != 30 || obv.Budget.Window != time.Minute {
+		t.Errorf("obv: %+v %+v", obv.BaseURLs, obv.Budget)
+	}
+	if len(obv.Budget.Costs) != 2 || obv.Budget.Costs[0].Per != 24 {
+		t.Errorf("obv keeps its prices: %+v", obv.Budget.Costs)
+	}
+	if tk, _ := a.Platform(platforms.TK); tk.Budget == nil || tk.Budget.Capacity != 10 || !tk.OwnLimit {
+		t.Errorf("tk budget: %+v", tk.Budget)
+	}
+	if o, _ := a.Platform(platforms.OpenTK); o.Search.Paths != nil || o.Search.MaxPerHost != 4 || o.Search.QueueWait != 20*time.Second {
+		t.Errorf("opentk search: %+v", o.Search)
+	}
+	if ob, _ := a.Platform(platforms.OB); !reflect.DeepEqual(ob.BaseURLs, []string{"https://repository.overheid.nl"}) {
+		t.Errorf("ob keeps its default: %v", ob.BaseURLs)
+	}
+	if !a.BaseURLSet(platforms.OBV) || a.BaseURLSet(platforms.ORI) {
+		t.Error("BaseURLSet")
+	}
+	if a.ContactAddress() != platforms.DefaultContact {
+		t.Errorf("contact %q", a.ContactAddress())
+	}
+	// A descriptor is a copy: changing it changes neither app nor table.
+	obv.Budget.Costs[0].Per = 1
+	obv.BaseURLs[0] = "x"
+	if again, _ := a.Platform(platforms.OBV); again.Budget.Costs[0].Per != 24 || again.BaseURLs[0] == "x" {
+		t.Error("a caller changed the app's descriptor")
+	}
+	if def, _ := platforms.Get(platforms.OBV); def.Budget.Capacity != 60 {
+		t.Error("the app changed the table")
+	}
+}
+
+func TestProvisionRejects(t *testing.T) {
+	for name, a := range map[string]*App{
+		"unknown platform":       {Platforms: map[string]*PlatformConfig{"nope": {}}},
+		"bad base URL":           {Platforms: map[string]*PlatformConfig{"obv": {BaseURLs: []string{"ftp://x"}}}},
+		"budget without window":  {Platforms: map[string]*PlatformConfig{"tk": {Capacity: 5}}},
+		"negative":               {Platforms: map[string]*PlatformConfig{"obv": {MaxQueue: -1}}},
+		"bad allow_private":      {AllowPrivate: []string{"localhost"}},
+		"bad trusted_sources":    {TrustedSources: []string{"10.0.0.0/33"}},
+		"shared store not built": {Store: "redis://x"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := provision(t, a); err == nil {
+				t.Error("accepted")
+			}
+		})
+	}
+}
+
+// A config's staged changes apply when it starts, never when it is
+// provisioned; a config that fails to start puts the running one's back.
+func TestStagedChangesApplyAtStart(t *testing.T) {
+	var inUse []string
+	newApp := func(name string, urls ...string) *App {
+		a := &App{Platforms: map[string]*PlatformConfig{"ob": {BaseURLs: urls}}}
+		if err := provision(t, a); err != nil {
+			t.Fatal(err)
+		}
+		a.OnStart(func() { inUse = append(inUse, name) })
+		return a
+	}
+	obBases := func() string {
+		b, _ := up.Bases(platforms.OB)
+		return strings.Join(b, " ")
+	}
+
+	running := newApp("first", "http://one.example")
+	if len(inUse) != 0 {
+		t.Fatal("applied in Provision")
+	}
+	if err := running.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(inUse, ",") != "first" || !strings.Contains(obBases(), "one.example") {
+		t.Fatalf("after Start: %v %s", inUse, obBases())
+	}
+
+	// A reload whose other apps fail to start: Caddy stops the new app
+	// while the first still runs.
+	failed := newApp("failed", "http://two.example")
+	if strings.Join(inUse, ",") != "first" || strings.Contains(obBases(), "two.example") {
+		t.Fatalf("a provisioned config changed the running one: %v %s", inUse, obBases())
+	}
+	if err := failed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := failed.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(inUse, ",") != "first,failed,first" || strings.Contains(obBases(), "two.example") {
+		t.Fatalf("the running config's changes were not put back: %v %s", inUse, obBases())
+	}
+
+	// A reload that succeeds: the new config starts, then the old stops;
+	// stopping the old one changes nothing.
+	next := newApp("next", "http://three.example")
+	if err := next.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := running.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(inUse, ",") != "first,failed,first,next" || !strings.Contains(obBases(), "three.example") {
+		t.Fatalf("after the reload: %v %s", inUse, obBases())
+	}
+	if next.prev != nil {
+		t.Error("the app in force still holds the stopped one")
+	}
+	// Shutdown: nothing to put back.
+	if err := next.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if len(inUse) != 4 {
+		t.Errorf("shutdown applied something: %v", inUse)
+	}
+}

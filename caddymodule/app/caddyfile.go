@@ -1,0 +1,200 @@
+package app
+
+import (
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+func init() {
+	httpcaddyfile.RegisterGlobalOption(ID, parseGlobal)
+}
+
+func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
+	a := new(App)
+	if err := a.UnmarshalCaddyfile(d); err != nil {
+		return nil, err
+	}
+	return httpcaddyfile.App{Name: ID, Value: caddyconfig.JSON(a, nil)}, nil
+}
+
+// UnmarshalCaddyfile sets the app up from the global option block:
+//
+//	{
+//		besluitbron {
+//			contact         [<address>]
+//			allow_private   [<cidr|ip>...]
+//			trusted_sources [<cidr|ip>...]
+//			cache_dir       <path>|off
+//			process_limit   <rate> <burst> | off
+//			store           local
+//			platform <key> {
+//				base_url              [<url>...]
+//				capacity              <units>
+//				window                <duration>
+//				max_queue             <n>
+//				max_wait              <duration>
+//				search_paths          <pattern>...|off
+//				max_searches_per_host <n>
+//				queue_wait            <duration>
+//			}
+//		}
+//	}
+//
+// Every option may be left out: the defaults table (caddymodule/platforms)
+// holds the platforms' addresses, budgets, searches and caches. contact,
+// allow_private, trusted_sources and base_url may stand without a value,
+// which keeps the default: so an environment variable that is unset, read
+// as a {$VAR} placeholder, changes nothing (base_url {$BESLUITBRON_OBV_URL}).
+// A value with spaces (several base URLs) gives several arguments.
+func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	d.Next() // option name
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	for d.NextBlock(0) {
+		switch opt := d.Val(); opt {
+		case "contact":
+			args := d.RemainingArgs()
+			if len(args) > 1 {
+				return d.ArgErr()
+			}
+			if len(args) == 1 {
+				a.Contact = args[0]
+			}
+		case "allow_private":
+			a.AllowPrivate = append(a.AllowPrivate, d.RemainingArgs()...)
+		case "trusted_sources":
+			a.TrustedSources = append(a.TrustedSources, d.RemainingArgs()...)
+		case "cache_dir", "store":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			v := d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			if opt == "store" {
+				a.Store = v
+			} else {
+				a.CacheDir = v
+			}
+		case "process_limit":
+			args := d.RemainingArgs()
+			switch {
+			case len(args) == 1 && args[0] == "off":
+				a.ProcessLimit = &Limit{Rate: "off"}
+			case len(args) == 2:
+				n, err := strconv.Atoi(args[1])
+				if err != nil || n <= 0 {
+					return d.Errf("process_limit: burst must be a positive number, got %q", args[1])
+				}
+				a.ProcessLimit = &Limit{Rate: args[0], Burst: n}
+			default:
+				return d.ArgErr()
+			}
+		case "platform":
+			if err := a.unmarshalPlatform(d); err != nil {
+				return err
+			}
+		default:
+			return d.Errf("unknown besluitbron option %q", opt)
+		}
+	}
+	return nil
+}
+
+func (a *App) unmarshalPlatform(d *caddyfile.Dispenser) error {
+	if !d.NextArg() {
+		return d.ArgErr()
+	}
+	key := d.Val()
+	if _, ok := platforms.Get(key); !ok {
+		return d.Errf("unknown platform %q (known: %v)", key, platforms.Keys())
+	}
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	if a.Platforms[key] != nil {
+		return d.Errf("platform %s configured twice", key)
+	}
+	c := new(PlatformConfig)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		opt := d.Val()
+		switch opt {
+		case "base_url":
+			c.BaseURLs = append(c.BaseURLs, d.RemainingArgs()...)
+		case "search_paths":
+			c.SearchPaths = d.RemainingArgs()
+			if len(c.SearchPaths) == 0 {
+				return d.ArgErr()
+			}
+		case "capacity", "max_queue", "max_searches_per_host":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			v := d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			if opt == "capacity" {
+				f, err := strconv.ParseFloat(v, 64)
+				if err != nil || f <= 0 {
+					return d.Errf("capacity: want a positive number, got %q", v)
+				}
+				c.Capacity = f
+				continue
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return d.Errf("%s: want a positive whole number, got %q", opt, v)
+			}
+			if opt == "max_queue" {
+				c.MaxQueue = n
+			} else {
+				c.MaxSearchesPerHost = n
+			}
+		case "window", "max_wait", "queue_wait":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			dur, err := caddy.ParseDuration(d.Val())
+			if err != nil || dur <= 0 {
+				return d.Errf("%s: want a positive duration, got %q", opt, d.Val())
+			}
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			switch opt {
+			case "window":
+				c.Window = caddy.Duration(dur)
+			case "max_wait":
+				c.MaxWait = caddy.Duration(dur)
+			default:
+				c.QueueWait = caddy.Duration(dur)
+			}
+		default:
+			return d.Errf("unknown option %q in platform %s", opt, key)
+		}
+	}
+	if c.empty() {
+		return nil // only unset placeholders: the table's defaults
+	}
+	if a.Platforms == nil {
+		a.Platforms = map[string]*PlatformConfig{}
+	}
+	a.Platforms[key] = c
+	return nil
+}
+
+func (c *PlatformConfig) empty() bool {
+	return len(c.BaseURLs) == 0 && len(c.SearchPaths) == 0 && c.Capacity == 0 && c.Window == 0 &&
+		c.MaxQueue == 0 && c.MaxWait == 0 && c.MaxSearchesPerHost == 0 && c.QueueWait == 0
+}
+
+var _ caddyfile.Unmarshaler = (*App)(nil)
