@@ -3,13 +3,33 @@
 #
 #   ./xcaddy.sh build     build ./caddy (standard Caddy modules + ours)
 #   ./xcaddy.sh run       build, then run the repository's Caddyfile
-#   ./xcaddy.sh offline   build, then run everything offline: the proxy on
-#                         :8080 with all seven platforms pointed at the
-#                         emulators, each on its own loopback port
+#   ./xcaddy.sh offline   build ./caddy-offline (./caddy plus the platform
+#                         emulators), then run everything offline: the
+#                         proxy on :8080 with all seven platforms pointed at
+#                         the emulators, each on its own loopback port
 #   ./xcaddy.sh version   print the version stamp a build would carry
 #
 # xcaddy runs pinned from the Go module proxy (no global install); the Caddy
 # version is the one go.mod pins.
+#
+# The product (./caddy, the Docker image, any `xcaddy --with
+# github.com/besluitbron/besluitbron`) holds no emulator: they invent data
+# and serve unauthenticated fault injection under /_emulator/. Offline mode
+# adds them as a separate package, a second
+# `--with github.com/besluitbron/besluitbron/caddymodule/emulator`, the
+# same package cmd/caddy-offline imports. A separate package rather than a
+# build tag: the product's import graph cannot reach it at all (go list
+# -deps shows it, TestProductHoldsNoEmulators checks it), while a tag lives
+# in the build command, where one stray -tags would ship the emulators
+# unnoticed. The offline binary gets its own name, so ./caddy is always the
+# product.
+#
+# xcaddy v0.4.5 `go get`s every --with package unless it lies under a
+# replace written without a version; ours is written @v0.0.0=. (the module
+# itself must be fetched at a version), so the sub-package would be looked
+# up on the module proxy and not be found. Offline mode therefore adds
+# `--replace github.com/besluitbron/besluitbron=.` too: the same directory,
+# without a version, so xcaddy takes the sub-package from it.
 #
 # Every build is stamped with the source it was built from (linked into
 # caddymodule/version.Override), because the cache drops entries another
@@ -50,17 +70,21 @@ base() {
 	echo "${b:-0.0.0}"
 }
 
+# Git pathspecs that leave out the builds' own output.
+NOT_OUTPUT=(':(exclude)caddy' ':(exclude)caddy.exe' ':(exclude)caddy-offline' ':(exclude)caddy-offline.exe')
+
 # dirty_hash prints a hash of the uncommitted changes, or nothing when the
-# tree is clean. The build's own output (./caddy) never counts.
+# tree is clean. The build's own output (./caddy, ./caddy-offline) never
+# counts.
 dirty_hash() {
 	local untracked
-	untracked=$(git ls-files --others --exclude-standard -- . ':(exclude)caddy' ':(exclude)caddy.exe')
+	untracked=$(git ls-files --others --exclude-standard -- . "${NOT_OUTPUT[@]}")
 	if git diff --quiet HEAD -- . && [ -z "$untracked" ]; then
 		return
 	fi
 	{
 		git -c core.quotepath=off diff --no-color --no-ext-diff --binary HEAD -- .
-		git ls-files -z --others --exclude-standard -- . ':(exclude)caddy' ':(exclude)caddy.exe' |
+		git ls-files -z --others --exclude-standard -- . "${NOT_OUTPUT[@]}" |
 			while IFS= read -r -d '' f; do
 				printf 'untracked %s %s\n' "$f" "$(git hash-object -- "$f")"
 			done
@@ -71,7 +95,7 @@ dirty_hash() {
 # context without .git and without the build arg still stamps its source.
 source_hash() {
 	find . -path ./.git -prune -o -name node_modules -prune -o -type f \
-		! -path ./caddy ! -path ./caddy.exe -print0 |
+		! -path ./caddy ! -path ./caddy.exe ! -path ./caddy-offline ! -path ./caddy-offline.exe -print0 |
 		LC_ALL=C sort -z |
 		while IFS= read -r -d '' f; do
 			printf '%s %s\n' "$f" "$(sha <"$f")"
@@ -103,19 +127,34 @@ stamp() {
 	echo "$v"
 }
 
+# build OUTPUT [PACKAGE...] builds OUTPUT from Caddy, our module and the
+# given extra packages of our module (each one more --with).
 build() {
-	local v
+	local v out=$1 pkg
+	shift
+	local with=(--with "${MODULE}@v0.0.0=.")
+	if [ $# -gt 0 ]; then
+		# Sub-packages come from the same directory (see the top).
+		with+=(--replace "${MODULE}=.")
+	fi
+	for pkg in "$@"; do
+		with+=(--with "${MODULE}/${pkg}")
+	done
 	v=$(stamp)
 	CADDY_VERSION=$(go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2)
 	export CADDY_VERSION
 	# xcaddy's own defaults (-w -s, -trimpath, its tags) apply only when
 	# XCADDY_GO_BUILD_FLAGS is empty, so they are repeated here with the stamp.
 	export XCADDY_GO_BUILD_FLAGS="-ldflags '-w -s -X ${MODULE}/caddymodule/version.Override=${v}' -trimpath -tags nobadger,nomysql,nopgx"
-	echo "xcaddy.sh: building BesluitBron ${v}" >&2
+	echo "xcaddy.sh: building ${out}, BesluitBron ${v}" >&2
 	go run "github.com/caddyserver/xcaddy/cmd/xcaddy@${XCADDY_VERSION}" build "${CADDY_VERSION}" \
-		--output ./caddy \
-		--with "${MODULE}@v0.0.0=."
+		--output "$out" \
+		"${with[@]}"
 }
+
+# The packages offline mode adds to the product, the same ones
+# cmd/caddy-offline imports.
+OFFLINE_PACKAGES=(caddymodule/emulator)
 
 # Loopback ports of the emulators in offline mode; Caddyfile.offline serves
 # them and the platform routes are pointed at them.
@@ -132,16 +171,16 @@ offline_env() {
 
 case "${1:-}" in
 build)
-	build
+	build ./caddy
 	;;
 run)
-	build
+	build ./caddy
 	exec ./caddy run --config Caddyfile --adapter caddyfile
 	;;
 offline)
-	build
+	build ./caddy-offline "${OFFLINE_PACKAGES[@]}"
 	offline_env
-	exec ./caddy run --config Caddyfile.offline --adapter caddyfile
+	exec ./caddy-offline run --config Caddyfile.offline --adapter caddyfile
 	;;
 version)
 	stamp

@@ -109,38 +109,65 @@ func Reload(t testing.TB, caddyfileText string) {
 }
 
 var (
-	buildOnce sync.Once
-	buildPath string
-	buildErr  error
+	builtMu sync.Mutex
+	built   = map[string]*build{}
 )
 
-// Binary builds the repository's ./cmd/caddy once per test process and
-// returns its path.
+type build struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// Binary builds the repository's ./cmd/caddy, the product (no emulators),
+// once per test process and returns its path.
 func Binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
+	return buildCmd(t, "./cmd/caddy")
+}
+
+// OfflineBinary builds ./cmd/caddy-offline, the product plus the platform
+// emulators (besluitbron_emulator), as ./xcaddy.sh offline does, once per
+// test process and returns its path. For tests whose child process serves
+// an emulator itself; the others use Binary.
+func OfflineBinary(t testing.TB) string {
+	t.Helper()
+	return buildCmd(t, "./cmd/caddy-offline")
+}
+
+// buildCmd builds the command package pkg (relative to the module root)
+// once per test process.
+func buildCmd(t testing.TB, pkg string) string {
+	t.Helper()
+	builtMu.Lock()
+	b := built[pkg]
+	if b == nil {
+		b = &build{}
+		built[pkg] = b
+	}
+	builtMu.Unlock()
+	b.once.Do(func() {
 		root, err := moduleRoot()
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
 		dir, err := os.MkdirTemp("", "besluitbron-caddy-")
 		if err != nil {
-			buildErr = err
+			b.err = err
 			return
 		}
-		buildPath = filepath.Join(dir, "caddy")
-		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/caddy")
+		b.path = filepath.Join(dir, "caddy")
+		cmd := exec.Command("go", "build", "-o", b.path, pkg)
 		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/caddy: %v\n%s", err, out)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return buildPath
+	return b.path
 }
 
 var (

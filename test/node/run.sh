@@ -44,7 +44,7 @@ freeport() { "$NODE" -e 'const s=require("net").createServer();s.listen(0,"127.0
 
 if [ -z "${BESLUITBRON_MCP_URL:-}" ]; then
 echo "building caddy..."
-(cd "$root" && go build -o "$work/caddy" ./cmd/caddy)
+(cd "$root" && go build -o "$work/caddy" ./cmd/caddy-offline)
 
 port=$(freeport)
 emus=""
