@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -19,27 +18,28 @@ import (
 func emulatorSite(t *testing.T, keys []string, connectors string) (string, int) {
 	port := testcaddy.FreePort(t)
 	ups := map[string]string{}
-	var emus strings.Builder
+	var emus, bases strings.Builder
 	for _, k := range keys {
 		p := testcaddy.FreePort(t)
 		ups[k] = fmt.Sprintf("127.0.0.1:%d", p)
 		// As in offline mode: the platform's base URL is its emulator, so
 		// links in its answers (OB's itemUrl) pass upstream.CheckURL.
-		pl, _ := platforms.Get(k)
-		t.Setenv(pl.EnvVar, "http://"+ups[k])
+		fmt.Fprintf(&bases, "\t\tplatform %s {\n\t\t\tbase_url http://%s\n\t\t}\n", k, ups[k])
 		fmt.Fprintf(&emus, "http://:%d {\n\tbesluitbron_emulator %s\n}\n", p, k)
 	}
 	return fmt.Sprintf(`{
 	admin off
 	auto_https off
 	persist_config off
+	besluitbron {
+%s	}
 }
 %s
 http://:%d {
 %s
 %s
 }
-`, emus.String(), port, routes(ups, true), connectors), port
+`, bases.String(), emus.String(), port, routes(ups, true), connectors), port
 }
 
 var emulated = []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"}

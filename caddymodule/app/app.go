@@ -223,8 +223,16 @@ func apply(p *platforms.Platform, c *PlatformConfig) error {
 }
 
 // Load returns the config's besluitbron app (provisioned with the defaults
-// when the config has none).
-func Load(ctx caddy.Context) (*App, error) {
+// when the config has none). A context that belongs to no config (a
+// handler provisioned on its own, as unit tests do; Caddy's ctx.App
+// panics there) gets an app of defaults of its own, which never starts.
+func Load(ctx caddy.Context) (a *App, err error) {
+	defer func() {
+		if recover() != nil {
+			a = new(App)
+			err = a.Provision(ctx)
+		}
+	}()
 	v, err := ctx.App(ID)
 	if err != nil {
 		return nil, fmt.Errorf("loading the besluitbron app: %w", err)

@@ -241,3 +241,17 @@ func TestStagedChangesApplyAtStart(t *testing.T) {
 		t.Errorf("shutdown applied something: %v", inUse)
 	}
 }
+
+// A handler provisioned outside any config (unit tests) still finds the
+// table's defaults.
+func TestLoadWithoutConfig(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	a, err := Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := a.Platform(platforms.OBV); !ok || p.Budget.Capacity != 60 {
+		t.Errorf("obv: %+v", p)
+	}
+}
