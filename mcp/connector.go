@@ -28,6 +28,7 @@ type settings struct {
 // so their sessions), the health the tools observed, and memoised lists.
 type connector struct {
 	name   string
+	ids    issuedIDs // this connector's session ids
 	mcp    *server.MCPServer
 	http   *server.StreamableHTTPServer
 	cfg    atomic.Pointer[settings]
@@ -38,16 +39,16 @@ type connector struct {
 
 // newConnector builds the mcp-go server and its Streamable HTTP transport.
 // Localhost protection is off: the handler checks Host and Origin itself
-// (guard.go), since Caddy does the host routing.
+// (Handler.checkHostOrigin), since Caddy does the host routing.
 func newConnector(name string, idle time.Duration) *connector {
-	c := &connector{name: name}
+	c := &connector{name: name, ids: issuedIDs{reg: session.Issued, connector: name}}
 	c.mcp = server.NewMCPServer("besluitbron-"+name, version.Current(),
 		server.WithToolCapabilities(true),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 	)
 	c.http = server.NewStreamableHTTPServer(c.mcp,
-		server.WithSessionIdManager(issuedIDs{reg: session.Issued}),
+		server.WithSessionIdManager(c.ids),
 		server.WithDisableLocalhostProtection(true),
 		server.WithSessionIdleTTL(idle),
 		server.WithHeartbeatInterval(0),

@@ -272,6 +272,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		http.Error(w, msg, http.StatusForbidden)
 		return nil
 	}
+	if h.conn.refuseUnknownSession(w, r) {
+		return nil
+	}
 	if r.Method == http.MethodPost {
 		if r.ContentLength > h.MaxBodyBytes {
 			writeTooLarge(w, h.MaxBodyBytes)

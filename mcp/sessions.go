@@ -2,9 +2,11 @@ package mcp
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/google/uuid"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
@@ -12,21 +14,28 @@ import (
 // idPrefix is the prefix of the session ids connectors issue.
 const idPrefix = "mcp-session-"
 
-// issuedIDs is mcp-go's SessionIdManager backed by the process-wide
-// session.Issued registry: ids issued before a config reload stay valid
-// after it, and the fair queue and inbound limits recognise them.
+// issuedIDs is one connector's mcp-go SessionIdManager, backed by the
+// process-wide session.Issued registry under the connector's name: the
+// connector accepts only the ids it issued itself (an id from /mcp/raad is
+// unknown at /mcp/rijk), ids issued before a config reload stay valid
+// after it (the pooled connector keeps its name), and the fair queue and
+// inbound limits recognise them as real sessions.
 type issuedIDs struct {
-	reg *session.Registry
+	reg       *session.Registry
+	connector string
 }
 
-// Generate issues a new random session id.
+// Generate issues a new random session id, owned by this connector.
 func (m issuedIDs) Generate() string {
 	id := idPrefix + uuid.NewString()
-	m.reg.Add(id)
+	m.reg.Add(id, m.connector)
 	return id
 }
 
-// Validate accepts only ids this process issued and did not end.
+// Validate accepts only ids this connector issued and did not end. mcp-go
+// answers an error with 404 "Invalid session ID", the MCP transport's
+// answer to a session the server does not know, so the client starts a
+// new one.
 func (m issuedIDs) Validate(id string) (isTerminated bool, err error) {
 	if id == "" {
 		return false, fmt.Errorf("missing session id")
@@ -34,14 +43,44 @@ func (m issuedIDs) Validate(id string) (isTerminated bool, err error) {
 	if !strings.HasPrefix(id, idPrefix) || len(id) > 100 {
 		return false, fmt.Errorf("invalid session id")
 	}
-	if !m.reg.Has(id) {
+	if !m.reg.IssuedBy(id, m.connector) {
 		return false, fmt.Errorf("session not found")
 	}
 	return false, nil
 }
 
 // Terminate ends a session (DELETE by the client, idle expiry, shutdown).
+// Only this connector's own ids are removed; ServeHTTP has already
+// answered 404 to a DELETE naming any other.
 func (m issuedIDs) Terminate(id string) (isNotAllowed bool, err error) {
-	m.reg.Remove(id)
+	m.reg.Remove(id, m.connector)
 	return false, nil
+}
+
+// refuseUnknownSession answers a legacy-era GET or DELETE that names no
+// session this connector issued, and reports whether it did. mcp-go checks
+// the id of a POST, but a GET opens (and registers) a listening session
+// for any id, or issues one when the request names none, and a DELETE
+// ends whatever it names; so without this a made-up or foreign id would
+// become a session here, and an id-less GET would fill the registry. The
+// answers are the MCP transport's: 400 without an id, 404 for an id the
+// server does not know. Modern-era (2026-07-28) requests carry no session
+// and go on to mcp-go, which answers them 405.
+func (c *connector) refuseUnknownSession(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodDelete {
+		return false
+	}
+	if mcpgo.IsModernProtocol(r.Header.Get(mcpgo.HeaderProtocolVersion)) {
+		return false
+	}
+	id := r.Header.Get(session.MCPHeader)
+	if id == "" {
+		http.Error(w, "Bad Request: Mcp-Session-Id header required", http.StatusBadRequest)
+		return true
+	}
+	if _, err := c.ids.Validate(id); err != nil {
+		http.Error(w, "Invalid session ID", http.StatusNotFound)
+		return true
+	}
+	return false
 }
