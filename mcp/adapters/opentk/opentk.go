@@ -243,7 +243,10 @@ var (
 // ParseDocument turns the HTML rendering of a document or of minutes into
 // text; category is Document or Verslag.
 func ParseDocument(nummer, category string, body []byte) (adapters.Document, error) {
-	s := string(body)
+	// The HTML is read as it came: a byte that is no UTF-8 becomes U+FFFD
+	// here, as it would in the JSON answer, so text and title are valid
+	// (found by FuzzParse).
+	s := strings.ToValidUTF8(string(body), "\uFFFD")
 	if !strings.Contains(strings.ToLower(s), "<") {
 		return adapters.Document{}, fmt.Errorf("OpenTK document is not HTML")
 	}
