@@ -9,7 +9,6 @@
 package upstream
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 )
 
 // Host is one base URL of a platform.
@@ -152,9 +153,6 @@ func NewProxy(hosts []*Host, opt Options) (*Proxy, error) {
 	}
 	return &Proxy{hosts: hosts, opt: opt, sel: places.Selector(dials, opt.Caps)}, nil
 }
-
-// Hosts returns the proxy's hosts in order.
-func (p *Proxy) Hosts() []*Host { return p.hosts }
 
 // Selector returns the proxy's place keeper (for metrics and tests).
 func (p *Proxy) Selector() *Selector { return p.sel }
@@ -347,33 +345,14 @@ func anyLeft(excluded []bool) bool {
 }
 
 // bufferBody reads a small request body into memory and sets GetBody, so
-// the request can be resent; a larger body is left streaming.
+// the request can be resent; a larger body is left streaming. A body
+// already replayable (platform_cache buffered it) is left as it is.
 func (p *Proxy) bufferBody(req *http.Request) error {
-	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
+	if req.GetBody != nil {
 		return nil
 	}
-	if req.ContentLength > p.opt.MaxReplayBody {
-		return nil
-	}
-	orig := req.Body
-	data, err := io.ReadAll(io.LimitReader(orig, p.opt.MaxReplayBody+1))
-	if err != nil {
+	if _, _, err := httpx.BufferBody(req, p.opt.MaxReplayBody); err != nil {
 		return fmt.Errorf("reading request body: %w", err)
-	}
-	if int64(len(data)) > p.opt.MaxReplayBody {
-		req.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(data), orig), orig}
-		return nil
-	}
-	orig.Close()
-	req.ContentLength = int64(len(data))
-	req.TransferEncoding = nil
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	req.Body, _ = req.GetBody()
-	if len(data) == 0 {
-		req.Body = http.NoBody
 	}
 	return nil
 }
