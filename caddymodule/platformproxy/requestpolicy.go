@@ -1,16 +1,16 @@
 package platformproxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 )
 
 // defaultMaxBody is the default request body cap: an ORI _msearch or an
@@ -64,14 +64,10 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (bool, error) {
 		msg := fmt.Sprintf("request body over %d bytes: platform %s takes at most that", h.MaxBody, h.Platform)
 		writeRefusal(w, http.StatusRequestEntityTooLarge, refusal{Error: "body_too_large", Platform: h.Platform, MaxBody: h.MaxBody, Message: msg})
 	}
-	if r.ContentLength > h.MaxBody {
-		// Refused before a byte is read; net/http closes the
-		// connection rather than drain a large body.
-		tooLarge()
-		return false, nil
-	}
-	// A chunked body has no length up front: read one byte past the cap.
-	data, err := io.ReadAll(io.LimitReader(r.Body, h.MaxBody+1))
+	// A Content-Length over the cap is refused before a byte is read
+	// (net/http closes the connection rather than drain a large body); a
+	// chunked body is read one byte past the cap.
+	_, over, err := httpx.BufferBody(r, h.MaxBody)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return false, caddyhttp.Error(499, fmt.Errorf("platform_proxy %s: client gone while sending the body: %w", h.Platform, err))
@@ -84,17 +80,9 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (bool, error) {
 		writeRefusal(w, http.StatusBadRequest, refusal{Error: "bad_body", Platform: h.Platform, Message: "reading the request body: " + err.Error()})
 		return false, nil
 	}
-	if int64(len(data)) > h.MaxBody {
+	if over {
 		tooLarge()
 		return false, nil
-	}
-	_ = r.Body.Close()
-	r.ContentLength = int64(len(data))
-	r.TransferEncoding = nil
-	if len(data) == 0 {
-		r.Body = http.NoBody
-	} else {
-		r.Body = io.NopCloser(bytes.NewReader(data))
 	}
 	return true, nil
 }
