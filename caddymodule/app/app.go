@@ -85,9 +85,10 @@ type App struct {
 
 // staged holds the changes a config's handlers staged (OnStart).
 type staged struct {
-	mu      sync.Mutex
-	commits []func()
-	bases   map[string][]string // base URLs handlers use beside the descriptors'
+	mu       sync.Mutex
+	commits  []func()
+	bases    map[string][]string // base URLs handlers use beside the descriptors'
+	cleanups []func()            // run when the config is unloaded (Cleanup)
 }
 
 // PlatformConfig overrides one platform's descriptor. Zero fields keep the
@@ -223,14 +224,14 @@ func apply(p *platforms.Platform, c *PlatformConfig) error {
 }
 
 // Load returns the config's besluitbron app (provisioned with the defaults
-// when the config has none). A context that belongs to no config (a
-// handler provisioned on its own, as unit tests do; Caddy's ctx.App
-// panics there) gets an app of defaults of its own, which never starts.
+// when the config has none). A context that belongs to no config (handlers
+// provisioned on their own, as unit tests do; Caddy's ctx.App panics
+// there) gets an app of defaults, one per context, which starts only when
+// its caller calls Start and is cleaned up when the context is cancelled.
 func Load(ctx caddy.Context) (a *App, err error) {
 	defer func() {
 		if recover() != nil {
-			a = new(App)
-			err = a.Provision(ctx)
+			a, err = standaloneApp(ctx)
 		}
 	}()
 	v, err := ctx.App(ID)
@@ -238,6 +239,60 @@ func Load(ctx caddy.Context) (a *App, err error) {
 		return nil, fmt.Errorf("loading the besluitbron app: %w", err)
 	}
 	return v.(*App), nil
+}
+
+// standalone holds the apps of contexts that belong to no config.
+var standalone struct {
+	sync.Mutex
+	byDone map[<-chan struct{}]*App
+}
+
+func standaloneApp(ctx caddy.Context) (*App, error) {
+	done := ctx.Done()
+	standalone.Lock()
+	defer standalone.Unlock()
+	if a, ok := standalone.byDone[done]; ok {
+		return a, nil
+	}
+	a := new(App)
+	if err := a.Provision(ctx); err != nil {
+		return nil, err
+	}
+	if standalone.byDone == nil {
+		standalone.byDone = map[<-chan struct{}]*App{}
+	}
+	standalone.byDone[done] = a
+	go func() {
+		<-done
+		standalone.Lock()
+		delete(standalone.byDone, done)
+		standalone.Unlock()
+		_ = a.Cleanup()
+	}()
+	return a, nil
+}
+
+// onCleanup registers f to run when the config is unloaded.
+func (a *App) onCleanup(f func()) {
+	a.staged.mu.Lock()
+	a.staged.cleanups = append(a.staged.cleanups, f)
+	a.staged.mu.Unlock()
+}
+
+// Cleanup runs when the config is unloaded, whether it ran or failed to
+// load: what was staged for it is forgotten.
+func (a *App) Cleanup() error {
+	if a.staged == nil {
+		return nil
+	}
+	a.staged.mu.Lock()
+	fs := a.staged.cleanups
+	a.staged.cleanups = nil
+	a.staged.mu.Unlock()
+	for _, f := range fs {
+		f()
+	}
+	return nil
 }
 
 // Platform returns the platform's descriptor: the table's defaults with
@@ -368,6 +423,7 @@ func (a *App) Stop() error {
 
 // Interface guards
 var (
-	_ caddy.App         = (*App)(nil)
-	_ caddy.Provisioner = (*App)(nil)
+	_ caddy.App          = (*App)(nil)
+	_ caddy.Provisioner  = (*App)(nil)
+	_ caddy.CleanerUpper = (*App)(nil)
 )

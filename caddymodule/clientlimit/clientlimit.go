@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/inbound"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
@@ -102,7 +103,8 @@ type Handler struct {
 	// Process limits the whole process. It is one bucket for every
 	// client_limit handler; set it in one handler (or the same in all);
 	// two different values in one config are an error. A config where no
-	// handler sets it uses the default: 1000/s, burst 2000.
+	// handler sets it uses the besluitbron app's process_limit, else the
+	// default: 1000/s, burst 2000.
 	Process *LimitConfig `json:"process,omitempty"`
 
 	// Connector limits the zone as a whole. Default: 300/s, burst 600.
@@ -140,13 +142,13 @@ type Handler struct {
 	// address carries many users. A front proxy belongs in the server's
 	// trusted_proxies instead, so that the real client address counts.
 	// Requests from these addresses without an issued session still pass
-	// the address's bucket. Default: none.
+	// the address's bucket. Default: the besluitbron app's
+	// trusted_sources (none unless set there).
 	TrustedSources []string `json:"trusted_sources,omitempty"`
 
 	zoneCfg       inbound.Config
 	trusted       []netip.Prefix
 	processLimit  inbound.Limit
-	seq           uint64
 	process       *processState
 	zone          *zoneState
 	processRef    bool
@@ -193,14 +195,21 @@ var zoneName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // Provision parses the limits and takes the shared state from the pool.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	a, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
 	if h.Zone == "" {
 		h.Zone = defaultZone
 	}
 	if !zoneName.MatchString(h.Zone) {
 		return fmt.Errorf("zone %q: use 1 to 64 letters, digits, '.', '_' or '-'", h.Zone)
 	}
-	var err error
-	if h.processLimit, err = h.Process.limit(defaultProcess); err != nil {
+	process := h.Process
+	if process == nil && a.ProcessLimit != nil {
+		process = &LimitConfig{Rate: a.ProcessLimit.Rate, Burst: a.ProcessLimit.Burst}
+	}
+	if h.processLimit, err = process.limit(defaultProcess); err != nil {
 		return fmt.Errorf("process: %w", err)
 	}
 	if h.zoneCfg.Connector, err = h.Connector.limit(defaultConnector); err != nil {
@@ -233,8 +242,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.trusted, err = session.ParsePrefixes(h.TrustedSources); err != nil {
 		return fmt.Errorf("trusted_sources: %v; want CIDR ranges or addresses", err)
 	}
+	if h.TrustedSources == nil {
+		h.trusted = a.Trusted()
+	}
 
-	h.seq = generation(ctx)
 	v, _, err := pool.LoadOrNew(processKey, func() (caddy.Destructor, error) { return newProcessState(), nil })
 	if err != nil {
 		return fmt.Errorf("loading process limiter: %w", err)
@@ -246,13 +257,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.zone, h.zoneRef = v.(*zoneState), true
 
-	if err := h.process.settings.stage(h.seq, h.processLimit, h.Process != nil, inbound.Limit.String, ctx.Done()); err != nil {
+	if err := h.process.settings.Stage(a, h.processLimit, h.Process != nil, inbound.Limit.String); err != nil {
 		return fmt.Errorf("process limit: %w", err)
 	}
 	describe := func(c inbound.Config) string {
 		return fmt.Sprintf("connector %s, session %s, address %s, max_keys %d", c.Connector, c.Session, c.Address, c.MaxKeys)
 	}
-	if err := h.zone.settings.stage(h.seq, h.zoneCfg, true, describe, ctx.Done()); err != nil {
+	if err := h.zone.settings.Stage(a, h.zoneCfg, true, describe); err != nil {
 		return fmt.Errorf("zone %s: %w", h.Zone, err)
 	}
 
@@ -293,8 +304,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		h.requests[2].Inc()
 		return next.ServeHTTP(w, r)
 	}
-	h.process.settings.activate(h.seq)
-	h.zone.settings.activate(h.seq)
 
 	sess, addr := session.TrustedKeys(r)
 	c := inbound.Client{Session: sess, Address: h.groupIPv6(addr)}

@@ -17,7 +17,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -301,8 +303,10 @@ func TestProcessSharedAcrossZones(t *testing.T) {
 	defer func() {
 		// Leave the process bucket unlimited for the other tests.
 		ctx2, _ := newConfig(t)
-		h := provision(t, ctx2, &Handler{Zone: "t-proc-a", Process: off})
-		serve(h, req("192.0.2.1"))
+		provision(t, ctx2, &Handler{Zone: "t-proc-a", Process: off})
+		if a2, err := app.Load(ctx2); err != nil || a2.Start() != nil {
+			t.Error("starting the resetting config")
+		}
 	}()
 	serve(a, req("192.0.2.1"))
 	serve(b, req("192.0.2.2"))
@@ -345,13 +349,26 @@ func TestSettingsPerConfig(t *testing.T) {
 		}
 		_ = h2
 	})
-	t.Run("new config takes effect at its first request", func(t *testing.T) {
+	t.Run("new config takes effect when it starts", func(t *testing.T) {
 		ctx3, _ := newConfig(t)
 		h3 := provision(t, ctx3, &Handler{Zone: "t-conf", Process: off, Session: off, Address: lc("1/m", 1)})
-		if w, _ := serve(h3, req("192.0.2.51")); w.Code != 200 {
+		for i := range 3 {
+			if w, _ := serve(h3, req("192.0.2.51")); w.Code != 200 {
+				t.Fatalf("request %d before the new config started: %d (staged settings leaked)", i, w.Code)
+			}
+		}
+		a3, err := app.Load(ctx3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a3.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = a3.Stop() })
+		if w, _ := serve(h3, req("192.0.2.52")); w.Code != 200 {
 			t.Fatalf("first: %d", w.Code)
 		}
-		if w, _ := serve(h3, req("192.0.2.51")); w.Code != 429 {
+		if w, _ := serve(h3, req("192.0.2.52")); w.Code != 429 {
 			t.Fatalf("second: %d, want the new limit in force", w.Code)
 		}
 	})
@@ -386,4 +403,32 @@ func counterValue(c prometheus.Counter) float64 {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// trusted_sources and process_limit of the besluitbron app apply to every
+// client_limit that sets none of its own.
+func TestGlobalSettingsFromTheApp(t *testing.T) {
+	testcaddy.Load(t, fmt.Sprintf(`{
+	admin off
+	besluitbron {
+		trusted_sources 192.0.2.0/24
+		process_limit 7/s 9
+	}
+}
+:%d {
+	respond ok
+}`, testcaddy.FreePort(t)))
+	ctx, cancel := caddy.NewContext(caddy.ActiveContext())
+	defer cancel()
+	global := provision(t, ctx, &Handler{Zone: "t-global"})
+	if len(global.trusted) != 1 || global.trusted[0].String() != "192.0.2.0/24" {
+		t.Errorf("trusted from the app: %v", global.trusted)
+	}
+	if got := global.processLimit.String(); got != "7/s 9" {
+		t.Errorf("process limit from the app: %s", got)
+	}
+	own := provision(t, ctx, &Handler{Zone: "t-global-own", TrustedSources: []string{"198.51.100.7"}, Process: lc("7/s", 9)})
+	if len(own.trusted) != 1 || own.trusted[0].String() != "198.51.100.7/32" {
+		t.Errorf("the handler's own trusted_sources: %v", own.trusted)
+	}
 }
