@@ -19,8 +19,10 @@ import (
 const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 
 // sendClient gives up on an answer that does not end (a GET that opened a
-// listening stream), so such a test fails instead of hanging.
-var sendClient = &http.Client{Timeout: 10 * time.Second}
+// listening stream), so such a test fails instead of hanging. No
+// keep-alive: a reload closes the old server's idle connections, and a
+// POST caught on one is not retried by net/http.
+var sendClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // send makes one raw request to a connector with the given session id
 // ("" for none) in the 2025-11-25 era.
