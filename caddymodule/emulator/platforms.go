@@ -12,8 +12,8 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 )
 
-// constructors maps a platform key to its emulator. All seven are built
-// in; a key without an entry would get a clear provisioning error.
+// constructors maps a platform key to its emulator, one for each of the
+// seven platforms.
 var constructors = map[string]func(seed int64) http.Handler{
 	"ori":         func(seed int64) http.Handler { return ori.New(ori.Config{Seed: seed}) },
 	"obv":         func(seed int64) http.Handler { return obv.New(obv.Config{Seed: seed}) },
