@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -16,6 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
@@ -276,21 +275,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		return nil
 	}
 	if r.Method == http.MethodPost {
-		if r.ContentLength > h.MaxBodyBytes {
-			writeTooLarge(w, h.MaxBodyBytes)
-			return nil
-		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, h.MaxBodyBytes+1))
+		_, over, err := httpx.BufferBody(r, h.MaxBodyBytes)
 		if err != nil {
 			http.Error(w, "could not read the request body", http.StatusBadRequest)
 			return nil
 		}
-		if int64(len(body)) > h.MaxBodyBytes {
+		if over {
 			writeTooLarge(w, h.MaxBodyBytes)
 			return nil
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	o := origin{srv: srv, host: r.Host, remoteAddr: clientRemoteAddr(r), key: session.Key(r)}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/cache"
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
@@ -206,21 +208,12 @@ func subrequest(ctx context.Context, o origin, platform string, req adapters.Req
 	return a, nil
 }
 
-// retryAfter reads Retry-After (seconds or an HTTP date) as seconds.
+// retryAfter reads Retry-After (httpx.RetryAfter) as whole seconds to
+// tell a model, rounded up; a date already past is 0 ("now").
 func retryAfter(h http.Header, now time.Time) (int, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
+	d, ok := httpx.RetryAfter(h.Get("Retry-After"), now)
+	if !ok {
 		return 0, false
 	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return n, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		s := int(t.Sub(now).Seconds() + 0.999)
-		if s < 0 {
-			s = 0
-		}
-		return s, true
-	}
-	return 0, false
+	return int(math.Ceil(max(d, 0).Seconds())), true
 }
