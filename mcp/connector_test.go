@@ -255,7 +255,14 @@ func TestArgumentChecksAndPlatformFailures(t *testing.T) {
 
 func post(t *testing.T, url, host, origin, body string, hdr map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	return request(t, http.DefaultClient, "POST", url, host, origin, body, hdr)
+}
+
+// request makes one raw request as an MCP client would (JSON, SSE
+// accepted) and returns the answer with its body read.
+func request(t *testing.T, c *http.Client, method, url, host, origin, body string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if host != "" {
@@ -267,7 +274,7 @@ func post(t *testing.T, url, host, origin, body string, hdr map[string]string) (
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

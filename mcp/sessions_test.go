@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,24 +23,27 @@ const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // POST caught on one is not retried by net/http.
 var sendClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
-// send makes one raw request to a connector with the given session id
-// ("" for none) in the 2025-11-25 era.
+// send makes one raw 2025-era request to a connector naming session sid
+// ("" for none).
 func send(t *testing.T, method, url, sid, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	hdr := map[string]string{"Mcp-Protocol-Version": "2025-11-25"}
 	if sid != "" {
-		req.Header.Set(session.MCPHeader, sid)
+		hdr[session.MCPHeader] = sid
 	}
-	resp, err := sendClient.Do(req)
-	if err != nil {
-		t.Fatal(err) // a GET that opened a listening stream ends here
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	return resp.StatusCode, string(b)
+	resp, b := request(t, sendClient, method, url, "", "", body, hdr)
+	return resp.StatusCode, b
+}
+
+// serveConnectors serves twoConnectors (raad, alles, rijk) over fake
+// platforms on a free port; base is the URL the connectors' paths follow.
+func serveConnectors(t *testing.T) (f *fakePlatforms, port int, base string) {
+	t.Helper()
+	fixturesPresent(t)
+	f = newFakePlatforms(t)
+	port = testcaddy.FreePort(t)
+	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
+	return f, port, fmt.Sprintf("http://127.0.0.1:%d/mcp/", port)
 }
 
 // registered reports whether the named connector's mcp-go server holds a
@@ -58,12 +60,8 @@ func registered(t *testing.T, name, sid string) bool {
 // for POST, GET and DELETE alike; the other connector neither registers
 // it nor can end it.
 func TestSessionBelongsToItsConnector(t *testing.T) {
-	fixturesPresent(t)
-	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
-	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
-	raad := fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port)
-	rijk := fmt.Sprintf("http://127.0.0.1:%d/mcp/rijk", port)
+	f, port, base := serveConnectors(t)
+	raad, rijk := base+"raad", base+"rijk"
 	const list = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
 
 	resp, _ := post(t, raad, "", "", legacyInit, nil)
@@ -116,11 +114,8 @@ func TestSessionBelongsToItsConnector(t *testing.T) {
 // opened and registered a listening session for any id it named, and an
 // id-less GET had a new id issued.)
 func TestMadeUpSessionsDoNotGrowRegistry(t *testing.T) {
-	fixturesPresent(t)
-	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
-	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
-	rijk := fmt.Sprintf("http://127.0.0.1:%d/mcp/rijk", port)
+	_, _, base := serveConnectors(t)
+	rijk := base + "rijk"
 	before := session.Issued.Len()
 	const n = 1000
 	for i := range n {
