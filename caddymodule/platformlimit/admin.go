@@ -25,7 +25,8 @@ func init() {
 //
 // each with: the capacity and window, the units left, whether it is paused
 // (after a platform's 429), the calls, clients and sessions waiting, the
-// clients and sessions remembered, the totals, and the heaviest clients'
+// clients and sessions remembered, the totals (refunded: calls that got
+// no answer from the platform and gave their units back), and the heaviest clients'
 // usage with their heaviest sessions (?top=N, default 10; client
 // addresses and session keys are shown here, on the admin endpoint only).
 type Admin struct{}

@@ -26,19 +26,21 @@ var (
 		available: prometheus.NewDesc("caddy_platform_limit_available_units", "Units left in the platform's budget now.", []string{"platform"}, nil),
 		sessions:  prometheus.NewDesc("caddy_platform_limit_sessions", "Sessions whose usage the platform's budget remembers.", []string{"platform"}, nil),
 		clients:   prometheus.NewDesc("caddy_platform_limit_clients", "Clients (addresses, or sessions from trusted sources) whose usage the platform's budget remembers.", []string{"platform"}, nil),
-		spent:     prometheus.NewDesc("caddy_platform_limit_units_spent_total", "Units spent on the platform's budget.", []string{"platform"}, nil),
+		spent:     prometheus.NewDesc("caddy_platform_limit_units_spent_total", "Units charged to the platform's budget (refunded ones included, so the counter never goes down; see units_refunded_total).", []string{"platform"}, nil),
 		calls:     prometheus.NewDesc("caddy_platform_limit_calls_total", "Calls by outcome: admitted, rejected (queue full or waited too long), cancelled (client hung up).", []string{"platform", "outcome"}, nil),
 		paused:    prometheus.NewDesc("caddy_platform_limit_paused", "1 while the platform's budget is paused after a 429.", []string{"platform"}, nil),
+		refunds:   prometheus.NewDesc("caddy_platform_limit_refunds_total", "Admitted calls whose units went back to the platform's budget: they got no answer from the platform (nothing sent, or the path died first).", []string{"platform"}, nil),
+		refunded:  prometheus.NewDesc("caddy_platform_limit_units_refunded_total", "Units given back to the platform's budget by refunds.", []string{"platform"}, nil),
 	}
 )
 
 // figuresCollector reads every budget's figures at scrape time.
 type figuresCollector struct {
-	queue, available, sessions, clients, spent, calls, paused *prometheus.Desc
+	queue, available, sessions, clients, spent, calls, paused, refunds, refunded *prometheus.Desc
 }
 
 func (c *figuresCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.queue, c.available, c.sessions, c.clients, c.spent, c.calls, c.paused} {
+	for _, d := range []*prometheus.Desc{c.queue, c.available, c.sessions, c.clients, c.spent, c.calls, c.paused, c.refunds, c.refunded} {
 		ch <- d
 	}
 }
@@ -51,10 +53,13 @@ func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.available, prometheus.GaugeValue, st.Available, p)
 		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(st.Sessions), p)
 		ch <- prometheus.MustNewConstMetric(c.clients, prometheus.GaugeValue, float64(st.Clients), p)
-		ch <- prometheus.MustNewConstMetric(c.spent, prometheus.CounterValue, st.UnitsSpent, p)
+		// A counter never goes down: the units charged, refunds included.
+		ch <- prometheus.MustNewConstMetric(c.spent, prometheus.CounterValue, st.UnitsSpent+st.UnitsRefunded, p)
 		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Admitted), p, "admitted")
 		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Rejected), p, "rejected")
 		ch <- prometheus.MustNewConstMetric(c.calls, prometheus.CounterValue, float64(st.Cancelled), p, "cancelled")
+		ch <- prometheus.MustNewConstMetric(c.refunds, prometheus.CounterValue, float64(st.Refunded), p)
+		ch <- prometheus.MustNewConstMetric(c.refunded, prometheus.CounterValue, st.UnitsRefunded, p)
 		paused := 0.0
 		if !st.PausedUntil.IsZero() {
 			paused = 1

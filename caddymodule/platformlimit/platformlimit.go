@@ -61,6 +61,12 @@ func init() {
 // local bucket down when the platform has less room than the budget
 // thinks.
 //
+// A call that got no answer from the platform gives its units back: when
+// nothing of it left BesluitBron ({http.platform_proxy.sent} is 0), or
+// when the path failed before any answer (a dead connection, a reset); a
+// platform answer of any status is never refunded, nor a caller's
+// hang-up after the request reached a platform (refund.go says why).
+//
 // Budgets live in the process, keyed by platform: they survive config
 // reloads and are reconfigured in place; every handler of one platform
 // shares one budget.
@@ -370,28 +376,43 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return caddyhttp.Error(h.RejectStatus, fmt.Errorf("platform_limit %s: %w", h.Platform, err))
 		}
 		// The client hung up while waiting: nothing was spent.
-		return caddyhttp.Error(499, fmt.Errorf("platform_limit %s: client gone while waiting: %w", h.Platform, err))
+		return caddyhttp.Error(statusClientClosed, fmt.Errorf("platform_limit %s: client gone while waiting: %w", h.Platform, err))
 	}
 	waitSeconds.WithLabelValues(h.Platform).Observe(adm.Wait.Seconds())
 	w.Header().Set(platforms.HeaderQueueWait, strconv.FormatInt(adm.Wait.Milliseconds(), 10))
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+	repl, _ := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	if repl != nil {
 		repl.Set("http.platform_limit.wait_ms", adm.Wait.Milliseconds())
 		repl.Set("http.platform_limit.cost", adm.Cost)
+		// Only this call's proxy may say what it sent (see refund.go).
+		repl.Delete(sentPlaceholder)
 	}
-	return next.ServeHTTP(&watcher{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h}, r)
+	wr := &watcher{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h}
+	err = next.ServeHTTP(wr, r)
+	h.settle(r, repl, adm, wr.answered, err)
+	return err
 }
 
 // watcher reads the platform's answer headers as they are written.
 type watcher struct {
 	*caddyhttp.ResponseWriterWrapper
-	h    *Handler
-	seen bool
+	h *Handler
+	// seen: a final status was written; answered: and it was an answer,
+	// not the 499 Caddy's reverse_proxy writes for a caller that hung up.
+	seen, answered bool
 }
+
+// statusClientClosed is the status Caddy records for a caller that hung
+// up; no platform sends it.
+const statusClientClosed = 499
 
 func (wr *watcher) WriteHeader(status int) {
 	if !wr.seen && status >= 200 {
 		wr.seen = true
-		wr.h.observe(status, wr.Header())
+		if status != statusClientClosed {
+			wr.answered = true
+			wr.h.observe(status, wr.Header())
+		}
 	}
 	wr.ResponseWriterWrapper.WriteHeader(status)
 }
