@@ -109,8 +109,7 @@ func TestCaddyDeadPooledConnectionInNetns(t *testing.T) {
 	if b.Admitted != 2 || b.UnitsSpent > 2 {
 		t.Errorf("budget admitted %d calls, %v units, want 2 calls (warm-up, the dead one once), at most 2 units", b.Admitted, b.UnitsSpent)
 	}
-	// platform_limit keeps the units of a call that got no answer
-	// (it refunds only a caller who hangs up while queued): logged, so
-	// the figure shows when that changes.
+	// platform_limit refunds the call that got no answer (see
+	// TestCaddyDeadPathRefundsBudgetInNetns): logged for the figure.
 	t.Logf("budget after the dead call: %d admitted, %v units spent", b.Admitted, b.UnitsSpent)
 }
