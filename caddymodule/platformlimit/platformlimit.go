@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
@@ -431,7 +432,9 @@ func (h *Handler) observe(status int, hdr http.Header) {
 	now := h.clock.Now()
 	if status == http.StatusTooManyRequests {
 		upstream429.WithLabelValues(h.Platform).Inc()
-		if d, ok := retryAfter(hdr.Get("Retry-After"), now); ok {
+		// A date already past (d < 0) is no usable pause: empty the
+		// bucket as for a bare 429.
+		if d, ok := httpx.RetryAfter(hdr.Get("Retry-After"), now); ok && d >= 0 {
 			h.budget.Pause(now.Add(d))
 			h.logger.Warn("platform answered 429: budget paused",
 				zap.String("platform", h.Platform), zap.Duration("retry_after", d))
@@ -455,28 +458,6 @@ func (h *Handler) observe(status int, hdr http.Header) {
 	if remaining >= 0 || reset >= 0 {
 		h.budget.PullDown(remaining, reset)
 	}
-}
-
-// retryAfter parses a Retry-After value: seconds or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 || math.IsNaN(s) || s > 86400 {
-			return 0, false
-		}
-		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := t.Sub(now)
-		if d < 0 || d > 24*time.Hour {
-			return 0, false
-		}
-		return d, true
-	}
-	return 0, false
 }
 
 // budgets holds one budget per platform, across config reloads.
