@@ -205,3 +205,24 @@ func TestRefundOfQueuedAdmission(t *testing.T) {
 		t.Fatalf("used %v after refund", b.Used("10.0.0.2"))
 	}
 }
+
+// BenchmarkRefundWorstCase: a refund of the oldest call in a full
+// history (the replay walks every later change, under the budget's lock).
+func BenchmarkRefundWorstCase(b *testing.B) {
+	clk := NewFakeClock(t0)
+	bud, err := New(Config{Capacity: 1e12, Window: time.Hour, MaxQueue: -1, MaxWait: -1}, clk)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		b.StopTimer()
+		a, _, _ := bud.admitNow(Key{Client: "a"}, 1)
+		for range maxOps - 1 {
+			bud.admitNow(Key{Client: "b"}, 1)
+		}
+		b.StartTimer()
+		if !bud.Refund(a) {
+			b.Fatal("refund refused")
+		}
+	}
+}
