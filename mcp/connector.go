@@ -8,7 +8,6 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
@@ -62,27 +61,7 @@ const instructions = `BesluitBron answers questions about Dutch public decision-
 func (c *connector) configure(s settings) {
 	c.cfg.Store(&s)
 	c.maint.Store(nil) // set again by Provision if this config refreshes the load status
-	var tools []server.ServerTool
-	tools = append(tools, c.platformsTools()...)
-	for _, key := range s.platforms {
-		switch key {
-		case platforms.ORI:
-			tools = append(tools, c.oriTools()...)
-		case platforms.OBV:
-			tools = append(tools, c.obvTools()...)
-		case platforms.TK:
-			tools = append(tools, c.tkTools()...)
-		case platforms.OpenTK:
-			tools = append(tools, c.opentkTools()...)
-		case platforms.OB:
-			tools = append(tools, c.obTools()...)
-		case platforms.Rechtspraak:
-			tools = append(tools, c.rechtspraakTools()...)
-		case platforms.OA:
-			tools = append(tools, c.oaTools()...)
-		}
-	}
-	c.mcp.SetTools(tools...)
+	c.mcp.SetTools(c.toolsFor(s.platforms)...)
 }
 
 func (c *connector) settings() *settings { return c.cfg.Load() }

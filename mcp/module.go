@@ -176,8 +176,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func DefaultPlatforms(experimentalOA bool) []string {
 	var out []string
 	for _, k := range platforms.Keys() {
-		if k == platforms.ORI || (k == platforms.OA && !experimentalOA) {
+		switch optInOf(k) { // the tool table says how each platform comes on
+		case whenListed:
 			continue
+		case withExperimentalOA:
+			if !experimentalOA {
+				continue
+			}
 		}
 		out = append(out, k)
 	}

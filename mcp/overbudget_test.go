@@ -33,8 +33,8 @@ func TestStaleAnswersAreFromCache(t *testing.T) {
 		if a.fromCache() != want {
 			t.Errorf("fromCache(%q) = %v, want %v", cs, !want, want)
 		}
-		if got := cacheInfo(a)["from_cache"]; got != want {
-			t.Errorf("cacheInfo(%q) from_cache = %v, want %v", cs, got, want)
+		if got := meta("obv", a).FromCache; got != want {
+			t.Errorf("meta(%q) from_cache = %v, want %v", cs, got, want)
 		}
 	}
 }

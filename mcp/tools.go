@@ -7,31 +7,22 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
-// Default and largest page of full text a fetch tool returns, in characters.
-const (
-	defaultMaxChars = 8000
-	hardMaxChars    = 100000
-)
-
 // readOnly is the annotation every BesluitBron tool carries: it reads public
 // data from the open web and changes nothing. NewTool's defaults
 // (destructive, not idempotent) are wrong for these tools.
-func readOnly(title string) mcp.ToolOption {
+func readOnly(title string) mcpgo.ToolOption {
 	t, f := true, false
-	return mcp.WithToolAnnotation(mcp.ToolAnnotation{
+	return mcpgo.WithToolAnnotation(mcpgo.ToolAnnotation{
 		Title:           title,
 		ReadOnlyHint:    &t,
 		DestructiveHint: &f,
@@ -40,213 +31,29 @@ func readOnly(title string) mcp.ToolOption {
 	})
 }
 
-// Common argument options.
-func limitArg(def, max int, hint string) mcp.ToolOption {
-	return mcp.WithNumber("limit", mcp.Description(fmt.Sprintf("Results per page, 1 to %d (default %d). %s", max, def, hint)),
-		mcp.Min(1), mcp.Max(float64(max)), mcp.DefaultNumber(float64(def)))
+// Argument groups several tools share. Bounds that differ per platform
+// (limit, offset of a search) are in each tool's own input struct.
+
+// datesIn are a search's date bounds.
+type datesIn struct {
+	DateFrom string `json:"date_from,omitempty" jsonschema_description:"Earliest date, YYYY-MM-DD."`
+	DateTo   string `json:"date_to,omitempty" jsonschema_description:"Latest date, YYYY-MM-DD."`
 }
 
-func offsetArg() mcp.ToolOption {
-	return mcp.WithNumber("offset", mcp.Description("Skip this many results (paging; use next_offset of the previous page). Default 0."), mcp.Min(0))
+// textPageIn is the page of full text a fetch tool returns. The connector's
+// max_text_chars may cap max_chars lower: the text then ends earlier and
+// next_offset says where to go on.
+type textPageIn struct {
+	Offset   int `json:"offset,omitempty" jsonschema_description:"Character offset in the full text to start from (use next_offset of the previous call)." jsonschema_extras:"minimum=0,maximum=1073741824,default=0"`
+	MaxChars int `json:"max_chars,omitempty" jsonschema_description:"At most this many characters of text; the connector may cap it lower (max_text_chars)." jsonschema_extras:"minimum=200,maximum=100000,default=8000"`
 }
 
-func dateArgs() []mcp.ToolOption {
-	return []mcp.ToolOption{
-		mcp.WithString("date_from", mcp.Description("Earliest date, YYYY-MM-DD.")),
-		mcp.WithString("date_to", mcp.Description("Latest date, YYYY-MM-DD.")),
+// chars is max_chars under the connector's cap.
+func (c *connector) chars(p textPageIn) int {
+	if m := c.settings().maxTextChars; m > 0 && p.MaxChars > m {
+		return m
 	}
-}
-
-func textPageArgs() []mcp.ToolOption {
-	return []mcp.ToolOption{
-		mcp.WithNumber("offset", mcp.Description("Character offset in the full text to start from (use next_offset of the previous call). Default 0."), mcp.Min(0)),
-		mcp.WithNumber("max_chars", mcp.Description(fmt.Sprintf("At most this many characters of text, 200 to %d (default %d).", hardMaxChars, defaultMaxChars)),
-			mcp.Min(200), mcp.Max(hardMaxChars)),
-	}
-}
-
-func newTool(name, title, desc string, opts ...mcp.ToolOption) mcp.Tool {
-	all := append([]mcp.ToolOption{mcp.WithDescription(desc), readOnly(title)}, opts...)
-	return mcp.NewTool(name, all...)
-}
-
-// args reads a tool call's arguments with messages that say what to fix.
-type args struct {
-	m    map[string]any
-	errs []string
-}
-
-func newArgs(req mcp.CallToolRequest, tool mcp.Tool) *args {
-	a := &args{m: req.GetArguments()}
-	if a.m == nil {
-		switch v := req.Params.Arguments.(type) {
-		case nil:
-		case json.RawMessage:
-			if len(v) > 0 && string(v) != "null" {
-				a.errs = append(a.errs, "arguments must be a JSON object")
-			}
-		default:
-			a.errs = append(a.errs, "arguments must be a JSON object, got "+typeName(v))
-		}
-		a.m = map[string]any{}
-	}
-	var unknown []string
-	for k := range a.m {
-		if _, ok := tool.InputSchema.Properties[k]; !ok {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		var known []string
-		for k := range tool.InputSchema.Properties {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		a.errs = append(a.errs, fmt.Sprintf("unknown argument(s) %s: %s takes %s", strings.Join(unknown, ", "), tool.Name, strings.Join(known, ", ")))
-	}
-	return a
-}
-
-func (a *args) fail(format string, v ...any) { a.errs = append(a.errs, fmt.Sprintf(format, v...)) }
-
-func typeName(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case float64, int, int64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func (a *args) str(name string) string {
-	v, ok := a.m[name]
-	if !ok || v == nil {
-		return ""
-	}
-	s, ok := v.(string)
-	if !ok {
-		a.fail("%s must be a string, got %s", name, typeName(v))
-		return ""
-	}
-	if len(s) > 1000 {
-		a.fail("%s is %d characters long: use at most 1000", name, len(s))
-		return ""
-	}
-	return strings.TrimSpace(s)
-}
-
-func (a *args) required(name, example string) string {
-	s := a.str(name)
-	if s == "" && len(a.errs) == 0 {
-		a.fail("%s is required, e.g. %s", name, example)
-	}
-	return s
-}
-
-func (a *args) integer(name string, def, min, max int) int {
-	v, ok := a.m[name]
-	if !ok || v == nil {
-		return def
-	}
-	var f float64
-	switch t := v.(type) {
-	case float64:
-		f = t
-	case string:
-		n, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-		if err != nil {
-			a.fail("%s must be a number, got %q", name, t)
-			return def
-		}
-		f = n
-	default:
-		a.fail("%s must be a number, got %s", name, typeName(v))
-		return def
-	}
-	if f != float64(int64(f)) {
-		a.fail("%s must be a whole number, got %v", name, f)
-		return def
-	}
-	if f < float64(min) || f > float64(max) {
-		a.fail("%s %v is out of range: use %d to %d", name, f, min, max)
-		return def
-	}
-	return int(f)
-}
-
-func (a *args) boolean(name string, def bool) bool {
-	v, ok := a.m[name]
-	if !ok || v == nil {
-		return def
-	}
-	switch t := v.(type) {
-	case bool:
-		return t
-	case string:
-		if b, err := strconv.ParseBool(t); err == nil {
-			return b
-		}
-	}
-	a.fail("%s must be true or false, got %s", name, typeName(v))
-	return def
-}
-
-func (a *args) strList(name string) []string {
-	v, ok := a.m[name]
-	if !ok || v == nil {
-		return nil
-	}
-	switch t := v.(type) {
-	case string:
-		if s := strings.TrimSpace(t); s != "" {
-			return []string{s}
-		}
-		return nil
-	case []any:
-		var out []string
-		for _, x := range t {
-			s, ok := x.(string)
-			if !ok {
-				a.fail("%s must be a list of strings", name)
-				return nil
-			}
-			out = append(out, strings.TrimSpace(s))
-		}
-		if len(out) > 20 {
-			a.fail("%s has %d items: use at most 20", name, len(out))
-			return nil
-		}
-		return out
-	}
-	a.fail("%s must be a string or a list of strings, got %s", name, typeName(v))
-	return nil
-}
-
-func (a *args) err() *mcp.CallToolResult {
-	if len(a.errs) == 0 {
-		return nil
-	}
-	return mcp.NewToolResultError("Invalid arguments: " + strings.Join(a.errs, "; ") + ".")
-}
-
-// textPage reads offset and max_chars of a fetch tool.
-func (a *args) textPage(maxCap int) (offset, max int) {
-	offset = a.integer("offset", 0, 0, 1<<30)
-	max = a.integer("max_chars", defaultMaxChars, 200, hardMaxChars)
-	if maxCap > 0 && max > maxCap {
-		max = maxCap
-	}
-	return offset, max
+	return p.MaxChars
 }
 
 // health keeps what the connector saw of each platform.
@@ -306,11 +113,11 @@ func (h *health) get(platform string) platformHealth {
 
 // call runs one sub-request for a tool and turns every failure into an
 // isError result that says what happened and when to try again.
-func (c *connector) call(ctx context.Context, platform string, req adapters.Request) (*answer, *mcp.CallToolResult) {
+func (c *connector) call(ctx context.Context, platform string, req adapters.Request) (*answer, *mcpgo.CallToolResult) {
 	p, _ := platforms.Get(platform)
 	o, ok := originFrom(ctx)
 	if !ok {
-		return nil, mcp.NewToolResultError("internal error: the tool call has no Caddy server to send its platform request to")
+		return nil, mcpgo.NewToolResultError("internal error: the tool call has no Caddy server to send its platform request to")
 	}
 	a, err := subrequest(ctx, o, platform, req)
 	now := time.Now()
@@ -320,7 +127,7 @@ func (c *connector) call(ctx context.Context, platform string, req adapters.Requ
 			msg = fmt.Sprintf("The request to %s was cancelled before it answered (%v).", p.Name, err)
 		}
 		c.health.record(platform, a, msg, 0, now)
-		return nil, mcp.NewToolResultError(msg)
+		return nil, mcpgo.NewToolResultError(msg)
 	}
 	if a.Status >= 200 && a.Status < 300 {
 		c.health.record(platform, a, "", 0, now)
@@ -361,7 +168,7 @@ func (c *connector) call(ctx context.Context, platform string, req adapters.Requ
 		msg = strings.TrimSuffix(msg, ".") + ". The platform said: " + detail
 	}
 	c.health.record(platform, a, msg, retry, now)
-	return nil, mcp.NewToolResultError(msg)
+	return nil, mcpgo.NewToolResultError(msg)
 }
 
 // bodyMessage pulls a short human message out of an error body.
@@ -391,95 +198,98 @@ func bodyMessage(b []byte) string {
 	return adapters.Snippet(string(b), 200)
 }
 
-// cacheInfo says, for the answers a result was built from, whether they
-// all came from the cache and how long they waited for budget.
-func cacheInfo(as ...*answer) map[string]any {
-	all := len(as) > 0
-	var wait int64
+// resultMeta opens every tool result: which platform answered, whether
+// all answers it was built from came from BesluitBron's cache, and how
+// long they waited for the platform's budget.
+type resultMeta struct {
+	Platform    string `json:"platform" jsonschema_description:"Platform key the result comes from (besluitbron for the connector's own)."`
+	FromCache   bool   `json:"from_cache" jsonschema_description:"Every platform answer behind this result came from BesluitBron's cache."`
+	QueueWaitMS int64  `json:"queue_wait_ms" jsonschema_description:"Milliseconds the platform calls waited for the platform's budget."`
+	CacheStatus string `json:"cache_status,omitempty" jsonschema_description:"The Cache-Status of each platform answer, comma-separated."`
+}
+
+// meta says, for the answers a result was built from, whether they all
+// came from the cache and how long they waited for budget.
+func meta(platform string, as ...*answer) resultMeta {
+	m := resultMeta{Platform: platform, FromCache: len(as) > 0}
 	var statuses []string
 	for _, a := range as {
 		if a == nil {
 			continue
 		}
-		all = all && a.fromCache()
-		wait += a.QueueWaitMS
+		m.FromCache = m.FromCache && a.fromCache()
+		m.QueueWaitMS += a.QueueWaitMS
 		if a.Cache != "" {
 			statuses = append(statuses, a.Cache)
 		}
 	}
-	out := map[string]any{"from_cache": all, "queue_wait_ms": wait}
-	if len(statuses) > 0 {
-		out["cache_status"] = strings.Join(statuses, ", ")
+	m.CacheStatus = strings.Join(statuses, ", ")
+	return m
+}
+
+// pageOut is a search tool's page of hits.
+type pageOut struct {
+	resultMeta
+	Total       int            `json:"total" jsonschema_description:"Hits in all (see total_is_approximate)."`
+	TotalApprox bool           `json:"total_is_approximate,omitempty" jsonschema_description:"total is the platform's estimate."`
+	HasMore     bool           `json:"has_more" jsonschema_description:"More hits follow this page."`
+	NextOffset  int            `json:"next_offset,omitempty" jsonschema_description:"offset of the next page, when has_more."`
+	Results     []adapters.Hit `json:"results" jsonschema_description:"The hits of this page."`
+}
+
+// page renders a search page that started at offset.
+func page(platform string, p adapters.Page, offset int, as ...*answer) *pageOut {
+	out := &pageOut{resultMeta: meta(platform, as...), Total: p.Total, TotalApprox: p.TotalApprox, HasMore: p.HasMore, Results: p.Hits}
+	if out.Results == nil {
+		out.Results = []adapters.Hit{}
+	}
+	if p.HasMore {
+		out.NextOffset = offset + len(p.Hits)
 	}
 	return out
 }
 
-// jsonResult renders v (a map) merged with the cache info as compact JSON.
-func jsonResult(platform string, v map[string]any, as ...*answer) *mcp.CallToolResult {
-	out := map[string]any{"platform": platform}
-	for k, x := range cacheInfo(as...) {
-		out[k] = x
+// docOut is a fetched document with one bounded page of its text.
+type docOut struct {
+	resultMeta
+	Document   adapters.Document `json:"document" jsonschema_description:"The document's metadata."`
+	Text       string            `json:"text" jsonschema_description:"One page of the document's text."`
+	TextOffset int               `json:"text_offset" jsonschema_description:"Character offset of text in the full text."`
+	TotalChars int               `json:"total_chars" jsonschema_description:"Characters of the full text."`
+	NextOffset int               `json:"next_offset,omitempty" jsonschema_description:"offset to pass for the next page of text, when there is more."`
+	Note       string            `json:"note,omitempty" jsonschema_description:"What to do for more text."`
+}
+
+// doc renders a fetched document with the page of text from offset.
+func doc(platform string, d adapters.Document, offset, max int, as ...*answer) *docOut {
+	tp := adapters.PageText(d.Text, offset, max)
+	out := &docOut{resultMeta: meta(platform, as...), Document: d, Text: tp.Text, TextOffset: tp.Offset, TotalChars: tp.TotalChars}
+	if tp.NextOffset > 0 {
+		out.NextOffset = tp.NextOffset
+		out.Note = fmt.Sprintf("Text cut at %d of %d characters; call again with offset=%d for more.", tp.NextOffset, tp.TotalChars, tp.NextOffset)
 	}
-	for k, x := range v {
-		out[k] = x
-	}
+	return out
+}
+
+// structured is a tool's result: the typed output as structuredContent,
+// and the same JSON as text for clients that read only text.
+func structured(out any) *mcpgo.CallToolResult {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
-		return mcp.NewToolResultError("internal error rendering the result: " + err.Error())
+		return mcpgo.NewToolResultError("internal error rendering the result: " + err.Error())
 	}
-	return mcp.NewToolResultText(strings.TrimSpace(buf.String()))
+	return mcpgo.NewToolResultStructured(out, strings.TrimSpace(buf.String()))
 }
 
-// pageResult renders a search page.
-func pageResult(platform string, p adapters.Page, offset int, extra map[string]any, as ...*answer) *mcp.CallToolResult {
-	v := map[string]any{"total": p.Total, "has_more": p.HasMore, "results": p.Hits}
-	if p.TotalApprox {
-		v["total_is_approximate"] = true
-	}
-	if p.HasMore {
-		v["next_offset"] = offset + len(p.Hits)
-	}
-	for k, x := range extra {
-		v[k] = x
-	}
-	return jsonResult(platform, v, as...)
-}
-
-// docResult renders a fetched document with one bounded page of its text.
-func docResult(platform string, d adapters.Document, offset, max int, as ...*answer) *mcp.CallToolResult {
-	tp := adapters.PageText(d.Text, offset, max)
-	v := map[string]any{"document": d, "text": tp.Text, "text_offset": tp.Offset, "total_chars": tp.TotalChars}
-	if tp.NextOffset > 0 {
-		v["next_offset"] = tp.NextOffset
-		v["note"] = fmt.Sprintf("Text cut at %d of %d characters; call again with offset=%d for more.", tp.NextOffset, tp.TotalChars, tp.NextOffset)
-	}
-	return jsonResult(platform, v, as...)
+// invalid is the isError result for arguments an adapter refused.
+func invalid(err error) *mcpgo.CallToolResult {
+	return mcpgo.NewToolResultError("Invalid arguments: " + err.Error() + ".")
 }
 
 // parseFailed is the isError result for an answer that did not parse.
-func parseFailed(platform string, err error) *mcp.CallToolResult {
+func parseFailed(platform string, err error) *mcpgo.CallToolResult {
 	p, _ := platforms.Get(platform)
-	return mcp.NewToolResultError(fmt.Sprintf("%s answered, but not in the expected form: %v", p.Name, err))
-}
-
-// toolSet collects a platform's tools.
-type toolSet []server.ServerTool
-
-func (ts *toolSet) add(t mcp.Tool, h func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult) {
-	*ts = append(*ts, server.ServerTool{Tool: t, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		a := newArgs(req, t)
-		if r := a.err(); r != nil {
-			return r, nil
-		}
-		r := h(ctx, req, a)
-		if r == nil {
-			r = a.err()
-		}
-		if r == nil {
-			r = mcp.NewToolResultError("internal error: the tool gave no result")
-		}
-		return r, nil
-	}})
+	return mcpgo.NewToolResultError(fmt.Sprintf("%s answered, but not in the expected form: %v", p.Name, err))
 }

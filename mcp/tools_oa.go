@@ -4,99 +4,90 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
 )
 
-func (c *connector) oaTools() []server.ServerTool {
-	var ts toolSet
-	search := newTool("oa_search", "Search the government archive (Open Archivaris)",
-		`Search Open Archivaris, a full-text archive of documents from council information systems, municipal websites and other sources (municipalities, water boards, provinces). Returns id, title, date, organisation, snippet and link.
+const oaSearchDesc = `Search Open Archivaris, a full-text archive of documents from council information systems, municipal websites and other sources (municipalities, water boards, provinces). Returns id, title, date, organisation, snippet and link.
 Experimental: Open Archivaris publishes no API description; this tool uses endpoints the operator configured on an assumption, so an answer may fail or be incomplete. For council documents prefer obv_search.
-Cost: the platform allows 120 calls a minute for all BesluitBron users; a first question may wait, a repeated one comes from the cache. Naming one organisation is faster than searching all.`,
-		append([]mcp.ToolOption{
-			mcp.WithString("query", mcp.Required(), mcp.Description("Search words.")),
-			mcp.WithString("organisation", mcp.Description("Only documents of this body (its key, e.g. utrecht).")),
-			limitArg(10, oa.MaxLimit, ""),
-			offsetArg(),
-		}, dateArgs()...)...)
-	ts.add(search, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		p := oa.SearchParams{Query: a.required("query", "woo-besluit"), Organisation: a.str("organisation"), DateFrom: a.str("date_from"),
-			DateTo: a.str("date_to"), Limit: a.integer("limit", 10, 1, oa.MaxLimit), Offset: a.integer("offset", 0, 0, 10000)}
-		if r := a.err(); r != nil {
-			return r
-		}
-		r, err := c.settings().oa.SearchRequest(p)
-		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-		}
-		ans, fail := c.call(ctx, platforms.OA, r)
-		if fail != nil {
-			return fail
-		}
-		page, err := oa.ParseSearch(ans.Body, p.Offset)
-		if err != nil {
-			return parseFailed(platforms.OA, err)
-		}
-		return pageResult(platforms.OA, page, p.Offset, nil, ans)
-	})
-	fetch := newTool("oa_fetch", "Read an archived document (Open Archivaris)",
-		`Fetch one Open Archivaris document by id (from oa_search): its metadata and the text of one page of the document (page, default 1; the answer gives pages and next_page), bounded by max_chars.
+Cost: the platform allows 120 calls a minute for all BesluitBron users; a first question may wait, a repeated one comes from the cache. Naming one organisation is faster than searching all.`
+
+const oaFetchDesc = `Fetch one Open Archivaris document by id (from oa_search): its metadata and the text of one page of the document (page, default 1; the answer gives pages and next_page), bounded by max_chars.
 Experimental: the API behind this tool is assumed, not published by Open Archivaris.
-Cost: each page of full text is one platform call (budget 120 a minute for all users); pages already read stay cached, so reading them again is free. Read only the pages you need.`,
-		append([]mcp.ToolOption{
-			mcp.WithString("id", mcp.Required(), mcp.Description("Document id from oa_search.")),
-			mcp.WithNumber("page", mcp.Description("Page of the document, from 1. Default 1."), mcp.Min(1)),
-		}, textPageArgs()...)...)
-	ts.add(fetch, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		id := a.required("id", "utrecht-000123")
-		page := a.integer("page", 1, 1, 100000)
-		off, max := a.textPage(c.settings().maxTextChars)
-		if r := a.err(); r != nil {
-			return r
-		}
-		ep := c.settings().oa
-		r, err := ep.DocumentRequest(id)
+Cost: each page of full text is one platform call (budget 120 a minute for all users); pages already read stay cached, so reading them again is free. Read only the pages you need.`
+
+type oaSearchIn struct {
+	Query        string `json:"query" jsonschema_description:"Search words." jsonschema_extras:"examples=woo-besluit"`
+	Organisation string `json:"organisation,omitempty" jsonschema_description:"Only documents of this body (its key, e.g. utrecht)."`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=oa.MaxLimit,default=10"`
+	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=10000,default=0"`
+	datesIn
+}
+
+func (c *connector) oaSearch(ctx context.Context, in oaSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+	p := oa.SearchParams{Query: in.Query, Organisation: in.Organisation, DateFrom: in.DateFrom,
+		DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	r, err := c.settings().oa.SearchRequest(p)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.OA, r)
+	if fail != nil {
+		return nil, fail
+	}
+	pg, err := oa.ParseSearch(ans.Body, p.Offset)
+	if err != nil {
+		return nil, parseFailed(platforms.OA, err)
+	}
+	return page(platforms.OA, pg, p.Offset, ans), nil
+}
+
+type oaFetchIn struct {
+	ID   string `json:"id" jsonschema_description:"Document id from oa_search." jsonschema_extras:"examples=utrecht-000123"`
+	Page int    `json:"page,omitempty" jsonschema_description:"Page of the document, from 1." jsonschema_extras:"minimum=1,maximum=100000,default=1"`
+	textPageIn
+}
+
+func (c *connector) oaFetch(ctx context.Context, in oaFetchIn) (*docOut, *mcpgo.CallToolResult) {
+	ep := c.settings().oa
+	r, err := ep.DocumentRequest(in.ID)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.OA, r)
+	if fail != nil {
+		return nil, fail
+	}
+	d, err := oa.ParseDocument(ans.Body)
+	if err != nil {
+		return nil, parseFailed(platforms.OA, err)
+	}
+	used := []*answer{ans}
+	if d.Text == "" {
+		tr, err := ep.TextRequest(in.ID, in.Page)
 		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
+			return nil, invalid(err)
 		}
-		ans, fail := c.call(ctx, platforms.OA, r)
+		tans, fail := c.call(ctx, platforms.OA, tr)
 		if fail != nil {
-			return fail
+			return nil, fail
 		}
-		d, err := oa.ParseDocument(ans.Body)
+		tp, err := oa.ParseText(tans.Body)
 		if err != nil {
-			return parseFailed(platforms.OA, err)
+			return nil, parseFailed(platforms.OA, err)
 		}
-		used := []*answer{ans}
-		if d.Text == "" {
-			tr, err := ep.TextRequest(id, page)
-			if err != nil {
-				return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-			}
-			tans, fail := c.call(ctx, platforms.OA, tr)
-			if fail != nil {
-				return fail
-			}
-			tp, err := oa.ParseText(tans.Body)
-			if err != nil {
-				return parseFailed(platforms.OA, err)
-			}
-			used = append(used, tans)
-			d.Text = tp.Text
-			if d.Meta == nil {
-				d.Meta = map[string]string{}
-			}
-			d.Meta["page"] = strconv.Itoa(tp.Page)
-			d.Meta["pages"] = strconv.Itoa(tp.Pages)
-			if tp.Page < tp.Pages {
-				d.Meta["next_page"] = strconv.Itoa(tp.Page + 1)
-			}
+		used = append(used, tans)
+		d.Text = tp.Text
+		if d.Meta == nil {
+			d.Meta = map[string]string{}
 		}
-		return docResult(platforms.OA, d, off, max, used...)
-	})
-	return ts
+		d.Meta["page"] = strconv.Itoa(tp.Page)
+		d.Meta["pages"] = strconv.Itoa(tp.Pages)
+		if tp.Page < tp.Pages {
+			d.Meta["next_page"] = strconv.Itoa(tp.Page + 1)
+		}
+	}
+	return doc(platforms.OA, d, in.Offset, c.chars(in.textPageIn), used...), nil
 }

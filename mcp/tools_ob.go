@@ -5,98 +5,92 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
 )
 
-func (c *connector) obTools() []server.ServerTool {
-	var ts toolSet
-	search := newTool("ob_search", "Search official publications (Officiële Bekendmakingen)",
-		`Search the Dutch official publications (Staatsblad, Staatscourant, Kamerstukken, Gemeenteblad, Provinciaal blad, Waterschapsblad...) through KOOP's SRU service, newest first. Returns identifier (e.g. stb-2024-1), title, publication, issuing body, date, abstract and a link.
-Cost: searches return metadata only and are cheap; the platform's budget is shared by all BesluitBron users, so a first question may wait, a repeated one comes from the cache. Narrowing by publication, creator or dates is faster than a search over everything.`,
-		append([]mcp.ToolOption{
-			mcp.WithString("query", mcp.Description("Words to find anywhere in the publication.")),
-			mcp.WithString("publication", mcp.Description("Only this publication."), mcp.Enum(ob.Publications...)),
-			mcp.WithString("creator", mcp.Description("Issuing body, e.g. a municipality (Bergeijk) or ministry.")),
-			limitArg(10, ob.MaxLimit, ""),
-			offsetArg(),
-		}, dateArgs()...)...)
-	ts.add(search, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		p := ob.SearchParams{Query: a.str("query"), Publication: a.str("publication"), Creator: a.str("creator"),
-			DateFrom: a.str("date_from"), DateTo: a.str("date_to"), Limit: a.integer("limit", 10, 1, ob.MaxLimit), Offset: a.integer("offset", 0, 0, 4900)}
-		if r := a.err(); r != nil {
-			return r
-		}
-		r, err := ob.SearchRequest(p)
-		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-		}
-		ans, fail := c.call(ctx, platforms.OB, r)
-		if fail != nil {
-			return fail
-		}
-		page, _, err := ob.ParseSearch(ans.Body)
-		if err != nil {
-			return parseFailed(platforms.OB, err)
-		}
-		return pageResult(platforms.OB, page, p.Offset, nil, ans)
-	})
+const obSearchDesc = `Search the Dutch official publications (Staatsblad, Staatscourant, Kamerstukken, Gemeenteblad, Provinciaal blad, Waterschapsblad...) through KOOP's SRU service, newest first. Returns identifier (e.g. stb-2024-1), title, publication, issuing body, date, abstract and a link.
+Cost: searches return metadata only and are cheap; the platform's budget is shared by all BesluitBron users, so a first question may wait, a repeated one comes from the cache. Narrowing by publication, creator or dates is faster than a search over everything.`
 
-	fetch := newTool("ob_fetch", "Read an official publication (Officiële Bekendmakingen)",
-		`Fetch one official publication by identifier (e.g. stb-2018-84, kst-26100-1, gmb-2023-174296): its metadata and full text (from the XML edition) in pages of max_chars (continue with offset=next_offset).
-Cost: two platform requests (look-up and full text); full text is the expensive path but stays cached for weeks, so further pages are free.`,
-		append([]mcp.ToolOption{mcp.WithString("id", mcp.Required(), mcp.Description("Publication identifier, e.g. stb-2018-84."))}, textPageArgs()...)...)
-	ts.add(fetch, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		id := a.required("id", "stb-2018-84")
-		off, max := a.textPage(c.settings().maxTextChars)
-		if r := a.err(); r != nil {
-			return r
+const obFetchDesc = `Fetch one official publication by identifier (e.g. stb-2018-84, kst-26100-1, gmb-2023-174296): its metadata and full text (from the XML edition) in pages of max_chars (continue with offset=next_offset).
+Cost: two platform requests (look-up and full text); full text is the expensive path but stays cached for weeks, so further pages are free.`
+
+type obSearchIn struct {
+	Query       string `json:"query,omitempty" jsonschema_description:"Words to find anywhere in the publication."`
+	Publication string `json:"publication,omitempty" jsonschema_description:"Only this publication." jsonschema_extras:"enum=ob.Publications"`
+	Creator     string `json:"creator,omitempty" jsonschema_description:"Issuing body, e.g. a municipality (Bergeijk) or ministry."`
+	Limit       int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=ob.MaxLimit,default=10"`
+	Offset      int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page). The platform fails on deeper pages; narrow the dates instead." jsonschema_extras:"minimum=0,maximum=4900,default=0"`
+	datesIn
+}
+
+func (c *connector) obSearch(ctx context.Context, in obSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+	p := ob.SearchParams{Query: in.Query, Publication: in.Publication, Creator: in.Creator,
+		DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	r, err := ob.SearchRequest(p)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.OB, r)
+	if fail != nil {
+		return nil, fail
+	}
+	pg, _, err := ob.ParseSearch(ans.Body)
+	if err != nil {
+		return nil, parseFailed(platforms.OB, err)
+	}
+	return page(platforms.OB, pg, p.Offset, ans), nil
+}
+
+type obFetchIn struct {
+	ID string `json:"id" jsonschema_description:"Publication identifier, e.g. stb-2018-84." jsonschema_extras:"examples=stb-2018-84"`
+	textPageIn
+}
+
+func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*docOut, *mcpgo.CallToolResult) {
+	id, off, max := in.ID, in.Offset, c.chars(in.textPageIn)
+	look, err := ob.LookupRequest(id)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.OB, look)
+	if fail != nil {
+		return nil, fail
+	}
+	rec, err := ob.ParseLookup(ans.Body, id)
+	if errors.Is(err, ob.ErrNoPublication) {
+		return nil, mcpgo.NewToolResultError("Officiële Bekendmakingen has no publication " + strings.ToLower(strings.TrimSpace(id)) + ": check the identifier or take one from ob_search.")
+	}
+	if err != nil {
+		return nil, parseFailed(platforms.OB, err)
+	}
+	d := adapters.Document{ID: rec.Hit.ID, Type: rec.Hit.Type, Title: rec.Hit.Title, Date: rec.Hit.Date, Source: rec.Hit.Source,
+		URL: rec.Hit.URL, Meta: map[string]string{}}
+	for k, v := range rec.Items {
+		if k == "pdf" || k == "html" {
+			d.Meta[k] = v
 		}
-		look, err := ob.LookupRequest(id)
-		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-		}
-		ans, fail := c.call(ctx, platforms.OB, look)
-		if fail != nil {
-			return fail
-		}
-		rec, err := ob.ParseLookup(ans.Body, id)
-		if errors.Is(err, ob.ErrNoPublication) {
-			return mcp.NewToolResultError("Officiële Bekendmakingen has no publication " + strings.ToLower(strings.TrimSpace(id)) + ": check the identifier or take one from ob_search.")
-		}
-		if err != nil {
-			return parseFailed(platforms.OB, err)
-		}
-		d := adapters.Document{ID: rec.Hit.ID, Type: rec.Hit.Type, Title: rec.Hit.Title, Date: rec.Hit.Date, Source: rec.Hit.Source,
-			URL: rec.Hit.URL, Meta: map[string]string{}}
-		for k, v := range rec.Items {
-			if k == "pdf" || k == "html" {
-				d.Meta[k] = v
-			}
-		}
-		xmlURL := rec.Items["xml"]
-		if xmlURL == "" {
-			d.Text = "No XML edition exists (publications before 1995 are scanned PDF only); see the pdf link."
-			return docResult(platforms.OB, d, off, max, ans)
-		}
-		fr, err := ob.FileRequest(xmlURL)
-		if err != nil {
-			return parseFailed(platforms.OB, err)
-		}
-		file, fail := c.call(ctx, platforms.OB, fr)
-		if fail != nil {
-			return fail
-		}
-		text, err := ob.ParseXML(file.Body)
-		if err != nil {
-			return parseFailed(platforms.OB, err)
-		}
-		d.Text = text
-		return docResult(platforms.OB, d, off, max, ans, file)
-	})
-	return ts
+	}
+	xmlURL := rec.Items["xml"]
+	if xmlURL == "" {
+		d.Text = "No XML edition exists (publications before 1995 are scanned PDF only); see the pdf link."
+		return doc(platforms.OB, d, off, max, ans), nil
+	}
+	fr, err := ob.FileRequest(xmlURL)
+	if err != nil {
+		return nil, parseFailed(platforms.OB, err)
+	}
+	file, fail := c.call(ctx, platforms.OB, fr)
+	if fail != nil {
+		return nil, fail
+	}
+	text, err := ob.ParseXML(file.Body)
+	if err != nil {
+		return nil, parseFailed(platforms.OB, err)
+	}
+	d.Text = text
+	return doc(platforms.OB, d, off, max, ans, file), nil
 }

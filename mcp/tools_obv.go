@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
@@ -18,160 +17,174 @@ import (
 const obvSearchDesc = `Search OpenBesluitvorming: meetings, documents, motions and spoken word of the councils and boards of 330 Dutch organisations: municipalities (gemeenten), provinces (provincies) and water boards (waterschappen). It also holds what Open Raadsinformatie (ORI, switched off on 1 November 2026) used to serve, under the same organisation keys. Returns compact hits (id, type, title, date, organisation, short snippet, link).
 Cost: the platform allows 60 units a minute for all BesluitBron users together; a search costs 1 unit per 24 results (limit 24 = 1 unit, 100 = 5). A first question on a subject waits for that budget; repeating it in this conversation comes from the cache at once. Searching one organisation (organization="utrecht", keys from obv_sources) is faster and more precise than all 330. Titles and snippets are cheap; fetch full text only for the items you need with obv_fetch.`
 
-func (c *connector) obvTools() []server.ServerTool {
-	var ts toolSet
-	search := newTool("obv_search", "Search council decisions (OpenBesluitvorming)", obvSearchDesc,
-		append([]mcp.ToolOption{
-			mcp.WithString("query", mcp.Description(`Words to find; all must match. Put words in double quotes to find them as a phrase, in that order ("sociale huurwoningen"). Optional when organization is given.`)),
-			mcp.WithString("organization", mcp.Description("Organisation key of a municipality, province or water board, e.g. utrecht, soest, provincie-utrecht (see obv_sources). Omit to search all 330.")),
-			mcp.WithString("entity_type", mcp.Description("Only this kind."), mcp.Enum(obv.EntityTypes...)),
-			mcp.WithString("sort", mcp.Description("Order: date_desc (newest first, the default), date_asc or title_asc. There is no relevance order."), mcp.Enum(obv.Sorts...)),
-			limitArg(10, obv.MaxLimit, "Up to 24 costs one budget unit."),
-			offsetArg(),
-		}, dateArgs()...)...)
-	ts.add(search, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		p := obv.SearchParams{Query: a.str("query"), Organization: a.str("organization"), EntityType: a.str("entity_type"),
-			Sort: a.str("sort"), DateFrom: a.str("date_from"), DateTo: a.str("date_to"),
-			Limit: a.integer("limit", 10, 1, obv.MaxLimit), Offset: a.integer("offset", 0, 0, 10000)}
-		if r := a.err(); r != nil {
-			return r
-		}
-		r, err := obv.SearchRequest(p)
-		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-		}
-		if p.Organization != "" {
-			if res := c.checkOrganization(ctx, p.Organization); res != nil {
-				return res
-			}
-		}
-		ans, fail := c.call(ctx, platforms.OBV, r)
-		if fail != nil {
-			return fail
-		}
-		page, err := obv.ParseSearch(ans.Body)
-		if err != nil {
-			return parseFailed(platforms.OBV, err)
-		}
-		return pageResult(platforms.OBV, page, p.Offset, map[string]any{"budget_units": obv.Cost(p.Limit)}, ans)
-	})
+const obvFetchDesc = `Fetch one OpenBesluitvorming item by id (from obv_search), of a municipality, province or water board: a document's full text (markdown), a meeting's agenda with documents, motions and transcript, or a motion's result, votes per member where the council publishes them, and otherwise the council's own vote summary (vote_summary). Text comes in pages of max_chars; continue with offset=next_offset.
+Cost: full text is the most expensive call BesluitBron makes (1 budget unit, and a long wait when the budget is spent); once fetched it stays cached for weeks, so reading further pages or fetching it again later is free. Fetch only what you need.`
 
-	fetch := newTool("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)",
-		`Fetch one OpenBesluitvorming item by id (from obv_search), of a municipality, province or water board: a document's full text (markdown), a meeting's agenda with documents, motions and transcript, or a motion's result, votes per member where the council publishes them, and otherwise the council's own vote summary (vote_summary). Text comes in pages of max_chars; continue with offset=next_offset.
-Cost: full text is the most expensive call BesluitBron makes (1 budget unit, and a long wait when the budget is spent); once fetched it stays cached for weeks, so reading further pages or fetching it again later is free. Fetch only what you need.`,
-		append([]mcp.ToolOption{mcp.WithString("id", mcp.Required(), mcp.Description("Entity id, e.g. document:notubiz:gemeente:soest:12345."))}, textPageArgs()...)...)
-	ts.add(fetch, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		id := a.required("id", "document:notubiz:gemeente:soest:12345")
-		off, max := a.textPage(c.settings().maxTextChars)
-		if r := a.err(); r != nil {
-			return r
-		}
-		r, err := obv.EntityRequest(id)
-		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-		}
-		ans, fail := c.call(ctx, platforms.OBV, r)
-		if fail != nil {
-			return fail
-		}
-		d, err := obv.ParseEntity(ans.Body)
-		if err != nil {
-			return parseFailed(platforms.OBV, err)
-		}
-		return docResult(platforms.OBV, d, off, max, ans)
-	})
+const obvSourcesDesc = `List OpenBesluitvorming's organisations (municipalities/gemeenten, provinces/provincies, water boards/waterschappen) with their keys for obv_search's organization argument; the keys are those Open Raadsinformatie used, except provincie_limburg, provincie_groningen and waterschap_limburg. Filter by type or by a part of the name.
+Cost: cheap; the list changes in months and is kept in BesluitBron's cache for a long time.`
 
-	sources := newTool("obv_sources", "List the organisations (OpenBesluitvorming)",
-		`List OpenBesluitvorming's organisations (municipalities/gemeenten, provinces/provincies, water boards/waterschappen) with their keys for obv_search's organization argument; the keys are those Open Raadsinformatie used, except provincie_limburg, provincie_groningen and waterschap_limburg. Filter by type or by a part of the name.
-Cost: cheap; the list changes in months and is kept in BesluitBron's cache for a long time.`,
-		mcp.WithString("organization_type", mcp.Description("Only this type."), mcp.Enum("gemeente", "provincie", "waterschap")),
-		mcp.WithString("name", mcp.Description("Only organisations whose key or name contains this text (case-insensitive).")),
-		mcp.WithBoolean("include_not_implemented", mcp.Description("Also list organisations that are not imported (yet). Default false.")),
-	)
-	ts.add(sources, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		typ, name, all := a.str("organization_type"), strings.ToLower(a.str("name")), a.boolean("include_not_implemented", false)
-		if r := a.err(); r != nil {
-			return r
-		}
-		list, ans, fail := c.obvSources(ctx)
-		if fail != nil {
-			return fail
-		}
-		type item struct {
-			Key      string `json:"key"`
-			Label    string `json:"label"`
-			Type     string `json:"type"`
-			Supplier string `json:"supplier"`
-		}
-		out := []item{}
-		for _, s := range list {
-			if (!all && !s.Implemented) || (typ != "" && s.OrganizationType != typ) {
-				continue
-			}
-			if name != "" && !strings.Contains(strings.ToLower(s.Key), name) && !strings.Contains(strings.ToLower(s.Label), name) {
-				continue
-			}
-			out = append(out, item{s.Key, s.Label, s.OrganizationType, s.Supplier})
-		}
-		return jsonResult(platforms.OBV, map[string]any{"count": len(out), "organizations": out}, ans)
-	})
+const obvStatusDesc = `Laadstatus: how fresh OpenBesluitvorming's import is per organisation (state ok/failing/discontinued, last successful import, latest content date, last error) and per supplier (iBabs, Notubiz, ...). Use it to tell whether a missing recent document is simply not imported yet.
+Cost: free for you: BesluitBron's own maintenance refreshes it every few minutes as its shared session; the answer says how old it is.`
 
-	status := newTool("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)",
-		`Laadstatus: how fresh OpenBesluitvorming's import is per organisation (state ok/failing/discontinued, last successful import, latest content date, last error) and per supplier (iBabs, Notubiz, ...). Use it to tell whether a missing recent document is simply not imported yet.
-Cost: free for you: BesluitBron's own maintenance refreshes it every few minutes as its shared session; the answer says how old it is.`,
-		mcp.WithString("organization", mcp.Description("Only this organisation key (see obv_sources).")),
-		mcp.WithString("state", mcp.Description("Only organisations in this state, e.g. failing.")),
-		limitArg(50, 400, ""),
-	)
-	ts.add(status, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		org, state, limit := a.str("organization"), a.str("state"), a.integer("limit", 50, 1, 400)
-		if r := a.err(); r != nil {
-			return r
+type obvSearchIn struct {
+	Query        string `json:"query,omitempty" jsonschema_description:"Words to find; all must match. Put words in double quotes to find them as a phrase, in that order (\"sociale huurwoningen\"). Optional when organization is given."`
+	Organization string `json:"organization,omitempty" jsonschema_description:"Organisation key of a municipality, province or water board, e.g. utrecht, soest, provincie-utrecht (see obv_sources). Omit to search all 330."`
+	EntityType   string `json:"entity_type,omitempty" jsonschema_description:"Only this kind." jsonschema_extras:"enum=obv.EntityTypes"`
+	Sort         string `json:"sort,omitempty" jsonschema_description:"Order: date_desc (newest first), date_asc or title_asc. There is no relevance order: the platform answers newest first when sort is omitted." jsonschema_extras:"enum=obv.Sorts"`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"Results per page. Up to 24 costs one budget unit." jsonschema_extras:"minimum=1,maximum=obv.MaxLimit,default=10"`
+	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=10000,default=0"`
+	datesIn
+}
+
+type obvSearchOut struct {
+	pageOut
+	BudgetUnits int `json:"budget_units" jsonschema_description:"Budget units this search cost the platform's shared budget (1 per 24 results)."`
+}
+
+func (c *connector) obvSearch(ctx context.Context, in obvSearchIn) (*obvSearchOut, *mcpgo.CallToolResult) {
+	p := obv.SearchParams{Query: in.Query, Organization: in.Organization, EntityType: in.EntityType,
+		Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	r, err := obv.SearchRequest(p)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if p.Organization != "" {
+		if res := c.checkOrganization(ctx, p.Organization); res != nil {
+			return nil, res
 		}
-		snap, now, fail := c.laadstatus(ctx)
-		if fail != nil {
-			return fail
+	}
+	ans, fail := c.call(ctx, platforms.OBV, r)
+	if fail != nil {
+		return nil, fail
+	}
+	pg, err := obv.ParseSearch(ans.Body)
+	if err != nil {
+		return nil, parseFailed(platforms.OBV, err)
+	}
+	return &obvSearchOut{pageOut: *page(platforms.OBV, pg, p.Offset, ans), BudgetUnits: obv.Cost(p.Limit)}, nil
+}
+
+type obvFetchIn struct {
+	ID string `json:"id" jsonschema_description:"Entity id, e.g. document:notubiz:gemeente:soest:12345." jsonschema_extras:"examples=document:notubiz:gemeente:soest:12345"`
+	textPageIn
+}
+
+func (c *connector) obvFetch(ctx context.Context, in obvFetchIn) (*docOut, *mcpgo.CallToolResult) {
+	r, err := obv.EntityRequest(in.ID)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.OBV, r)
+	if fail != nil {
+		return nil, fail
+	}
+	d, err := obv.ParseEntity(ans.Body)
+	if err != nil {
+		return nil, parseFailed(platforms.OBV, err)
+	}
+	return doc(platforms.OBV, d, in.Offset, c.chars(in.textPageIn), ans), nil
+}
+
+type obvSourcesIn struct {
+	OrganizationType      string `json:"organization_type,omitempty" jsonschema_description:"Only this type." jsonschema_extras:"enum=gemeente|provincie|waterschap"`
+	Name                  string `json:"name,omitempty" jsonschema_description:"Only organisations whose key or name contains this text (case-insensitive)."`
+	IncludeNotImplemented bool   `json:"include_not_implemented,omitempty" jsonschema_description:"Also list organisations that are not imported (yet)." jsonschema_extras:"default=false"`
+}
+
+type obvSourcesOut struct {
+	resultMeta
+	Count         int          `json:"count"`
+	Organizations []obvOrgItem `json:"organizations"`
+}
+
+type obvOrgItem struct {
+	Key      string `json:"key" jsonschema_description:"Key for obv_search's organization."`
+	Label    string `json:"label"`
+	Type     string `json:"type" jsonschema_description:"gemeente, provincie or waterschap."`
+	Supplier string `json:"supplier" jsonschema_description:"Council information system the platform imports from."`
+}
+
+func (c *connector) obvSourcesTool(ctx context.Context, in obvSourcesIn) (*obvSourcesOut, *mcpgo.CallToolResult) {
+	list, ans, fail := c.obvSources(ctx)
+	if fail != nil {
+		return nil, fail
+	}
+	name := strings.ToLower(in.Name)
+	out := &obvSourcesOut{resultMeta: meta(platforms.OBV, ans), Organizations: []obvOrgItem{}}
+	for _, s := range list {
+		if (!in.IncludeNotImplemented && !s.Implemented) || (in.OrganizationType != "" && s.OrganizationType != in.OrganizationType) {
+			continue
 		}
-		var rows []obv.SourceStatus
-		for _, s := range snap.status.Sources {
-			if org != "" && !strings.EqualFold(s.SourceKey, org) {
-				continue
-			}
-			if state != "" && !strings.EqualFold(s.State, state) {
-				continue
-			}
-			rows = append(rows, s)
+		if name != "" && !strings.Contains(strings.ToLower(s.Key), name) && !strings.Contains(strings.ToLower(s.Label), name) {
+			continue
 		}
-		if org != "" && len(rows) == 0 {
-			return mcp.NewToolResultError(fmt.Sprintf("Organisation %q has no load status: check the key with obv_sources.", org))
+		out.Organizations = append(out.Organizations, obvOrgItem{s.Key, s.Label, s.OrganizationType, s.Supplier})
+	}
+	out.Count = len(out.Organizations)
+	return out, nil
+}
+
+type obvStatusIn struct {
+	Organization string `json:"organization,omitempty" jsonschema_description:"Only this organisation key (see obv_sources)."`
+	State        string `json:"state,omitempty" jsonschema_description:"Only organisations in this state, e.g. failing."`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"At most this many organisations." jsonschema_extras:"minimum=1,maximum=400,default=50"`
+}
+
+type obvStatusOut struct {
+	resultMeta
+	GeneratedAt  string               `json:"generated_at" jsonschema_description:"When the platform made the status."`
+	FetchedAt    string               `json:"fetched_at" jsonschema_description:"When BesluitBron fetched it (RFC 3339)."`
+	AgeSeconds   int                  `json:"age_seconds"`
+	States       map[string]int       `json:"states" jsonschema_description:"Organisations per state."`
+	Suppliers    []obv.SupplierStatus `json:"suppliers"`
+	Sources      []obv.SourceStatus   `json:"sources"`
+	HasMore      bool                 `json:"has_more" jsonschema_description:"More organisations match than limit."`
+	MaintainedBy string               `json:"maintained_by"`
+}
+
+func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOut, *mcpgo.CallToolResult) {
+	snap, now, fail := c.laadstatus(ctx)
+	if fail != nil {
+		return nil, fail
+	}
+	rows := []obv.SourceStatus{}
+	for _, s := range snap.status.Sources {
+		if in.Organization != "" && !strings.EqualFold(s.SourceKey, in.Organization) {
+			continue
 		}
-		counts := map[string]int{}
-		for _, s := range snap.status.Sources {
-			counts[s.State]++
+		if in.State != "" && !strings.EqualFold(s.State, in.State) {
+			continue
 		}
-		more := len(rows) > limit
-		if more {
-			rows = rows[:limit]
-		}
-		if rows == nil {
-			rows = []obv.SourceStatus{}
-		}
-		age := time.Since(snap.fetched).Round(time.Second)
-		v := map[string]any{"generated_at": snap.status.GeneratedAt, "fetched_at": snap.fetched.UTC().Format(time.RFC3339),
-			"age_seconds": int(age.Seconds()), "states": counts, "suppliers": snap.status.Suppliers, "sources": rows,
-			"has_more": more, "maintained_by": "BesluitBron maintenance (shared session)",
-			"from_cache": !now || cacheHit(snap.cache), "queue_wait_ms": 0}
-		if now {
-			v["queue_wait_ms"] = snap.waitMS
-		}
-		return jsonResult(platforms.OBV, v)
-	})
-	return ts
+		rows = append(rows, s)
+	}
+	if in.Organization != "" && len(rows) == 0 {
+		return nil, mcpgo.NewToolResultError(fmt.Sprintf("Organisation %q has no load status: check the key with obv_sources.", in.Organization))
+	}
+	counts := map[string]int{}
+	for _, s := range snap.status.Sources {
+		counts[s.State]++
+	}
+	more := len(rows) > in.Limit
+	if more {
+		rows = rows[:in.Limit]
+	}
+	age := time.Since(snap.fetched).Round(time.Second)
+	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || cacheHit(snap.cache)},
+		GeneratedAt: snap.status.GeneratedAt, FetchedAt: snap.fetched.UTC().Format(time.RFC3339), AgeSeconds: int(age.Seconds()),
+		States: counts, Suppliers: snap.status.Suppliers, Sources: rows, HasMore: more,
+		MaintainedBy: "BesluitBron maintenance (shared session)"}
+	if out.Suppliers == nil {
+		out.Suppliers = []obv.SupplierStatus{}
+	}
+	if now {
+		out.QueueWaitMS = snap.waitMS
+	}
+	return out, nil
 }
 
 // obvSources returns the sources list, through the platform route (the
 // platform cache keeps it long) and memoised for argument checks.
-func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *answer, *mcp.CallToolResult) {
+func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *answer, *mcpgo.CallToolResult) {
 	ans, fail := c.call(ctx, platforms.OBV, obv.SourcesRequest())
 	if fail != nil {
 		return nil, nil, fail
@@ -187,7 +200,7 @@ func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *answer, *mcp
 // checkOrganization checks an organisation key against the sources list
 // and names close matches. When the list cannot be had, the platform
 // itself judges the key.
-func (c *connector) checkOrganization(ctx context.Context, key string) *mcp.CallToolResult {
+func (c *connector) checkOrganization(ctx context.Context, key string) *mcpgo.CallToolResult {
 	var list []obv.Source
 	if v, ok := c.lists.get("obv:sources", time.Now()); ok {
 		list = v.([]obv.Source)
@@ -205,7 +218,7 @@ func (c *connector) checkOrganization(ctx context.Context, key string) *mcp.Call
 			return nil
 		}
 		if strings.EqualFold(s.Key, key) || strings.EqualFold(s.Label, key) {
-			return mcp.NewToolResultError(fmt.Sprintf("Unknown organization %q: keys are case-sensitive; did you mean %q?", key, s.Key))
+			return mcpgo.NewToolResultError(fmt.Sprintf("Unknown organization %q: keys are case-sensitive; did you mean %q?", key, s.Key))
 		}
 		if strings.Contains(strings.ToLower(s.Key), lk) || strings.Contains(strings.ToLower(s.Label), lk) {
 			near = append(near, s.Key)
@@ -219,13 +232,13 @@ func (c *connector) checkOrganization(ctx context.Context, key string) *mcp.Call
 	if len(near) > 0 {
 		msg += " Did you mean: " + strings.Join(near, ", ") + "?"
 	}
-	return mcp.NewToolResultError(msg + " Use obv_sources to find the key.")
+	return mcpgo.NewToolResultError(msg + " Use obv_sources to find the key.")
 }
 
 // laadstatus returns the maintained load status; when the maintenance has
 // none yet (or it is too old), it fetches it now, also as the shared
 // session.
-func (c *connector) laadstatus(ctx context.Context) (snap *statusSnapshot, fetchedNow bool, fail *mcp.CallToolResult) {
+func (c *connector) laadstatus(ctx context.Context) (snap *statusSnapshot, fetchedNow bool, fail *mcpgo.CallToolResult) {
 	m := c.maint.Load()
 	if m != nil {
 		if s := m.snapshot(); s != nil && time.Since(s.fetched) < 2*time.Duration(m.interval.Load())+time.Minute {
@@ -234,7 +247,7 @@ func (c *connector) laadstatus(ctx context.Context) (snap *statusSnapshot, fetch
 	}
 	o, ok := originFrom(ctx)
 	if !ok {
-		return nil, false, mcp.NewToolResultError("internal error: no server for the load status")
+		return nil, false, mcpgo.NewToolResultError("internal error: no server for the load status")
 	}
 	o.key = session.Shared
 	ctx = withOrigin(ctx, o)

@@ -6,128 +6,120 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
 
-func (c *connector) rechtspraakTools() []server.ServerTool {
-	var ts toolSet
-	search := newTool("rechtspraak_search", "Find court rulings (Rechtspraak)",
-		`List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date. The platform has NO free-text search: narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.
-Cost: lists of ECLIs are cheap and a repeated query comes from the cache; the platform asks not to be hammered (about 10 requests a second for all BesluitBron users), so a first question may wait briefly.`,
-		append([]mcp.ToolOption{
-			mcp.WithString("court", mcp.Description("Court: abbreviation (HR, RBDHA, GHARL, CRVB, RVS...), name, or identifier URI from rechtspraak_lists Instanties.")),
-			mcp.WithString("legal_area", mcp.Description("Legal area: name (e.g. Belastingrecht) or identifier URI from rechtspraak_lists Rechtsgebieden.")),
-			mcp.WithString("type", mcp.Description("Uitspraak (ruling) or Conclusie (opinion)."), mcp.Enum("Uitspraak", "Conclusie")),
-			mcp.WithString("sort", mcp.Description("By modification time: DESC (newest first) or ASC."), mcp.Enum("DESC", "ASC")),
-			limitArg(20, rechtspraak.MaxLimit, ""),
-			offsetArg(),
-		}, dateArgs()...)...)
-	ts.add(search, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		court, area := a.str("court"), a.str("legal_area")
-		p := rechtspraak.SearchParams{Type: a.str("type"), Sort: a.str("sort"), DateFrom: a.str("date_from"), DateTo: a.str("date_to"),
-			Limit: a.integer("limit", 20, 1, rechtspraak.MaxLimit), Offset: a.integer("offset", 0, 0, 100000)}
-		if r := a.err(); r != nil {
-			return r
-		}
-		if p.Sort == "" {
-			p.Sort = "DESC"
-		}
-		var used []*answer
-		if court != "" {
-			uri, ans, fail := c.resolveRechtspraak(ctx, "Instanties", court)
-			if fail != nil {
-				return fail
-			}
-			used = append(used, ans)
-			p.Creators = []string{uri}
-		}
-		if area != "" {
-			uri, ans, fail := c.resolveRechtspraak(ctx, "Rechtsgebieden", area)
-			if fail != nil {
-				return fail
-			}
-			used = append(used, ans)
-			p.Subjects = []string{uri}
-		}
-		r, err := rechtspraak.SearchRequest(p)
-		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-		}
-		ans, fail := c.call(ctx, platforms.Rechtspraak, r)
-		if fail != nil {
-			return fail
-		}
-		page, err := rechtspraak.ParseSearch(ans.Body, p)
-		if err != nil {
-			return parseFailed(platforms.Rechtspraak, err)
-		}
-		return pageResult(platforms.Rechtspraak, page, p.Offset, nil, append(used, ans)...)
-	})
+const rechtspraakSearchDesc = `List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date. The platform has NO free-text search: narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.
+Cost: lists of ECLIs are cheap and a repeated query comes from the cache; the platform asks not to be hammered (about 10 requests a second for all BesluitBron users), so a first question may wait briefly.`
 
-	fetch := newTool("rechtspraak_fetch", "Read a court ruling (Rechtspraak)",
-		`Fetch one ruling by ECLI (e.g. ECLI:NL:HR:2014:952): its metadata, summary (inhoudsindicatie) and, unless metadata_only, the full text in pages of max_chars (continue with offset=next_offset).
-Cost: metadata_only=true is cheap; the full ruling is the expensive call, but once fetched it stays cached for weeks.`,
-		append([]mcp.ToolOption{
-			mcp.WithString("ecli", mcp.Required(), mcp.Description("ECLI, e.g. ECLI:NL:HR:2014:952.")),
-			mcp.WithBoolean("metadata_only", mcp.Description("Only metadata and summary (cheap). Default false.")),
-		}, textPageArgs()...)...)
-	ts.add(fetch, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		ecli := a.required("ecli", "ECLI:NL:HR:2014:952")
-		meta := a.boolean("metadata_only", false)
-		off, max := a.textPage(c.settings().maxTextChars)
-		if r := a.err(); r != nil {
-			return r
-		}
-		r, err := rechtspraak.ContentRequest(ecli, meta)
-		if err != nil {
-			return mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-		}
-		ans, fail := c.call(ctx, platforms.Rechtspraak, r)
-		if fail != nil {
-			return fail
-		}
-		d, err := rechtspraak.ParseContent(ans.Body)
-		if err != nil {
-			return parseFailed(platforms.Rechtspraak, err)
-		}
-		return docResult(platforms.Rechtspraak, d, off, max, ans)
-	})
+const rechtspraakFetchDesc = `Fetch one ruling by ECLI (e.g. ECLI:NL:HR:2014:952): its metadata, summary (inhoudsindicatie) and, unless metadata_only, the full text in pages of max_chars (continue with offset=next_offset).
+Cost: metadata_only=true is cheap; the full ruling is the expensive call, but once fetched it stays cached for weeks.`
 
-	lists := newTool("rechtspraak_lists", "Courts and legal areas (Rechtspraak value lists)",
-		`Rechtspraak's value lists (Waardelijsten): Instanties (courts, with abbreviation and identifier), Rechtsgebieden (legal areas, two levels), Proceduresoorten, FormeleRelaties, InstantiesBuitenlands. Use the identifiers in rechtspraak_search.
-Cost: cheap; the lists are nearly static and kept in the cache for days.`,
-		mcp.WithString("list", mcp.Required(), mcp.Description("Which list."), mcp.Enum(rechtspraak.Lists...)),
-		mcp.WithString("name", mcp.Description("Only items whose name, abbreviation or identifier contains this text.")),
-	)
-	ts.add(lists, func(ctx context.Context, req mcp.CallToolRequest, a *args) *mcp.CallToolResult {
-		name, filter := a.required("list", "Instanties"), strings.ToLower(a.str("name"))
-		if r := a.err(); r != nil {
-			return r
-		}
-		items, ans, fail := c.rechtspraakList(ctx, name)
-		if fail != nil {
-			return fail
-		}
-		out := []adapters.Item{}
-		for _, it := range items {
-			if filter == "" || strings.Contains(strings.ToLower(it.Label+" "+it.Key+" "+it.Extra["afkorting"]), filter) {
-				out = append(out, it)
-			}
-		}
-		return jsonResult(platforms.Rechtspraak, map[string]any{"list": name, "count": len(out), "items": out}, ans)
-	})
-	return ts
+const rechtspraakListsDesc = `Rechtspraak's value lists (Waardelijsten): Instanties (courts, with abbreviation and identifier), Rechtsgebieden (legal areas, two levels), Proceduresoorten, FormeleRelaties, InstantiesBuitenlands. Use the identifiers in rechtspraak_search.
+Cost: cheap; the lists are nearly static and kept in the cache for days.`
+
+type rechtspraakSearchIn struct {
+	Court     string `json:"court,omitempty" jsonschema_description:"Court: abbreviation (HR, RBDHA, GHARL, CRVB, RVS...), name, or identifier URI from rechtspraak_lists Instanties."`
+	LegalArea string `json:"legal_area,omitempty" jsonschema_description:"Legal area: name (e.g. Belastingrecht) or identifier URI from rechtspraak_lists Rechtsgebieden."`
+	Type      string `json:"type,omitempty" jsonschema_description:"Uitspraak (ruling) or Conclusie (opinion)." jsonschema_extras:"enum=Uitspraak|Conclusie"`
+	Sort      string `json:"sort,omitempty" jsonschema_description:"By modification time: DESC (newest first) or ASC." jsonschema_extras:"enum=DESC|ASC,default=DESC"`
+	Limit     int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=rechtspraak.MaxLimit,default=20"`
+	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=100000,default=0"`
+	datesIn
 }
 
-func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapters.Item, *answer, *mcp.CallToolResult) {
+func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+	p := rechtspraak.SearchParams{Type: in.Type, Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	var used []*answer
+	if in.Court != "" {
+		uri, ans, fail := c.resolveRechtspraak(ctx, "Instanties", in.Court)
+		if fail != nil {
+			return nil, fail
+		}
+		used = append(used, ans)
+		p.Creators = []string{uri}
+	}
+	if in.LegalArea != "" {
+		uri, ans, fail := c.resolveRechtspraak(ctx, "Rechtsgebieden", in.LegalArea)
+		if fail != nil {
+			return nil, fail
+		}
+		used = append(used, ans)
+		p.Subjects = []string{uri}
+	}
+	r, err := rechtspraak.SearchRequest(p)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
+	if fail != nil {
+		return nil, fail
+	}
+	pg, err := rechtspraak.ParseSearch(ans.Body, p)
+	if err != nil {
+		return nil, parseFailed(platforms.Rechtspraak, err)
+	}
+	return page(platforms.Rechtspraak, pg, p.Offset, append(used, ans)...), nil
+}
+
+type rechtspraakFetchIn struct {
+	ECLI         string `json:"ecli" jsonschema_description:"ECLI, e.g. ECLI:NL:HR:2014:952." jsonschema_extras:"examples=ECLI:NL:HR:2014:952"`
+	MetadataOnly bool   `json:"metadata_only,omitempty" jsonschema_description:"Only metadata and summary (cheap)." jsonschema_extras:"default=false"`
+	textPageIn
+}
+
+func (c *connector) rechtspraakFetch(ctx context.Context, in rechtspraakFetchIn) (*docOut, *mcpgo.CallToolResult) {
+	r, err := rechtspraak.ContentRequest(in.ECLI, in.MetadataOnly)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
+	if fail != nil {
+		return nil, fail
+	}
+	d, err := rechtspraak.ParseContent(ans.Body)
+	if err != nil {
+		return nil, parseFailed(platforms.Rechtspraak, err)
+	}
+	return doc(platforms.Rechtspraak, d, in.Offset, c.chars(in.textPageIn), ans), nil
+}
+
+type rechtspraakListsIn struct {
+	List string `json:"list" jsonschema_description:"Which list." jsonschema_extras:"enum=rechtspraak.Lists,examples=Instanties"`
+	Name string `json:"name,omitempty" jsonschema_description:"Only items whose name, abbreviation or identifier contains this text."`
+}
+
+type rechtspraakListsOut struct {
+	resultMeta
+	List  string          `json:"list"`
+	Count int             `json:"count"`
+	Items []adapters.Item `json:"items"`
+}
+
+func (c *connector) rechtspraakLists(ctx context.Context, in rechtspraakListsIn) (*rechtspraakListsOut, *mcpgo.CallToolResult) {
+	items, ans, fail := c.rechtspraakList(ctx, in.List)
+	if fail != nil {
+		return nil, fail
+	}
+	filter := strings.ToLower(in.Name)
+	out := &rechtspraakListsOut{resultMeta: meta(platforms.Rechtspraak, ans), List: in.List, Items: []adapters.Item{}}
+	for _, it := range items {
+		if filter == "" || strings.Contains(strings.ToLower(it.Label+" "+it.Key+" "+it.Extra["afkorting"]), filter) {
+			out.Items = append(out.Items, it)
+		}
+	}
+	out.Count = len(out.Items)
+	return out, nil
+}
+
+func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapters.Item, *answer, *mcpgo.CallToolResult) {
 	r, err := rechtspraak.ListRequest(name)
 	if err != nil {
-		return nil, nil, mcp.NewToolResultError("Invalid arguments: " + err.Error() + ".")
+		return nil, nil, invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
 	if fail != nil {
@@ -143,7 +135,7 @@ func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapter
 
 // resolveRechtspraak turns a court or legal area given as URI,
 // abbreviation or name into its identifier URI.
-func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (string, *answer, *mcp.CallToolResult) {
+func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (string, *answer, *mcpgo.CallToolResult) {
 	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
 		return v, nil, nil
 	}
@@ -152,7 +144,7 @@ func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (str
 	if cached, ok := c.lists.get("rechtspraak:"+strings.ToLower(list), time.Now()); ok {
 		items = cached.([]adapters.Item)
 	} else {
-		var fail *mcp.CallToolResult
+		var fail *mcpgo.CallToolResult
 		items, ans, fail = c.rechtspraakList(ctx, list)
 		if fail != nil {
 			return "", nil, fail
@@ -183,5 +175,5 @@ func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (str
 		}
 		msg += " Matches: " + strings.Join(near, "; ") + "; give one exactly."
 	}
-	return "", nil, mcp.NewToolResultError(msg + " See rechtspraak_lists " + list + ".")
+	return "", nil, mcpgo.NewToolResultError(msg + " See rechtspraak_lists " + list + ".")
 }
