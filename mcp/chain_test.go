@@ -13,7 +13,7 @@ import (
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/clientlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
@@ -101,11 +101,11 @@ func mustTool(t testing.TB, c *client.Client, name string, args map[string]any) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
+	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	text := res.Content[0].(mcp.TextContent).Text
+	text := res.Content[0].(mcpgo.TextContent).Text
 	if res.IsError {
 		t.Fatalf("%s: %s", name, text)
 	}
@@ -125,8 +125,8 @@ func BenchmarkCachedAnswer(b *testing.B) {
 	if err := c.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "bench", Version: "1"}
+	req := mcpgo.InitializeRequest{}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
@@ -70,7 +70,7 @@ func TestConnectorBothEras(t *testing.T) {
 		t.Fatalf("legacy session id %q not issued", sid)
 	}
 	ctx := context.Background()
-	tools, err := legacy.ListTools(ctx, mcp.ListToolsRequest{})
+	tools, err := legacy.ListTools(ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestArgumentChecksAndPlatformFailures(t *testing.T) {
 	// Unknown tool: a JSON-RPC error.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if _, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "nope"}}); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "nope"}}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("unknown tool: %v", err)
 	}
 }

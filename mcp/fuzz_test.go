@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
@@ -100,11 +100,11 @@ func FuzzToolArguments(f *testing.F) {
 		if strings.Contains(string(out), "panic recovered") {
 			t.Fatalf("%s panicked on %s:\n%s", name, args, out)
 		}
-		r, ok := resp.(mcp.JSONRPCResponse)
+		r, ok := resp.(mcpgo.JSONRPCResponse)
 		if !ok {
 			return // a JSON-RPC error (mcp-go refused the message): a clear answer too
 		}
-		res, ok := r.Result.(*mcp.CallToolResult)
+		res, ok := r.Result.(*mcpgo.CallToolResult)
 		if !ok {
 			t.Fatalf("%s: result %T", name, r.Result)
 		}

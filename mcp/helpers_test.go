@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/google/jsonschema-go/jsonschema"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
@@ -307,7 +309,7 @@ func connectWith(t *testing.T, url string, legacy bool, headers map[string]strin
 	}
 	var opts []client.ClientOption
 	if legacy {
-		opts = append(opts, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+		opts = append(opts, client.WithProtocolVersion(mcpgo.ProtocolVersion20251125))
 	}
 	c := client.NewClient(tr, opts...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -315,11 +317,11 @@ func connectWith(t *testing.T, url string, legacy bool, headers map[string]strin
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "besluitbron-test", Version: "1"}
-	req.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	req := mcpgo.InitializeRequest{}
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "besluitbron-test", Version: "1"}
+	req.Params.ProtocolVersion = mcpgo.ProtocolVersion20251125
 	if !legacy {
-		req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+		req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
 	}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		t.Fatalf("initialize: %v", err)
@@ -333,17 +335,62 @@ func callTool(t *testing.T, c *client.Client, name string, args map[string]any) 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: name, Arguments: args}})
+	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	var sb strings.Builder
 	for _, ct := range res.Content {
-		if tc, ok := ct.(mcp.TextContent); ok {
+		if tc, ok := ct.(mcpgo.TextContent); ok {
 			sb.WriteString(tc.Text)
 		}
 	}
+	if !res.IsError {
+		checkStructured(t, name, sb.String(), res.StructuredContent)
+	}
 	return sb.String(), res.IsError
+}
+
+// checkStructured holds a tool result to its output schema: the
+// structuredContent is there, validates against the schema the tool
+// advertises (from the tool table), and says what the text says.
+func checkStructured(t *testing.T, name, text string, sc any) {
+	t.Helper()
+	if sc == nil {
+		t.Fatalf("%s: no structuredContent beside the text", name)
+	}
+	var spec *toolSpec
+	for _, s := range allSpecs() {
+		if s.tool.Name == name {
+			spec = &s
+		}
+	}
+	if spec == nil {
+		t.Fatalf("%s is not in the tool table", name)
+	}
+	raw, err := json.Marshal(spec.tool.OutputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatalf("%s output schema: %v", name, err)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s output schema: %v", name, err)
+	}
+	var fromText, fromStruct any
+	b, _ := json.Marshal(sc)
+	if err := json.Unmarshal(b, &fromStruct); err != nil {
+		t.Fatalf("%s structuredContent: %v", name, err)
+	}
+	if err := resolved.Validate(fromStruct); err != nil {
+		t.Fatalf("%s: structuredContent does not match the output schema: %v\n%s", name, err, b)
+	}
+	if err := json.Unmarshal([]byte(text), &fromText); err != nil || !reflect.DeepEqual(fromText, fromStruct) {
+		t.Fatalf("%s: text and structuredContent differ:\n%s\n%s", name, text, b)
+	}
 }
 
 func decodeResult(t *testing.T, text string) map[string]any {

@@ -10,14 +10,14 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
 func toolNames(t *testing.T, c *client.Client) []string {
 	t.Helper()
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestOptInTools(t *testing.T) {
 		t.Errorf("experimental_oa connector: %v", oaTools)
 	}
 	c := connect(t, base+"oa", false, nil)
-	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	res, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	emu "github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
@@ -241,14 +241,14 @@ func TestTKToolsConcurrentSessions(t *testing.T) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			res, err := c.CallTool(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "tk_commissies"}})
+			res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "tk_commissies"}})
 			if err != nil {
 				errs <- err.Error()
 				return
 			}
 			text := ""
 			for _, ct := range res.Content {
-				if tc, ok := ct.(mcp.TextContent); ok {
+				if tc, ok := ct.(mcpgo.TextContent); ok {
 					text += tc.Text
 				}
 			}
