@@ -195,15 +195,7 @@ func (s *Store) writeEntry(w http.ResponseWriter, r *http.Request, inm string, e
 	h["Content-Length"] = []string{clen}
 	h["Age"] = []string{strconv.FormatInt(age, 10)}
 	h[HeaderCacheStatus] = []string{status}
-	if inm != "" && e.Status == http.StatusOK && etagMatches(inm, h.Get("Etag")) {
-		delete(h, "Content-Length")
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	w.WriteHeader(e.Status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(e.Body)
-	}
+	finish(w, r, inm, e.Status, e.Body)
 	return nil
 }
 
@@ -226,16 +218,24 @@ func (s *Store) writeResult(w http.ResponseWriter, r *http.Request, inm string, 
 	if res.retryAfter != "" {
 		h.Set("Retry-After", res.retryAfter) // the stored copy has none
 	}
-	if inm != "" && res.status == http.StatusOK && etagMatches(inm, h.Get("Etag")) {
-		h.Del("Content-Length")
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	w.WriteHeader(res.status)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(res.body)
-	}
+	finish(w, r, inm, res.status, res.body)
 	return nil
+}
+
+// finish ends an answer whose headers are set: 304 Not Modified when the
+// caller's If-None-Match matches a 200's ETag, else the status and, but to
+// HEAD, the body.
+func finish(w http.ResponseWriter, r *http.Request, inm string, status int, body []byte) {
+	h := w.Header()
+	if inm != "" && status == http.StatusOK && etagMatches(inm, h.Get("Etag")) {
+		delete(h, "Content-Length")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
 }
 
 // copyHeader sets src's fields in dst with values copied into one new
