@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strconv"
@@ -351,5 +352,62 @@ func TestArgumentsHostile(t *testing.T) {
 	text, _ := rawCall(t, c, "obv_search", map[string]any{"offset": -1, "limit": 0})
 	if i, j := strings.Index(text, "limit 0"), strings.Index(text, "offset -1"); i < 0 || j < i {
 		t.Errorf("messages out of order: %s", text)
+	}
+}
+
+// docRow is a tool's line in docs/mcp.md's argument table, written from
+// the schema a client is sent.
+func docRow(s toolSpec) string {
+	var args []string
+	for _, name := range propertyNames(s.tool.InputSchema) {
+		p := s.tool.InputSchema.Properties[name].(map[string]any)
+		a := "`" + name + "`"
+		for _, r := range s.tool.InputSchema.Required {
+			if r == name {
+				a += " (required)"
+			}
+		}
+		if e, ok := p["enum"].([]any); ok {
+			a += " " + joinAny(e)
+		}
+		if r := rangeText(p); r != "" {
+			a += " " + r
+		}
+		if d, ok := p["default"]; ok {
+			a += fmt.Sprintf(", default %v", d)
+		}
+		args = append(args, a)
+	}
+	if len(args) == 0 {
+		args = []string{"none"}
+	}
+	var outs []string
+	for name := range s.tool.OutputSchema.Properties {
+		switch name {
+		case "platform", "from_cache", "queue_wait_ms", "cache_status":
+		default:
+			outs = append(outs, name)
+		}
+	}
+	sort.Strings(outs)
+	return fmt.Sprintf("| `%s` | %s | %s | %s |", s.tool.Name, strings.Join(args, "; "), strings.Join(outs, ", "), s.cost)
+}
+
+// TestDocsListEveryTool: docs/mcp.md lists every tool with the
+// arguments, bounds and defaults its schema has (print the rows with
+// BESLUITBRON_PRINT_TOOL_ROWS=1 after changing a tool).
+func TestDocsListEveryTool(t *testing.T) {
+	b, err := os.ReadFile("../docs/mcp.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range allSpecs() {
+		row := docRow(s)
+		if os.Getenv("BESLUITBRON_PRINT_TOOL_ROWS") != "" {
+			fmt.Println(row)
+		}
+		if !strings.Contains(string(b), row+"\n") {
+			t.Errorf("docs/mcp.md lacks the row\n%s", row)
+		}
 	}
 }
