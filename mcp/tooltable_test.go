@@ -411,3 +411,67 @@ func TestDocsListEveryTool(t *testing.T) {
 		}
 	}
 }
+
+// TestArgumentChecksInParallel: two connectors share the table's tools
+// (one schema per tool, built once); thousands of calls in flight on
+// both, good and bad, each get their own answer and never a data race
+// (run with -race).
+func TestArgumentChecksInParallel(t *testing.T) {
+	a, b := boundsConnector(t), boundsConnector(t)
+	cases := []struct {
+		args    map[string]any
+		refused string
+	}{
+		{map[string]any{"query": "x", "limit": 100}, ""},
+		{map[string]any{"query": "x", "limit": 101}, "limit 101 is out of range: use 1 to 100"},
+		{map[string]any{"query": "x", "sort": "nope"}, `sort "nope" must be one of`},
+		{map[string]any{"organization": "soest", "offset": "10000"}, ""},
+		{map[string]any{"colour": "red"}, "unknown argument(s) colour"},
+	}
+	const calls = 2000
+	errs := make(chan string, calls)
+	sem := make(chan struct{}, 64)
+	for i := 0; i < calls; i++ {
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem }()
+			c := a
+			if i%2 == 1 {
+				c = b
+			}
+			tc := cases[i%len(cases)]
+			text, isErr := rawCallNoT(c, "obv_search", tc.args)
+			refused := isErr && strings.HasPrefix(text, "Invalid arguments")
+			switch {
+			case tc.refused == "" && refused:
+				errs <- fmt.Sprintf("%v refused: %s", tc.args, text)
+			case tc.refused != "" && (!refused || !strings.Contains(text, tc.refused)):
+				errs <- fmt.Sprintf("%v: %s, want %q", tc.args, text, tc.refused)
+			default:
+				errs <- ""
+			}
+		}(i)
+	}
+	for i := 0; i < calls; i++ {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}
+
+// rawCallNoT is rawCall for goroutines (no t.Fatal off the test's own).
+func rawCallNoT(c *connector, name string, args any) (string, bool) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, ok := c.mcp.HandleMessage(ctx, b).(mcpgo.JSONRPCResponse)
+	if !ok {
+		return "no tool result", true
+	}
+	res, ok := resp.Result.(*mcpgo.CallToolResult)
+	if !ok {
+		return fmt.Sprintf("result %T", resp.Result), true
+	}
+	return resultText(res), res.IsError
+}
