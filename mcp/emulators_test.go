@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -40,6 +41,17 @@ http://:%d {
 %s
 }
 `, bases.String(), emus.String(), port, routes(ups, true), connectors), port
+}
+
+// emulatorBase returns the base URL emulatorSite gave platform key's
+// emulator, for tests that read the emulator's own request counts.
+func emulatorBase(t *testing.T, site, key string) string {
+	t.Helper()
+	m := regexp.MustCompile(`platform ` + regexp.QuoteMeta(key) + ` \{\s*base_url (\S+)`).FindStringSubmatch(site)
+	if m == nil {
+		t.Fatalf("no emulator for %s in the site", key)
+	}
+	return m[1]
 }
 
 var emulated = []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"}

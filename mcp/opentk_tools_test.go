@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -84,7 +83,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 		}
 	}
 	// The other four: what they are and their link, no platform call.
-	before := emulatorTotal(t, os.Getenv("BESLUITBRON_OPENTK_URL"))
+	before := emulatorTotal(t, emulatorBase(t, site, "opentk"))
 	for _, cat := range []string{"Activiteit", "Toezegging", "OODocument", "PersoonGeschenk"} {
 		h := byCat[cat]
 		v, text := fetch(map[string]any{"id": h["id"], "category": cat})
@@ -95,7 +94,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 			t.Errorf("%s: link %v, the hit's %v", cat, v["url"], h["url"])
 		}
 	}
-	if after := emulatorTotal(t, os.Getenv("BESLUITBRON_OPENTK_URL")); after != before {
+	if after := emulatorTotal(t, emulatorBase(t, site, "opentk")); after != before {
 		t.Errorf("describing unfetchable hits asked OpenTK %d times", after-before)
 	}
 	// kind=activiteiten: activities only.

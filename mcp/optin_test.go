@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -129,7 +128,7 @@ func TestORIOptInAgainstEmulator(t *testing.T) {
 	}
 	// The first page costs the search and one look-up of its organisations;
 	// a repeat (no cache on these test routes) only the search.
-	oriURL := os.Getenv("BESLUITBRON_ORI_URL")
+	oriURL := emulatorBase(t, site, "ori")
 	before := emulatorTotal(t, oriURL)
 	all := search(map[string]any{"query": "begroting", "limit": 50})
 	check(all)
