@@ -16,7 +16,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
@@ -135,7 +134,6 @@ type Handler struct {
 
 	upstreams []*upstream
 	up        *up.Proxy
-	proxy     *reverseproxy.Handler
 	state     *platformState // shared with the platform's other handlers, across reloads
 	refs      []string       // keys this handler holds in pool
 	logger    *zap.Logger
@@ -293,19 +291,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	a.OnStart(func() { h.state.setDeadConn(h.deadConn) })
 	a.UsesBaseURLs(h.Platform, h.BaseURLs)
 
-	// Caddy's reverse proxy streams, copies headers and handles cancel;
-	// it sees one placeholder upstream and never retries (no lb_retries):
-	// host choice, failover and attempts are upstream.Proxy's.
-	h.proxy = &reverseproxy.Handler{
-		Upstreams: reverseproxy.UpstreamPool{{Dial: hosts[0].Dial}},
-		Transport: &hostTransport{dial: hosts[0].Dial, proxy: h.up},
-		LoadBalancing: &reverseproxy.LoadBalancing{
-			SelectionPolicy: reverseproxy.FirstSelection{},
-		},
-	}
-	if err := h.proxy.Provision(ctx); err != nil {
-		return fmt.Errorf("provisioning reverse proxy: %w", err)
-	}
 	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
@@ -328,9 +313,6 @@ func (h *Handler) Validate() error {
 // closes its idle connections.
 func (h *Handler) Cleanup() error {
 	live.Delete(h)
-	if h.proxy != nil {
-		_ = h.proxy.Cleanup()
-	}
 	return h.release()
 }
 
@@ -349,24 +331,22 @@ func (h *Handler) deadConn(dial string, err error) {
 
 // ServeHTTP proxies the request to the platform, after admit has let it
 // through (method, body size).
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	if ok, err := h.admit(w, r); !ok {
 		return err
 	}
 	ctx, outcome := up.WithOutcome(r.Context())
 	r = r.WithContext(ctx)
-	err := h.proxy.ServeHTTP(w, r, next)
+	err := h.forward(w, r)
 	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 		// For the handlers around this one (a budget may give back
 		// the units of a call no platform received) and the logs.
 		repl.Set("http.platform_proxy.sent", outcome.Sent())
 	}
-	var he caddyhttp.HandlerError
-	if err != nil && errors.As(err, &he) && errors.Is(he.Err, up.ErrNoPlace) {
+	if errors.Is(err, up.ErrNoPlace) {
 		// Every host stayed full for the whole queue wait: a 503 the
 		// client may retry shortly, not a 502.
 		w.Header().Set("Retry-After", "1")
-		return caddyhttp.Error(http.StatusServiceUnavailable, he.Err)
 	}
 	return err
 }
