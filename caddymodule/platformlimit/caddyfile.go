@@ -50,10 +50,11 @@ func caddyJSON(v any) json.RawMessage { return caddyconfig.JSON(v, nil) }
 // fraction such as 1/8, or ceil(<query param>/<n>) such as ceil(limit/24),
 // optionally followed by the parameter's default and cap. cost rules are
 // tried in order; a request none matches costs 1. With no capacity and
-// window, the platform's built-in limit applies (obv, oa, ob,
-// rechtspraak); with no cost rules, its built-in costs (obv).
-// trusted_sources may be repeated; from those addresses each session
-// counts as a client of its own.
+// window, the budget of the platform's descriptor applies (the
+// besluitbron app over caddymodule/platforms: obv, oa, ob, rechtspraak);
+// with no cost rules, its prices (obv). trusted_sources may be repeated;
+// from those addresses each session counts as a client of its own;
+// without it, the besluitbron app's trusted_sources apply.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {

@@ -291,6 +291,13 @@ func TestBudgetSurvivesReloadAndReconfigures(t *testing.T) {
 	if h2.budget != h1.budget {
 		t.Fatal("the reload made a new budget")
 	}
+	if st := h2.budget.Stats(); st.Capacity != 10 {
+		t.Fatalf("the new limits applied before the new config started: %+v", st)
+	}
+	if err := h2.app.Start(); err != nil { // the new config starts
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h2.app.Stop() })
 	st := h2.budget.Stats()
 	if st.Capacity != 20 || st.UnitsSpent != 4 || st.Available != 6 {
 		t.Fatalf("after reload %+v; want capacity 20, the 6 units left kept", st)

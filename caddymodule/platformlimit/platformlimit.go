@@ -20,6 +20,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
@@ -69,31 +70,33 @@ func init() {
 // hang-up after the request reached a platform (refund.go says why).
 //
 // Budgets live in the process, keyed by platform: they survive config
-// reloads and are reconfigured in place; every handler of one platform
-// shares one budget.
+// reloads and are reconfigured in place when the new config starts (a
+// config that fails to load never changes them); every handler of one
+// platform shares one budget.
 type Handler struct {
 	// Platform is the platform key. obv, oa, ob and rechtspraak have
-	// built-in limits (design.md §2); any other key needs capacity and
-	// window.
+	// a budget in their descriptor (the besluitbron app over
+	// caddymodule/platforms, design.md §2); any other key needs capacity
+	// and window.
 	Platform string `json:"platform"`
-	// Capacity is the bucket's size in units. Default: the platform's
-	// (obv 60, oa 120, ob 2, rechtspraak 5).
+	// Capacity is the bucket's size in units. Default: the platform
+	// descriptor's (obv 60, oa 120, ob 2, rechtspraak 5).
 	Capacity float64 `json:"capacity,omitempty"`
 	// Window is the time the empty bucket takes to refill completely, and
 	// the starvation bound (each waiting client gets at least one call
-	// per window). Default: the platform's (obv 1m, oa 1m, ob 1s,
-	// rechtspraak 1s).
+	// per window). Default: the platform descriptor's (obv 1m, oa 1m,
+	// ob 1s, rechtspraak 1s).
 	Window caddy.Duration `json:"window,omitempty"`
 	// Costs price requests: the first rule whose matchers match gives the
-	// cost; a request no rule matches costs 1 unit. Default for obv: a
-	// search ceil(limit/24) (limit default 24, capped at 100), a PDF page
-	// 1/8, others 1.
+	// cost; a request no rule matches costs 1 unit. Default: the platform
+	// descriptor's prices (obv: its search and PDF-page prices).
 	Costs []*CostRule `json:"costs,omitempty"`
 	// MaxQueue bounds the requests waiting on the platform at once; past
-	// it, new requests are rejected. Default: 1000.
+	// it, new requests are rejected. Default: the platform descriptor's,
+	// else 1000.
 	MaxQueue int `json:"max_queue,omitempty"`
-	// MaxWait bounds one request's wait. Default: twice the window, at
-	// least 30s.
+	// MaxWait bounds one request's wait. Default: the platform
+	// descriptor's, else twice the window, at least 30s.
 	MaxWait caddy.Duration `json:"max_wait,omitempty"`
 	// SessionKey is a placeholder that names the request's session within
 	// its client (for example {http.request.header.X-User}). An empty
@@ -105,13 +108,15 @@ type Handler struct {
 	// addresses) whose sessions each count as a client of their own: a
 	// front proxy that names its users' sessions, or a hosted assistant's
 	// egress range. From any other address, sessions divide the address's
-	// share and never multiply it (design.md §3). Default: none.
+	// share and never multiply it (design.md §3). Default: the
+	// besluitbron app's trusted_sources (none unless set there).
 	TrustedSources []string `json:"trusted_sources,omitempty"`
 	// RejectStatus is the status of a rejected request: 503 (default) or
 	// 429.
 	RejectStatus int `json:"reject_status,omitempty"`
 
 	trusted []netip.Prefix
+	app     *app.App // the config's besluitbron app, which starts it
 	budget  *fairqueue.Budget
 	clock   fairqueue.Clock
 	pooled  bool
@@ -147,29 +152,14 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// builtIn is the limit BesluitBron keeps per platform (design.md §2).
-type builtIn struct {
-	capacity float64
-	window   time.Duration
-	costs    func() []*CostRule
-}
-
-var builtIns = map[string]builtIn{
-	platforms.OBV:         {60, time.Minute, obvCosts},
-	platforms.OA:          {120, time.Minute, nil},
-	platforms.OB:          {2, time.Second, nil},
-	platforms.Rechtspraak: {5, time.Second, nil},
-}
-
-// obvCosts are OpenBesluitvorming's weights: a search ceil(limit/24)
-// (limit default 24, capped at 100), a PDF page 1/8, anything else 1.
-func obvCosts() []*CostRule {
-	return []*CostRule{
-		// With or without a trailing slash: the platform routes both to
-		// its search, so both are priced as one.
-		{MatcherSetsRaw: pathMatch("/api/search", "/api/search/"), Units: 1, Param: "limit", Per: 24, ParamDefault: 24, ParamMax: 100},
-		{MatcherSetsRaw: pathMatch("/api/entities/*/pdf/page/*"), Units: 0.125},
+// descriptorCosts turns the descriptor's prices into cost rules.
+func descriptorCosts(costs []platforms.Cost) []*CostRule {
+	out := make([]*CostRule, 0, len(costs))
+	for _, c := range costs {
+		out = append(out, &CostRule{MatcherSetsRaw: pathMatch(c.Paths...), Units: c.Units, Param: c.Param,
+			Per: c.Per, ParamDefault: c.ParamDefault, ParamMax: c.ParamMax})
 	}
+	return out
 }
 
 func pathMatch(paths ...string) caddyhttp.RawMatcherSets {
@@ -183,12 +173,24 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Platform == "" {
 		return fmt.Errorf("platform_limit: platform key missing")
 	}
-	if def, ok := builtIns[h.Platform]; ok {
+	a, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
+	h.app = a
+	if desc, ok := a.Platform(h.Platform); ok && desc.Budget != nil {
+		def := desc.Budget
 		if h.Capacity == 0 && h.Window == 0 {
-			h.Capacity, h.Window = def.capacity, caddy.Duration(def.window)
+			h.Capacity, h.Window = def.Capacity, caddy.Duration(def.Window)
 		}
-		if h.Costs == nil && def.costs != nil {
-			h.Costs = def.costs()
+		if h.Costs == nil && len(def.Costs) > 0 {
+			h.Costs = descriptorCosts(def.Costs)
+		}
+		if h.MaxQueue == 0 {
+			h.MaxQueue = def.MaxQueue
+		}
+		if h.MaxWait == 0 {
+			h.MaxWait = caddy.Duration(def.MaxWait)
 		}
 	}
 	if h.RejectStatus == 0 {
@@ -215,26 +217,37 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.trusted, _ = session.ParsePrefixes(h.TrustedSources) // validated above
-	cfg := h.config()
+	if h.TrustedSources == nil {
+		h.trusted = a.Trusted()
+	}
+	cfg, err := h.config().WithDefaults()
+	if err != nil {
+		return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
+	}
 	h.clock = clock
+	logger := h.logger.With(zap.String("platform", h.Platform))
 	val, _, err := budgets.LoadOrNew(h.Platform, func() (caddy.Destructor, error) {
 		b, err := fairqueue.New(cfg, clock)
 		if err != nil {
 			return nil, err
 		}
-		return &pooledBudget{Budget: b}, nil
+		pb := &pooledBudget{Budget: b}
+		pb.config = app.NewSetting(func(cfg fairqueue.Config) { pb.reconfigure(cfg, logger) })
+		return pb, nil
 	})
 	if err != nil {
 		return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
 	}
 	h.pooled = true
-	h.budget = val.(*pooledBudget).Budget
-	if old := h.budget.Config(); !sameConfig(old, cfg) {
-		if err := h.budget.SetConfig(cfg); err != nil {
-			return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
-		}
-		h.logger.Info("platform budget reconfigured in place",
-			zap.String("platform", h.Platform), zap.Float64("capacity", h.Capacity), zap.Duration("window", time.Duration(h.Window)))
+	pb := val.(*pooledBudget)
+	h.budget = pb.Budget
+	// A reload's new limits apply when its config starts; a config
+	// whose handlers of one platform disagree does not load.
+	describe := func(c fairqueue.Config) string {
+		return fmt.Sprintf("capacity %g, window %v, max_queue %d, max_wait %v", c.Capacity, c.Window, c.MaxQueue, c.MaxWait)
+	}
+	if err := pb.config.Stage(a, cfg, true, describe); err != nil {
+		return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
 	}
 	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("platform_limit %s: registering metrics: %w", h.Platform, err)
@@ -466,7 +479,24 @@ var budgets = caddy.NewUsagePool()
 // clock is the budgets' clock; tests swap it.
 var clock fairqueue.Clock = fairqueue.RealClock{}
 
-type pooledBudget struct{ *fairqueue.Budget }
+type pooledBudget struct {
+	*fairqueue.Budget
+	config *app.Setting[fairqueue.Config] // the limits of the config in force
+}
+
+// reconfigure puts cfg (validated in Provision) in force in place: the
+// queue, the spent units and every client's usage stay.
+func (pb *pooledBudget) reconfigure(cfg fairqueue.Config, logger *zap.Logger) {
+	if sameConfig(pb.Config(), cfg) {
+		return
+	}
+	if err := pb.SetConfig(cfg); err != nil {
+		logger.Error("platform budget not reconfigured", zap.Error(err))
+		return
+	}
+	logger.Info("platform budget reconfigured in place",
+		zap.Float64("capacity", cfg.Capacity), zap.Duration("window", cfg.Window))
+}
 
 // Destruct implements caddy.Destructor; a budget holds only memory and
 // stopped timers.
