@@ -29,7 +29,7 @@ TARGETS=(
 	./mcp/adapters/opentk:FuzzParse
 	./mcp/adapters/ori:FuzzParse
 	./mcp/adapters/oa:FuzzParse
-	./caddymodule/cache:FuzzKey
+	./caddymodule/platformcache/cache:FuzzKey
 	./caddymodule/platformcache:FuzzUnmarshalCaddyfile
 	./caddymodule/platformlimit:FuzzUnmarshalCaddyfile
 	./caddymodule/platformproxy:FuzzUnmarshalCaddyfile

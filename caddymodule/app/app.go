@@ -20,8 +20,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
 )
 
 // ID is the app's module ID and its name for ctx.App.

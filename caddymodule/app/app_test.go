@@ -11,8 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
 )
 
 func parse(t *testing.T, input string) (*App, error) {

@@ -7,7 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/inbound"
+	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 

@@ -1,6 +1,6 @@
 // Package clientlimit is the Caddy handler http.handlers.client_limit: the
 // inbound limits of design.md §4.3. The limiter itself is the Caddy-free
-// package caddymodule/inbound.
+// package caddymodule/clientlimit/inbound.
 package clientlimit
 
 import (
@@ -18,7 +18,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/inbound"
+	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 

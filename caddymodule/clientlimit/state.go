@@ -7,7 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/inbound"
+	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
 )
 
 // pool holds the limiter state, so it survives config reloads: the key

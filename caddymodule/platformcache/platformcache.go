@@ -1,4 +1,4 @@
-// Package platformcache is the Caddy adapter of caddymodule/cache: the
+// Package platformcache is the Caddy adapter of caddymodule/platformcache/cache: the
 // http.handlers.platform_cache handler (one per platform route), its
 // Caddyfile directive, the admin.api.platform_cache admin routes and the
 // Prometheus metrics. Stores live in a caddy.UsagePool keyed by platform,
@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/cache"
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"

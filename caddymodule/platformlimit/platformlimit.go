@@ -1,7 +1,7 @@
 // Package platformlimit is the Caddy module http.handlers.platform_limit:
 // it keeps a platform's outbound budget on BesluitBron's side and shares it
 // fairly between clients and their sessions (design.md §3, §4.2). The mechanism is the Caddy-free
-// caddymodule/fairqueue; this package is the adapter: config, Caddyfile,
+// caddymodule/platformlimit/fairqueue; this package is the adapter: config, Caddyfile,
 // the request's cost and session, the upstream's answer, metrics and the
 // admin status.
 package platformlimit
@@ -21,8 +21,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
+	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )

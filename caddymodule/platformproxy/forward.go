@@ -11,7 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
+	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 )
 
 // forward sends r through the platform's upstream.Proxy (host choice,

@@ -19,8 +19,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
+	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	up "github.com/besluitbron/besluitbron/caddymodule/upstream"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 

@@ -7,7 +7,7 @@ import (
 
 // Budget is the outbound budget BesluitBron keeps for a platform: a bucket
 // of Capacity units refilled in Window, shared fairly between clients
-// (caddymodule/fairqueue). Zero MaxQueue and MaxWait leave the mechanism's
+// (caddymodule/platformlimit/fairqueue). Zero MaxQueue and MaxWait leave the mechanism's
 // defaults (1000 waiting requests; twice the window, at least 30s).
 type Budget struct {
 	Capacity float64
@@ -71,7 +71,7 @@ const (
 	ToolsExperimental
 )
 
-// Cache kinds (the same names as caddymodule/cache's Kind constants).
+// Cache kinds (the same names as caddymodule/platformcache/cache's Kind constants).
 const (
 	KindList     = "list"
 	KindDocument = "document"

@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/caddymodule/upstream"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
+	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 )
 
 // This file answers a request: from the cache (a hit, or a stale entry
