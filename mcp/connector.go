@@ -20,6 +20,19 @@ type settings struct {
 	maxTextChars int
 	oa           oa.Endpoints
 	tkRoot       string // Tweede Kamer OData root, e.g. /OData/v5
+	// linkBases returns the base URLs a link into the platform may point
+	// into (the config's besluitbron app: app.LinkBaseURLs); nil refuses
+	// every link.
+	linkBases func(key string) []string
+}
+
+// linkBasesOf returns the base URLs links into the platform are checked
+// against in the current config.
+func (s *settings) linkBasesOf(key string) []string {
+	if s.linkBases == nil {
+		return nil
+	}
+	return s.linkBases(key)
 }
 
 // connector is one named MCP endpoint's state, shared across config

@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
@@ -118,10 +118,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if len(h.Platforms) == 0 {
 		h.Platforms = DefaultPlatforms(h.ExperimentalOA)
 	}
-	if h.offersPlatform(platforms.ORI) && os.Getenv("BESLUITBRON_ORI_URL") == "" {
-		// The route answers 410 without it (Caddyfile); say so at start,
-		// not only when a model calls ori_search.
-		h.logger.Warn("connector offers ORI tools, but BESLUITBRON_ORI_URL is unset: /platforms/ori answers 410 unless its platform_proxy names a base URL",
+	a, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if h.offersPlatform(platforms.ORI) && !a.BaseURLSet(platforms.ORI) {
+		// The default Caddyfile's route answers 410 without it; say so at
+		// start, not only when a model calls ori_search.
+		h.logger.Warn("connector offers ORI tools, but the besluitbron app names no base_url for ori: /platforms/ori answers 410 unless its platform_proxy names a base URL",
 			zap.String("connector", h.Name))
 	}
 	if h.MaxBodyBytes <= 0 {
@@ -142,7 +146,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.pooled = true
 	h.conn = val.(*connector)
-	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars}
+	// Links in answers (OB's itemUrl) are checked against this config's
+	// base URLs, asked of its app at each call: a platform_proxy
+	// provisioned after this handler adds its own.
+	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars, linkBases: a.LinkBaseURLs}
 	if h.OA != nil {
 		s.oa = oa.Endpoints{SearchPath: h.OA.SearchPath, QueryParam: h.OA.QueryParam, LimitParam: h.OA.LimitParam,
 			PageParam: h.OA.PageParam, OffsetParam: h.OA.OffsetParam, OrgParam: h.OA.OrgParam,

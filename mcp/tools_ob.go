@@ -79,7 +79,7 @@ func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*docOut, *mcpgo.
 		d.Text = "No XML edition exists (publications before 1995 are scanned PDF only); see the pdf link."
 		return doc(platforms.OB, d, off, max, ans), nil
 	}
-	fr, err := ob.FileRequest(xmlURL)
+	fr, err := ob.FileRequest(c.settings().linkBasesOf(platforms.OB), xmlURL)
 	if err != nil {
 		return nil, parseFailed(platforms.OB, err)
 	}

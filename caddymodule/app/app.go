@@ -87,7 +87,7 @@ type App struct {
 type staged struct {
 	mu       sync.Mutex
 	commits  []func()
-	bases    map[string][]string // base URLs handlers use beside the descriptors'
+	bases    map[string][]string // base URLs handlers use beside the descriptors' (LinkBaseURLs)
 	cleanups []func()            // run when the config is unloaded (Cleanup)
 }
 
@@ -305,6 +305,30 @@ func (a *App) Platform(key string) (platforms.Platform, bool) {
 	return p.Clone(), true
 }
 
+// LinkBaseURLs returns the base URLs a link into the platform that came
+// from outside the configuration (an Officiële Bekendmakingen itemUrl) may
+// point into, for upstream.CheckURL: the descriptor's, those this
+// config's handlers send the platform's requests to (UsesBaseURLs), and
+// the table's public ones, since a mirror's answers keep the platform's
+// own links (they are fetched through the platform's route all the same).
+// Each config's app answers for that config alone, so a reload's new
+// base URLs count from the requests its handlers serve on, and a config
+// that failed to load counts for nothing.
+func (a *App) LinkBaseURLs(key string) []string {
+	p, ok := a.resolved[key]
+	if !ok {
+		return nil
+	}
+	out := append([]string(nil), p.BaseURLs...)
+	a.staged.mu.Lock()
+	out = append(out, a.staged.bases[key]...)
+	a.staged.mu.Unlock()
+	if def, ok := platforms.Get(key); ok {
+		out = append(out, def.BaseURLs...)
+	}
+	return out
+}
+
 // BaseURLSet tells whether the configuration names the platform's base
 // URLs (ORI's route works only then: its public address is switched off).
 func (a *App) BaseURLSet(key string) bool {
@@ -350,8 +374,8 @@ func (a *App) OnStart(f func()) {
 }
 
 // UsesBaseURLs records base URLs a handler of this config sends the
-// platform's requests to (platform_proxy's own base URLs), so that from
-// Start on upstream.CheckURL accepts URLs into them as well.
+// platform's requests to (platform_proxy's own base URLs), so that links
+// into them pass as well (LinkBaseURLs).
 func (a *App) UsesBaseURLs(key string, urls []string) {
 	a.staged.mu.Lock()
 	defer a.staged.mu.Unlock()
@@ -367,8 +391,7 @@ var inForce struct {
 	app *App
 }
 
-// Start applies the changes this config's handlers staged, and records
-// the base URLs for upstream.CheckURL.
+// Start applies the changes this config's handlers staged.
 func (a *App) Start() error {
 	inForce.Lock()
 	defer inForce.Unlock()
@@ -381,16 +404,9 @@ func (a *App) Start() error {
 func (a *App) applyAll() {
 	a.staged.mu.Lock()
 	commits := append([]func(){}, a.staged.commits...)
-	bases := map[string][]string{}
-	for key, p := range a.resolved {
-		bases[key] = append(append([]string(nil), a.staged.bases[key]...), p.BaseURLs...)
-	}
 	a.staged.mu.Unlock()
 	for _, f := range commits {
 		f()
-	}
-	for key, urls := range bases {
-		up.Register(key, urls)
 	}
 }
 

@@ -186,9 +186,15 @@ func TestStagedChangesApplyAtStart(t *testing.T) {
 		a.OnStart(func() { inUse = append(inUse, name) })
 		return a
 	}
+	// The base URLs of the config in force.
 	obBases := func() string {
-		b, _ := up.Bases(platforms.OB)
-		return strings.Join(b, " ")
+		inForce.Lock()
+		a := inForce.app
+		inForce.Unlock()
+		if a == nil {
+			return ""
+		}
+		return strings.Join(a.LinkBaseURLs(platforms.OB), " ")
 	}
 
 	running := newApp("first", "http://one.example")
@@ -239,6 +245,50 @@ func TestStagedChangesApplyAtStart(t *testing.T) {
 	}
 	if len(inUse) != 4 {
 		t.Errorf("shutdown applied something: %v", inUse)
+	}
+}
+
+// Links into a platform (OB's itemUrl) are checked against the base URLs
+// of the config the handler belongs to: its besluitbron block's, its
+// handlers' own, and the public ones; another config's never count,
+// whether it loaded or failed.
+func TestLinkBaseURLs(t *testing.T) {
+	running := &App{Platforms: map[string]*PlatformConfig{"ob": {BaseURLs: []string{"http://mirror.example/ob"}}}}
+	if err := provision(t, running); err != nil {
+		t.Fatal(err)
+	}
+	running.UsesBaseURLs(platforms.OB, []string{"http://proxy-own.example"})
+	failed := &App{Platforms: map[string]*PlatformConfig{"ob": {BaseURLs: []string{"http://evil.example"}}}}
+	if err := provision(t, failed); err != nil {
+		t.Fatal(err)
+	}
+	failed.UsesBaseURLs(platforms.OB, []string{"http://evil2.example"})
+
+	bases := running.LinkBaseURLs(platforms.OB)
+	for _, tc := range []struct {
+		url, rest string // rest "": refused
+	}{
+		{"http://mirror.example/ob/frbr/a.xml", "/frbr/a.xml"},
+		{"http://proxy-own.example/frbr/a.xml", "/frbr/a.xml"},
+		{"https://repository.overheid.nl/frbr/a.xml", "/frbr/a.xml"},
+		{"http://mirror.example/frbr/a.xml", ""}, // outside the mirror's prefix
+		{"http://evil.example/frbr/a.xml", ""},   // another config's base URL
+		{"http://evil2.example/frbr/a.xml", ""},  // another config's handler's
+	} {
+		rest, err := up.CheckURL(platforms.OB, bases, tc.url)
+		if tc.rest == "" && err == nil {
+			t.Errorf("%s accepted as %s", tc.url, rest)
+		}
+		if tc.rest != "" && (err != nil || rest != tc.rest) {
+			t.Errorf("%s: %q %v, want %q", tc.url, rest, err, tc.rest)
+		}
+	}
+	if got := running.LinkBaseURLs("nosuch"); got != nil {
+		t.Errorf("unknown platform: %v", got)
+	}
+	bases[0] = "http://changed.example"
+	if running.LinkBaseURLs(platforms.OB)[0] != "http://mirror.example/ob" {
+		t.Error("a caller changed the app's base URLs")
 	}
 }
 

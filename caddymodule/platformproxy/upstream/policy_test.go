@@ -119,8 +119,12 @@ func TestSelector(t *testing.T) {
 }
 
 func TestCheckURL(t *testing.T) {
-	t.Setenv("BESLUITBRON_OB_URL", "")
-	Register("opentk", []string{"http://127.0.0.1:9104", "http://127.0.0.1:9105/tkconv"})
+	// The bases a caller passes: OB's public one; OpenTK's two public
+	// mirrors and two emulators a config names.
+	bases := map[string][]string{
+		"ob":     {"https://repository.overheid.nl"},
+		"opentk": {"https://opentk.nl", "https://berthub.eu/tkconv", "http://127.0.0.1:9104", "http://127.0.0.1:9105/tkconv"},
+	}
 	for _, tc := range []struct{ platform, in, want string }{
 		{"ob", "https://repository.overheid.nl/sru?query=x&startRecord=2", "/sru?query=x&startRecord=2"},
 		{"ob", "https://repository.overheid.nl/sru/", "/sru/"},
@@ -133,7 +137,7 @@ func TestCheckURL(t *testing.T) {
 		{"opentk", "http://127.0.0.1:9105/tkconv/getraw/1", "/getraw/1"},
 		{"opentk", "https://berthub.eu/tkconv/a/../getdoc/1", "/getdoc/1"},
 	} {
-		got, err := CheckURL(tc.platform, tc.in)
+		got, err := CheckURL(tc.platform, bases[tc.platform], tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("%s %s: %q %v, want %q", tc.platform, tc.in, got, err, tc.want)
 		}
@@ -150,7 +154,7 @@ func TestCheckURL(t *testing.T) {
 		{"opentk", "http://127.0.0.1:9106/x"},             // another emulator
 		{"nosuch", "https://opentk.nl/x"},                 // unknown platform
 	} {
-		if got, err := CheckURL(tc.platform, tc.in); err == nil {
+		if got, err := CheckURL(tc.platform, bases[tc.platform], tc.in); err == nil {
 			t.Errorf("%s %s: accepted as %q", tc.platform, tc.in, got)
 		}
 	}

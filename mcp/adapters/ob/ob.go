@@ -260,11 +260,12 @@ func ParseSearch(body []byte) (adapters.Page, []Record, error) {
 }
 
 // FileRequest turns a record's itemUrl into a request on the platform's
-// own route. The URL must point into the platform's configured base URL
-// (upstream.CheckURL: same host, no escape from the base path) and name an
-// FRBR file: a search result can never send BesluitBron anywhere else.
-func FileRequest(itemURL string) (adapters.Request, error) {
-	rest, err := upstream.CheckURL(platforms.OB, itemURL)
+// own route. The URL must point into one of bases, the platform's base
+// URLs in the caller's config (the besluitbron app's LinkBaseURLs), and
+// name an FRBR file (upstream.CheckURL: same host, no escape from the base
+// path): a search result can never send BesluitBron anywhere else.
+func FileRequest(bases []string, itemURL string) (adapters.Request, error) {
+	rest, err := upstream.CheckURL(platforms.OB, bases, itemURL)
 	if err != nil {
 		return adapters.Request{}, fmt.Errorf("publication file %q refused: %v", itemURL, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 )
 
@@ -19,9 +20,40 @@ func TestParseRecordFixture(t *testing.T) {
 		h.URL != "https://zoek.officielebekendmakingen.nl/gmb-2023-174296.html" || h.Snippet != "verwijderen van asbest van het dak" {
 		t.Fatalf("%+v", h)
 	}
-	fr, err := FileRequest(r.Items["xml"])
+	fr, err := FileRequest(publicBases(t), r.Items["xml"])
 	if err != nil || fr.Path != "/frbr/officielepublicaties/gmb/2023/gmb-2023-174296/1/xml/gmb-2023-174296.xml" {
 		t.Fatalf("%+v %v", fr, err)
+	}
+}
+
+// publicBases are OB's public base URLs, from the platforms table.
+func publicBases(t *testing.T) []string {
+	p, ok := platforms.Get(platforms.OB)
+	if !ok || len(p.BaseURLs) == 0 {
+		t.Fatal("no ob in the platforms table")
+	}
+	return p.BaseURLs
+}
+
+// A configured mirror's links pass; the public host does not once the
+// caller leaves it out, and no bases refuse everything.
+func TestFileRequestBases(t *testing.T) {
+	mirror := []string{"http://127.0.0.1:9105/ob"}
+	const file = "/frbr/officielepublicaties/stb/2018/stb-2018-84/1/xml/stb-2018-84.xml"
+	if fr, err := FileRequest(mirror, "http://127.0.0.1:9105/ob"+file); err != nil || fr.Path != file {
+		t.Fatalf("mirror link: %+v %v", fr, err)
+	}
+	for _, bad := range []string{
+		"https://repository.overheid.nl" + file, // not among these bases
+		"http://127.0.0.1:9105" + file,          // outside the mirror's prefix
+		"http://127.0.0.1:9106/ob" + file,       // another port
+	} {
+		if fr, err := FileRequest(mirror, bad); err == nil {
+			t.Errorf("%s followed as %s", bad, fr.Path)
+		}
+	}
+	if fr, err := FileRequest(nil, "https://repository.overheid.nl"+file); err == nil {
+		t.Errorf("followed without base URLs as %s", fr.Path)
 	}
 }
 
@@ -68,8 +100,7 @@ func TestRequests(t *testing.T) {
 	if _, err := SearchRequest(SearchParams{Query: "x", Limit: 5, Offset: 6000}); err == nil {
 		t.Fatal("deep offset accepted")
 	}
-	t.Setenv("BESLUITBRON_OB_URL", "")
-	if fr, err := FileRequest("https://repository.overheid.nl/frbr/officielepublicaties/stb/2018/stb-2018-84/1/xml/stb-2018-84.xml"); err != nil || fr.Path != "/frbr/officielepublicaties/stb/2018/stb-2018-84/1/xml/stb-2018-84.xml" {
+	if fr, err := FileRequest(publicBases(t), "https://repository.overheid.nl/frbr/officielepublicaties/stb/2018/stb-2018-84/1/xml/stb-2018-84.xml"); err != nil || fr.Path != "/frbr/officielepublicaties/stb/2018/stb-2018-84/1/xml/stb-2018-84.xml" {
 		t.Fatal("an itemUrl on the platform's host must be followed", fr, err)
 	}
 	for _, bad := range []string{
@@ -78,7 +109,7 @@ func TestRequests(t *testing.T) {
 		"https://repository.overheid.nl/sru/x",       // not a publication file
 		"https://repository.overheid.nl:8443/frbr/a", // another port
 	} {
-		if fr, err := FileRequest(bad); err == nil {
+		if fr, err := FileRequest(publicBases(t), bad); err == nil {
 			t.Errorf("%s followed as %s", bad, fr.Path)
 		}
 	}
