@@ -46,7 +46,8 @@ func init() {
 // Failure: when no upstream answers, the handler returns a 502 error (dial
 // failure) or 503 (no upstream available) that handle_errors can shape.
 // Afterwards the placeholder {http.platform_proxy.sent} holds the number of
-// attempts a platform received (0: nothing of the request left us).
+// attempts a platform received (0: nothing of the request left us, as for
+// the 405 and 413 above).
 type Handler struct {
 	// Platform is the platform's key (ori, obv, tk, opentk, ob,
 	// rechtspraak, oa). Required.
@@ -333,22 +334,31 @@ func (h *Handler) deadConn(dial string, err error) {
 // through (method, body size).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	if ok, err := h.admit(w, r); !ok {
+		// Refused here (405, 413, 400, or the client gone while sending
+		// its body): nothing reached a platform, so a budget in front
+		// gives the unit back, and PUTs cannot drain it.
+		setSent(r, 0)
 		return err
 	}
 	ctx, outcome := up.WithOutcome(r.Context())
 	r = r.WithContext(ctx)
 	err := h.forward(w, r)
-	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-		// For the handlers around this one (a budget may give back
-		// the units of a call no platform received) and the logs.
-		repl.Set("http.platform_proxy.sent", outcome.Sent())
-	}
+	setSent(r, outcome.Sent())
 	if errors.Is(err, up.ErrNoPlace) {
 		// Every host stayed full for the whole queue wait: a 503 the
 		// client may retry shortly, not a 502.
 		w.Header().Set("Retry-After", "1")
 	}
 	return err
+}
+
+// setSent sets {http.platform_proxy.sent} to the attempts a platform
+// received, for the handlers around this one (a budget gives back the
+// units of a call no platform received) and the logs.
+func setSent(r *http.Request, n int64) {
+	if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+		repl.Set("http.platform_proxy.sent", n)
+	}
 }
 
 // Stats returns the upstream counters (requests, attempts sent, stale
