@@ -183,10 +183,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func DefaultPlatforms(experimentalOA bool) []string {
 	var out []string
 	for _, k := range platforms.Keys() {
-		switch optInOf(k) { // the tool table says how each platform comes on
-		case whenListed:
+		switch optInOf(k) { // the platforms table says how each platform comes on
+		case platforms.ToolsOptIn:
 			continue
-		case withExperimentalOA:
+		case platforms.ToolsExperimental:
 			if !experimentalOA {
 				continue
 			}

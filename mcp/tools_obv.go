@@ -14,8 +14,31 @@ import (
 	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
 )
 
-const obvSearchDesc = `Search OpenBesluitvorming: meetings, documents, motions and spoken word of the councils and boards of 330 Dutch organisations: municipalities (gemeenten), provinces (provincies) and water boards (waterschappen). It also holds what Open Raadsinformatie (ORI, switched off on 1 November 2026) used to serve, under the same organisation keys. Returns compact hits (id, type, title, date, organisation, short snippet, link).
-Cost: the platform allows 60 units a minute for all BesluitBron users together; a search costs 1 unit per 24 results (limit 24 = 1 unit, 100 = 5). A first question on a subject waits for that budget; repeating it in this conversation comes from the cache at once. Searching one organisation (organization="utrecht", keys from obv_sources) is faster and more precise than all 330. Titles and snippets are cheap; fetch full text only for the items you need with obv_fetch.`
+// obvSearchDesc says what a search costs in the words of the platforms
+// table (its budget and its price for a search), so the price is written
+// once, in caddymodule/platforms.
+var obvSearchDesc = obvSearchDescFor(obvBudget(), obv.SearchCost())
+
+func obvBudget() platforms.Budget {
+	if p, _ := platforms.Get(platforms.OBV); p.Budget != nil {
+		return *p.Budget
+	}
+	panic("the platforms table keeps no budget for obv: its search tool's Cost sentence has nothing to say")
+}
+
+// obvSearchDescFor writes obv_search's description for a budget and a
+// search price, with the price worked out for two limits: the rule's
+// divisor (the most one unit buys) and the platform's largest page.
+func obvSearchDescFor(b platforms.Budget, price platforms.Cost) string {
+	cost := "a search costs " + price.String()
+	if price.Param == "limit" && price.Per > 0 {
+		one := int(price.Per)
+		cost += fmt.Sprintf(" (limit %d = %s, %d = %s)", one, platforms.FormatUnits(price.UnitsFor(float64(one))),
+			obv.MaxLimit, platforms.FormatUnits(price.UnitsFor(obv.MaxLimit)))
+	}
+	return `Search OpenBesluitvorming: meetings, documents, motions and spoken word of the councils and boards of 330 Dutch organisations: municipalities (gemeenten), provinces (provincies) and water boards (waterschappen). It also holds what Open Raadsinformatie (ORI, switched off on 1 November 2026) used to serve, under the same organisation keys. Returns compact hits (id, type, title, date, organisation, short snippet, link).
+Cost: the platform allows ` + b.Allowance() + ` for all BesluitBron users together; ` + cost + `. A first question on a subject waits for that budget; repeating it in this conversation comes from the cache at once. Searching one organisation (organization="utrecht", keys from obv_sources) is faster and more precise than all 330. Titles and snippets are cheap; fetch full text only for the items you need with obv_fetch.`
+}
 
 const obvFetchDesc = `Fetch one OpenBesluitvorming item by id (from obv_search), of a municipality, province or water board: a document's full text (markdown), a meeting's agenda with documents, motions and transcript, or a motion's result, votes per member where the council publishes them, and otherwise the council's own vote summary (vote_summary). Text comes in pages of max_chars; continue with offset=next_offset.
 Cost: full text is the most expensive call BesluitBron makes (1 budget unit, and a long wait when the budget is spent); once fetched it stays cached for weeks, so reading further pages or fetching it again later is free. Fetch only what you need.`
@@ -31,14 +54,14 @@ type obvSearchIn struct {
 	Organization string `json:"organization,omitempty" jsonschema_description:"Organisation key of a municipality, province or water board, e.g. utrecht, soest, provincie-utrecht (see obv_sources). Omit to search all 330."`
 	EntityType   string `json:"entity_type,omitempty" jsonschema_description:"Only this kind." jsonschema_extras:"enum=obv.EntityTypes"`
 	Sort         string `json:"sort,omitempty" jsonschema_description:"Order: date_desc (newest first), date_asc or title_asc. There is no relevance order: the platform answers newest first when sort is omitted." jsonschema_extras:"enum=obv.Sorts"`
-	Limit        int    `json:"limit,omitempty" jsonschema_description:"Results per page. Up to 24 costs one budget unit." jsonschema_extras:"minimum=1,maximum=obv.MaxLimit,default=10"`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"Results per page. Larger pages cost more budget units (see Cost in the tool description)." jsonschema_extras:"minimum=1,maximum=obv.MaxLimit,default=10"`
 	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=10000,default=0"`
 	datesIn
 }
 
 type obvSearchOut struct {
 	pageOut
-	BudgetUnits int `json:"budget_units" jsonschema_description:"Budget units this search cost the platform's shared budget (1 per 24 results)."`
+	BudgetUnits int `json:"budget_units" jsonschema_description:"Budget units this search cost the platform's shared budget (the price under Cost in the tool description)."`
 }
 
 func (c *connector) obvSearch(ctx context.Context, in obvSearchIn) (*obvSearchOut, *mcpgo.CallToolResult) {

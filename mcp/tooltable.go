@@ -11,9 +11,11 @@ import (
 )
 
 // The tool table: every tool of every platform, with its input and output
-// types, its handler and its cost class, and per platform how its tools
-// come on. A connector offers connectorTools and the tools of the
-// platforms it lists, in this order. docs/mcp.md lists the same.
+// types, its handler and its cost class. How a platform's tools come on
+// (by default, only where listed, only with experimental_oa) is the
+// platforms table's (platforms.Platform.Tools). A connector offers
+// connectorTools and the tools of the platforms it lists, in this order.
+// docs/mcp.md lists the same.
 var (
 	connectorTools []toolSpec
 	toolTable      []platformTools
@@ -24,40 +26,40 @@ func init() {
 		typed("besluitbron_platforms", "Platforms and their health", costFree, platformsDesc, (*connector).platformsTool),
 	}
 	toolTable = []platformTools{
-		{platforms.OBV, byDefault, []toolSpec{
+		{platforms.OBV, []toolSpec{
 			typed("obv_search", "Search council decisions (OpenBesluitvorming)", costBudget, obvSearchDesc, (*connector).obvSearch),
 			typed("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)", costFullText, obvFetchDesc, (*connector).obvFetch),
 			typed("obv_sources", "List the organisations (OpenBesluitvorming)", costCheap, obvSourcesDesc, (*connector).obvSourcesTool),
 			typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", costFree, obvStatusDesc, (*connector).obvStatus),
 		}},
-		{platforms.TK, byDefault, []toolSpec{
+		{platforms.TK, []toolSpec{
 			typed("tk_search", "Search parliamentary documents (Tweede Kamer)", costCheap, tkSearchDesc, (*connector).tkSearch),
 			typed("tk_fetch", "Document details (Tweede Kamer)", costCheap, tkFetchDesc, (*connector).tkFetch),
 			typed("tk_commissies", "Committees (Tweede Kamer)", costCheap, tkCommissiesDesc, (*connector).tkCommissies),
 			typed("tk_fracties", "Parliamentary groups (Tweede Kamer)", costCheap, tkFractiesDesc, (*connector).tkFracties),
 		}},
-		{platforms.OpenTK, byDefault, []toolSpec{
+		{platforms.OpenTK, []toolSpec{
 			typed("opentk_search", "Full-text search in parliament (OpenTK)", costBudget, opentkSearchDesc, (*connector).opentkSearch),
 			typed("opentk_fetch", "Read a parliamentary document or minutes (OpenTK)", costFullText, opentkFetchDesc, (*connector).opentkFetch),
 		}},
-		{platforms.OB, byDefault, []toolSpec{
+		{platforms.OB, []toolSpec{
 			typed("ob_search", "Search official publications (Officiële Bekendmakingen)", costCheap, obSearchDesc, (*connector).obSearch),
 			typed("ob_fetch", "Read an official publication (Officiële Bekendmakingen)", costFullText, obFetchDesc, (*connector).obFetch),
 		}},
-		{platforms.Rechtspraak, byDefault, []toolSpec{
+		{platforms.Rechtspraak, []toolSpec{
 			typed("rechtspraak_search", "Find court rulings (Rechtspraak)", costCheap, rechtspraakSearchDesc, (*connector).rechtspraakSearch),
 			typed("rechtspraak_fetch", "Read a court ruling (Rechtspraak)", costFullText, rechtspraakFetchDesc, (*connector).rechtspraakFetch),
 			typed("rechtspraak_lists", "Courts and legal areas (Rechtspraak value lists)", costCheap, rechtspraakListsDesc, (*connector).rechtspraakLists),
 		}},
 		// ORI Classic was switched off on 2026-11-01: its tools answer from
 		// an ORI-compatible index the operator runs (docs/migration-ori.md).
-		{platforms.ORI, whenListed, []toolSpec{
+		{platforms.ORI, []toolSpec{
 			typed("ori_search", "Search council documents (ORI-compatible index)", costBudget, oriSearchDesc, (*connector).oriSearch),
 			typed("ori_fetch", "Read a council document (ORI-compatible index)", costFullText, oriFetchDesc, (*connector).oriFetch),
 		}},
 		// Open Archivaris publishes no API description: its tools rest on
 		// assumed endpoints, so an operator has to ask for them.
-		{platforms.OA, withExperimentalOA, []toolSpec{
+		{platforms.OA, []toolSpec{
 			typed("oa_search", "Search the government archive (Open Archivaris)", costBudget, oaSearchDesc, (*connector).oaSearch),
 			typed("oa_fetch", "Read an archived document (Open Archivaris)", costFullText, oaFetchDesc, (*connector).oaFetch),
 		}},
@@ -67,28 +69,16 @@ func init() {
 // platformTools is one platform's row of the tool table.
 type platformTools struct {
 	key   string
-	optIn optIn
 	tools []toolSpec
 }
 
-// optIn says when a connector offers a platform's tools.
-type optIn int
-
-const (
-	byDefault          optIn = iota // on a connector that lists no platforms, and wherever listed
-	whenListed                      // only where the connector lists the platform
-	withExperimentalOA              // only where listed with experimental_oa (or by default with it)
-)
-
-// optInOf is how the platform's tools come on; a platform without tools
-// in the table is offered only where listed.
-func optInOf(key string) optIn {
-	for _, p := range toolTable {
-		if p.key == key {
-			return p.optIn
-		}
+// optInOf is how the platform's tools come on, from the platforms table;
+// a key not in it is offered only where listed.
+func optInOf(key string) platforms.ToolSet {
+	if p, ok := platforms.Get(key); ok {
+		return p.Tools
 	}
-	return whenListed
+	return platforms.ToolsOptIn
 }
 
 // Cost classes, what one call costs the platform and the caller's wait.

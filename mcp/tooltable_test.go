@@ -321,7 +321,7 @@ func TestToolTable(t *testing.T) {
 			t.Errorf("platform %s has no tools in the table", k)
 		}
 	}
-	if optInOf(platforms.ORI) != whenListed || optInOf(platforms.OA) != withExperimentalOA || optInOf(platforms.OBV) != byDefault {
+	if optInOf(platforms.ORI) != platforms.ToolsOptIn || optInOf(platforms.OA) != platforms.ToolsExperimental || optInOf(platforms.OBV) != platforms.ToolsDefault || optInOf("nosuch") != platforms.ToolsOptIn {
 		t.Error("opt-in: ori only where listed, oa only with experimental_oa")
 	}
 }

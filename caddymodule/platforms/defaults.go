@@ -66,8 +66,9 @@ const (
 	ToolsDefault ToolSet = iota
 	// ToolsOptIn: offered only where a connector lists the platform.
 	ToolsOptIn
-	// ToolsExperimental: offered only where listed and the connector
-	// opts into experimental APIs.
+	// ToolsExperimental: offered only where the connector opts into
+	// experimental APIs (experimental_oa), then also when it names no
+	// platforms.
 	ToolsExperimental
 )
 

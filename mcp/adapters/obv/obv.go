@@ -6,16 +6,22 @@ package obv
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
-// MaxLimit is the largest page the platform serves (it caps at 100). A
-// search costs ceil(limit/24) units of the 60-per-minute budget.
+// MaxLimit is the largest page the platform serves (it caps at 100). What
+// a search costs of the platform's budget is the platforms table's rule
+// (SearchCost).
 const MaxLimit = 100
+
+// SearchPath is the platform's search, below its base URL.
+const SearchPath = "/api/search"
 
 // EntityTypes are the values entityType accepts (case-sensitive).
 var EntityTypes = []string{"Meeting", "Document", "Motion", "Recording"}
@@ -38,8 +44,20 @@ type SearchParams struct {
 	Offset       int
 }
 
-// Cost returns the budget units a search of limit results costs.
-func Cost(limit int) int { return (limit + 23) / 24 }
+// SearchCost is the platforms table's price of a search (what
+// platform_limit charges): its rule for SearchPath, or one unit when the
+// table prices searches at nothing special.
+func SearchCost() platforms.Cost {
+	p, _ := platforms.Get(platforms.OBV)
+	if c, ok := p.CostOf(SearchPath); ok {
+		return c
+	}
+	return platforms.Cost{Units: 1}
+}
+
+// Cost returns the budget units a search of limit results costs, by the
+// table's rule (SearchCost), rounded up to whole units.
+func Cost(limit int) int { return int(math.Ceil(SearchCost().UnitsFor(float64(limit)))) }
 
 // SearchRequest checks p and builds GET /api/search.
 func SearchRequest(p SearchParams) (adapters.Request, error) {
@@ -47,7 +65,7 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 		return adapters.Request{}, fmt.Errorf("give a query, an organization, or both (with neither the platform returns nothing)")
 	}
 	if p.Limit < 1 || p.Limit > MaxLimit {
-		return adapters.Request{}, fmt.Errorf("limit %d is out of range: use 1 to %d (24 or less costs one budget unit)", p.Limit, MaxLimit)
+		return adapters.Request{}, fmt.Errorf("limit %d is out of range: use 1 to %d (a search costs %s of the budget)", p.Limit, MaxLimit, SearchCost())
 	}
 	if p.Offset < 0 {
 		return adapters.Request{}, fmt.Errorf("offset %d is negative: use 0 or more", p.Offset)
@@ -91,7 +109,7 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if p.Offset > 0 {
 		q.Set("offset", strconv.Itoa(p.Offset))
 	}
-	return adapters.Get("/api/search", q), nil
+	return adapters.Get(SearchPath, q), nil
 }
 
 type searchResult struct {
