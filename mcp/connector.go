@@ -73,7 +73,7 @@ const instructions = `BesluitBron answers questions about Dutch public decision-
 // configure applies a (re)loaded config: platforms, limits, tools.
 func (c *connector) configure(s settings) {
 	c.cfg.Store(&s)
-	c.maint.Store(nil) // set again by Provision if this config refreshes the load status
+	c.maint.Store(nil) // set again when this config refreshes the load status
 	c.mcp.SetTools(c.toolsFor(s.platforms)...)
 }
 

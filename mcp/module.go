@@ -138,7 +138,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if idle <= 0 {
 		idle = DefaultSessionIdle
 	}
-	val, _, err := connectors.LoadOrNew(h.Name, func() (caddy.Destructor, error) {
+	val, loaded, err := connectors.LoadOrNew(h.Name, func() (caddy.Destructor, error) {
 		return newConnector(h.Name, idle), nil
 	})
 	if err != nil {
@@ -160,20 +160,33 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if s.tkRoot == "" {
 		s.tkRoot = tk.DefaultRoot
 	}
-	h.conn.configure(s)
 
 	refresh := time.Duration(h.StatusRefresh)
 	if refresh == 0 {
 		refresh = DefaultStatusRefresh
 	}
-	if h.conn.offers(platforms.OBV) && refresh > 0 {
+	if h.offersPlatform(platforms.OBV) && refresh > 0 {
 		m, err := acquireMaintainer(refresh, h.logger)
 		if err != nil {
 			return err
 		}
 		h.maint, h.maintKey = m, maintainerKey
-		h.conn.maint.Store(m)
 	}
+	// The connector (its tools, settings, base URLs) may serve the
+	// running config: this config's settings take over when it starts,
+	// and a config that fails to load changes nothing. A connector new
+	// in this config serves no running one and is configured at once.
+	conn, maint := h.conn, h.maint
+	apply := func() {
+		conn.configure(s)
+		if maint != nil {
+			conn.maint.Store(maint)
+		}
+	}
+	if !loaded {
+		apply()
+	}
+	a.OnStart(apply)
 	return nil
 }
 
