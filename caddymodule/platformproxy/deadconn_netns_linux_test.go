@@ -11,7 +11,7 @@ import (
 	"time"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit" // the budget in front
-	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream/netnstest"
+	"github.com/besluitbron/besluitbron/internal/netnstest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream/netnstest"
+	"github.com/besluitbron/besluitbron/internal/netnstest"
 )
 
 // The bounds these tests hold the pool to, with the platform_proxy
