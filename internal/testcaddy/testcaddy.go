@@ -26,15 +26,35 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 )
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// handedOut holds the ports FreePort returned: the kernel may give a port
+// that was closed a moment ago to the next Listen(":0"), so two calls in
+// one test (before either port is bound) could otherwise return the same
+// port and make two sites of one config collide.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// FreePort returns a loopback TCP port that was free a moment ago and that
+// no earlier call in this process returned.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("finding a free port: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !handedOut.ports[port] {
+			handedOut.ports[port] = true
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("finding a free port: every port the kernel offered was handed out before")
+	return 0
 }
 
 // Adapt turns a Caddyfile into Caddy's JSON config.
