@@ -52,8 +52,8 @@ type connector struct {
 // newConnector builds the mcp-go server and its Streamable HTTP transport.
 // Localhost protection is off: the handler checks Host and Origin itself
 // (Handler.checkHostOrigin), since Caddy does the host routing.
-func newConnector(name string, idle time.Duration) *connector {
-	c := &connector{name: name, ids: issuedIDs{reg: session.Issued, connector: name}}
+func newConnector(name string, idle time.Duration, reg *session.Registry) *connector {
+	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name}}
 	c.mcp = server.NewMCPServer("besluitbron-"+name, version.Current(),
 		server.WithToolCapabilities(true),
 		server.WithRecovery(),

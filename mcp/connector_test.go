@@ -62,11 +62,11 @@ func TestConnectorBothEras(t *testing.T) {
 	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 
-	// 2025-11-25 era: a session id, issued through session.Issued, and the
+	// 2025-11-25 era: a session id, issued through the app's registry, and the
 	// session's key on the sub-request.
 	legacy := connect(t, base+"/mcp/raad", true, nil)
 	sid := legacy.GetSessionId()
-	if !strings.HasPrefix(sid, idPrefix) || !session.Issued.Has(sid) {
+	if !strings.HasPrefix(sid, idPrefix) || !issuedRegistry(t).Has(sid) {
 		t.Fatalf("legacy session id %q not issued", sid)
 	}
 	ctx := context.Background()
@@ -348,7 +348,7 @@ func TestBadInputAndGuards(t *testing.T) {
 	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 200 {
 		t.Fatalf("DELETE: %v %v", r, err)
 	}
-	if session.Issued.Has(sid) {
+	if issuedRegistry(t).Has(sid) {
 		t.Fatal("terminated id still issued")
 	}
 	resp, _ = post(t, base+"/mcp/alles", "", "", `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`, hdr)

@@ -3,8 +3,8 @@
 //
 // A connector speaks both protocol eras of MCP over Streamable HTTP: the
 // 2025-11-25 era with sessions (Mcp-Session-Id, issued through the
-// session.Issued registry under the connector's name, so ids survive a
-// config reload and are unknown at every other connector) and the
+// besluitbron app's session registry under the connector's name, so ids
+// survive a config reload and are unknown at every other connector) and the
 // stateless 2026-07-28 era (server/discover). Every tool call becomes an
 // in-process sub-request for /platforms/<key>/..., handed back to the Caddy
 // server that received the call, so it passes the same cache, budget and

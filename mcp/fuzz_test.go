@@ -11,6 +11,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
 	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
@@ -42,7 +43,7 @@ var fuzzValues = []any{"document:notubiz:gemeente:soest:12345", "ECLI:NL:RBDHA:2
 // an argument the tool does not take, are refused before any platform is
 // asked.
 func FuzzToolArguments(f *testing.F) {
-	c := newConnector("fuzz", time.Minute)
+	c := newConnector("fuzz", time.Minute, session.NewRegistry(1000, time.Hour, nil))
 	f.Cleanup(func() { _ = c.Destruct() })
 	c.configure(settings{platforms: platforms.Keys(), maxTextChars: DefaultMaxTextChars, oa: oa.Defaults, tkRoot: tk.DefaultRoot})
 	var names []string

@@ -24,13 +24,39 @@ import (
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 )
 
 // probe is a test-only handler put in front of a platform route: it
 // records which session key and internal mark each request carried.
-type probe struct{}
+type probe struct{ reg *session.Registry }
+
+// Provision takes the issued sessions from the config's app, as the
+// handlers that key on sessions do.
+func (p *probe) Provision(ctx caddy.Context) error {
+	a, err := app.Load(ctx)
+	if err != nil {
+		return err
+	}
+	p.reg = a.Sessions()
+	return nil
+}
+
+// issuedRegistry returns the session registry of the running config: a
+// context outside it gets an app of its own, which holds the same pooled
+// registry while the running config does.
+func issuedRegistry(t *testing.T) *session.Registry {
+	t.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	a, err := app.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Sessions()
+}
 
 var probeLog struct {
 	sync.Mutex
@@ -42,10 +68,10 @@ func (probe) CaddyModule() caddy.ModuleInfo {
 	return caddy.ModuleInfo{ID: "http.handlers.mcp_test_probe", New: func() caddy.Module { return new(probe) }}
 }
 
-func (probe) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+func (p probe) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	_, internal := session.Internal(r.Context())
 	probeLog.Lock()
-	probeLog.keys = append(probeLog.keys, session.Key(r))
+	probeLog.keys = append(probeLog.keys, p.reg.Key(r))
 	probeLog.internal = append(probeLog.internal, internal)
 	probeLog.Unlock()
 	return next.ServeHTTP(w, r)

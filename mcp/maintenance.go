@@ -66,10 +66,15 @@ func acquireMaintainer(interval time.Duration, logger *zap.Logger) (*maintainer,
 	if err != nil {
 		return nil, err
 	}
-	m := v.(*maintainer)
-	m.interval.Store(int64(interval))
-	return m, nil
+	// An existing maintainer serves the running config: its interval
+	// changes only when this config starts (the caller stages
+	// setInterval), so a config that fails to load changes nothing.
+	return v.(*maintainer), nil
 }
+
+// setInterval sets the time between refreshes; the loop reads it before
+// each wait.
+func (m *maintainer) setInterval(d time.Duration) { m.interval.Store(int64(d)) }
 
 func releaseMaintainer() { _, _ = maintainers.Delete(maintainerKey) }
 

@@ -139,7 +139,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		idle = DefaultSessionIdle
 	}
 	val, loaded, err := connectors.LoadOrNew(h.Name, func() (caddy.Destructor, error) {
-		return newConnector(h.Name, idle), nil
+		return newConnector(h.Name, idle, a.Sessions()), nil
 	})
 	if err != nil {
 		return err
@@ -186,7 +186,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if !loaded {
 		apply()
 	}
-	a.OnStart(apply)
+	// The maintainer is shared by every connector, so its interval waits
+	// for the config to start even when this connector is new.
+	a.OnStart(func() {
+		apply()
+		if maint != nil {
+			maint.setInterval(refresh)
+		}
+	})
 	return nil
 }
 
@@ -311,7 +318,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		}
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	o := origin{srv: srv, host: r.Host, remoteAddr: clientRemoteAddr(r), key: session.Key(r)}
+	o := origin{srv: srv, host: r.Host, remoteAddr: clientRemoteAddr(r), key: h.conn.ids.reg.Key(r)}
 	if m := h.conn.maint.Load(); m != nil && srv != nil {
 		m.seen(srv, r.Host)
 	}

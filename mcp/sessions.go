@@ -15,8 +15,8 @@ import (
 const idPrefix = "mcp-session-"
 
 // issuedIDs is one connector's mcp-go SessionIdManager, backed by the
-// process-wide session.Issued registry under the connector's name: the
-// connector accepts only the ids it issued itself (an id from /mcp/raad is
+// besluitbron app's session registry (app.App.Sessions, shared by every
+// config) under the connector's name: the connector accepts only the ids it issued itself (an id from /mcp/raad is
 // unknown at /mcp/rijk), ids issued before a config reload stay valid
 // after it (the pooled connector keeps its name), and the fair queue and
 // inbound limits recognise them as real sessions.

@@ -66,9 +66,10 @@ func TestSessionBelongsToItsConnector(t *testing.T) {
 
 	resp, _ := post(t, raad, "", "", legacyInit, nil)
 	sid := resp.Header.Get(session.MCPHeader)
-	if !session.Issued.IssuedBy(sid, "raad") || session.Issued.IssuedBy(sid, "rijk") || !session.Issued.Has(sid) {
+	issued := issuedRegistry(t)
+	if !issued.IssuedBy(sid, "raad") || issued.IssuedBy(sid, "rijk") || !issued.Has(sid) {
 		t.Fatalf("id %q: issued by raad %v, by rijk %v, known %v", sid,
-			session.Issued.IssuedBy(sid, "raad"), session.Issued.IssuedBy(sid, "rijk"), session.Issued.Has(sid))
+			issued.IssuedBy(sid, "raad"), issued.IssuedBy(sid, "rijk"), issued.Has(sid))
 	}
 
 	check := func(stage string) {
@@ -84,7 +85,7 @@ func TestSessionBelongsToItsConnector(t *testing.T) {
 		if registered(t, "rijk", sid) {
 			t.Fatalf("%s: rijk registered raad's session", stage)
 		}
-		if !session.Issued.IssuedBy(sid, "raad") {
+		if !issued.IssuedBy(sid, "raad") {
 			t.Fatalf("%s: rijk's DELETE ended raad's session", stage)
 		}
 		if code, body := send(t, "POST", raad, sid, list); code != 200 {
@@ -100,7 +101,7 @@ func TestSessionBelongsToItsConnector(t *testing.T) {
 	if code, body := send(t, "DELETE", raad, sid, ""); code != 200 {
 		t.Fatalf("DELETE at raad: HTTP %d %s", code, body)
 	}
-	if session.Issued.Has(sid) {
+	if issued.Has(sid) {
 		t.Fatal("ended session still issued")
 	}
 	if code, _ := send(t, "POST", raad, sid, list); code != 404 {
@@ -116,7 +117,8 @@ func TestSessionBelongsToItsConnector(t *testing.T) {
 func TestMadeUpSessionsDoNotGrowRegistry(t *testing.T) {
 	_, _, base := serveConnectors(t)
 	rijk := base + "rijk"
-	before := session.Issued.Len()
+	issued := issuedRegistry(t)
+	before := issued.Len()
 	const n = 1000
 	for i := range n {
 		id := fmt.Sprintf("mcp-session-%08x-0000-4000-8000-000000000000", i)
@@ -132,12 +134,12 @@ func TestMadeUpSessionsDoNotGrowRegistry(t *testing.T) {
 			t.Fatalf("rijk registered made-up %s", id)
 		}
 	}
-	if got := session.Issued.Len(); got != before {
+	if got := issued.Len(); got != before {
 		t.Fatalf("registry went from %d to %d ids", before, got)
 	}
 	// The honest client next to them still gets its session.
 	resp, _ := post(t, rijk, "", "", legacyInit, nil)
-	if sid := resp.Header.Get(session.MCPHeader); !session.Issued.IssuedBy(sid, "rijk") {
+	if sid := resp.Header.Get(session.MCPHeader); !issued.IssuedBy(sid, "rijk") {
 		t.Fatalf("honest initialize at rijk: id %q not issued", sid)
 	}
 }

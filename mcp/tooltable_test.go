@@ -15,6 +15,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
 	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
@@ -25,7 +26,7 @@ import (
 // call tests is everything before that.
 func boundsConnector(t *testing.T) *connector {
 	t.Helper()
-	c := newConnector("bounds-"+strings.ToLower(t.Name()), time.Minute)
+	c := newConnector("bounds-"+strings.ToLower(t.Name()), time.Minute, session.NewRegistry(1000, time.Hour, nil))
 	t.Cleanup(func() { _ = c.Destruct() })
 	c.configure(settings{platforms: platforms.Keys(), maxTextChars: DefaultMaxTextChars, oa: oa.Defaults, tkRoot: tk.DefaultRoot})
 	return c

@@ -22,6 +22,7 @@ import (
 
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 
 // ID is the app's module ID and its name for ctx.App.
@@ -76,6 +77,8 @@ type App struct {
 	resolved map[string]platforms.Platform
 	allow    []netip.Prefix
 	trusted  []netip.Prefix
+
+	sessions *session.Registry // shared by every config (sessionsKey in pool); nil once released
 
 	staged *staged
 	prev   *App // the app in force when this one started (guarded by inForce)
@@ -136,8 +139,16 @@ func (App) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision lays the configuration over the defaults table. It changes
-// nothing outside the app.
+// pool holds the state every config's app shares, so it survives a
+// reload: each app loads it in Provision and releases it in Cleanup.
+var pool = caddy.NewUsagePool()
+
+// sessionsKey is the pool's key of the MCP session registry.
+const sessionsKey = "besluitbron.sessions"
+
+// Provision lays the configuration over the defaults table and takes a
+// reference to the shared session registry. It changes nothing outside
+// the app.
 func (a *App) Provision(caddy.Context) error {
 	a.staged = new(staged)
 	known := map[string]bool{}
@@ -168,6 +179,13 @@ func (a *App) Provision(caddy.Context) error {
 		}
 		a.resolved[p.Key] = p
 	}
+	v, _, err := pool.LoadOrNew(sessionsKey, func() (caddy.Destructor, error) {
+		return session.NewRegistry(session.DefaultMaxIDs, session.DefaultIdle, nil), nil
+	})
+	if err != nil {
+		return fmt.Errorf("besluitbron: loading the session registry: %w", err)
+	}
+	a.sessions = v.(*session.Registry)
 	return nil
 }
 
@@ -280,8 +298,13 @@ func (a *App) onCleanup(f func()) {
 }
 
 // Cleanup runs when the config is unloaded, whether it ran or failed to
-// load: what was staged for it is forgotten.
+// load: what was staged for it is forgotten, and its reference to the
+// session registry released.
 func (a *App) Cleanup() error {
+	if a.sessions != nil {
+		a.sessions = nil
+		_, _ = pool.Delete(sessionsKey)
+	}
 	if a.staged == nil {
 		return nil
 	}
@@ -294,6 +317,11 @@ func (a *App) Cleanup() error {
 	}
 	return nil
 }
+
+// Sessions returns the registry of the MCP session ids the connectors
+// issued. It is the same registry in every config's app while any config
+// holds it, so sessions survive a reload.
+func (a *App) Sessions() *session.Registry { return a.sessions }
 
 // Platform returns the platform's descriptor: the table's defaults with
 // this config laid over them (a copy the caller may change).

@@ -305,3 +305,40 @@ func TestLoadWithoutConfig(t *testing.T) {
 		t.Errorf("obv: %+v", p)
 	}
 }
+
+// The session registry is shared state: every config's app holds the same
+// one, so sessions survive a reload (the old config's Cleanup leaves them),
+// and each app releases its one reference once. Other tests' apps may hold
+// the registry too, so the references are counted from where they stand.
+func TestSessionsSurviveReload(t *testing.T) {
+	refs := func() int { n, _ := pool.References(sessionsKey); return n }
+	base := refs()
+	old, next := new(App), new(App)
+	if err := provision(t, old); err != nil {
+		t.Fatal(err)
+	}
+	old.Sessions().Add("s1-reload", "raad")
+	defer old.Sessions().Remove("s1-reload", "raad")
+	if err := provision(t, next); err != nil {
+		t.Fatal(err)
+	}
+	if next.Sessions() != old.Sessions() || refs() != base+2 {
+		t.Fatalf("the new config's app got a registry of its own, or no reference (%d refs, want %d)", refs(), base+2)
+	}
+	_ = old.Cleanup() // the old config is unloaded after the new one started
+	_ = old.Cleanup() // a second Cleanup releases nothing more
+	if !next.Sessions().IssuedBy("s1-reload", "raad") || refs() != base+1 {
+		t.Fatalf("after the reload: session kept %v, %d refs, want %d", next.Sessions().IssuedBy("s1-reload", "raad"), refs(), base+1)
+	}
+	// A config that fails to provision takes no reference.
+	if err := provision(t, &App{Store: "redis"}); err == nil {
+		t.Fatal("store redis provisioned")
+	}
+	if refs() != base+1 {
+		t.Fatalf("a failed provision left %d refs, want %d", refs(), base+1)
+	}
+	_ = next.Cleanup()
+	if refs() != base {
+		t.Fatalf("after every cleanup: %d refs, want %d", refs(), base)
+	}
+}

@@ -1,6 +1,7 @@
 package clientlimit
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
@@ -137,8 +139,15 @@ func TestInCaddy(t *testing.T) {
 		if passed != 3 {
 			t.Fatalf("%d of 20 made-up ids passed, want the address's 3", passed)
 		}
-		session.Issued.Add("it-issued", "test")
-		defer session.Issued.Remove("it-issued", "test")
+		// The running config's registry: every app holds the same one.
+		sctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+		defer cancel()
+		bb, err := app.Load(sctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bb.Sessions().Add("it-issued", "test")
+		defer bb.Sessions().Remove("it-issued", "test")
 		// An issued session counts against its address too: this one is
 		// spent, so the session gets no room of its own there.
 		a := get(t, base+"/mcp/raad", "203.0.113.10", "Mcp-Session-Id", "it-issued")

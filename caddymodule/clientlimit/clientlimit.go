@@ -49,7 +49,7 @@ var now = time.Now
 //     one connector never crowds out another; handlers with the same zone
 //     share it;
 //   - session and address: per MCP session id the connectors issued
-//     (session.Issued), and per client address, which is Caddy's client IP
+//     (the besluitbron app's Sessions), and per client address, which is Caddy's client IP
 //     and so honours the server's trusted_proxies, with IPv6 addresses
 //     grouped per ipv6_prefix (/64). A request with a session passes both
 //     its session's bucket and its address's, so an address's sessions
@@ -148,6 +148,7 @@ type Handler struct {
 
 	zoneCfg       inbound.Config
 	trusted       []netip.Prefix
+	sessions      *session.Registry // the issued MCP sessions (the app's)
 	processLimit  inbound.Limit
 	process       *processState
 	zone          *zoneState
@@ -199,6 +200,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
+	h.sessions = a.Sessions()
 	if h.Zone == "" {
 		h.Zone = defaultZone
 	}
@@ -305,7 +307,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 
-	sess, addr := session.TrustedKeys(r)
+	sess, addr := h.sessions.TrustedKeys(r)
 	c := inbound.Client{Session: sess, Address: h.groupIPv6(addr)}
 	kind := inbound.LayerAddress
 	if sess != "" {

@@ -149,8 +149,8 @@ func TestErrorRoutesGetACaddyError(t *testing.T) {
 	fakeClock(t)
 	ctx, _ := newConfig(t)
 	h := provision(t, ctx, &Handler{Zone: "t-errors", Process: off, Connector: off, Session: lc("1/m", 1)})
-	session.Issued.Add("t-errors-session", "test")
-	defer session.Issued.Remove("t-errors-session", "test")
+	h.sessions.Add("t-errors-session", "test")
+	defer h.sessions.Remove("t-errors-session", "test")
 
 	srv := &caddyhttp.Server{Errors: &caddyhttp.HTTPErrorConfig{Routes: caddyhttp.RouteList{{}}}}
 	repl := caddy.NewReplacer()
@@ -182,10 +182,10 @@ func TestSessionsAndMadeUpIds(t *testing.T) {
 	fakeClock(t)
 	ctx, _ := newConfig(t)
 	h := provision(t, ctx, &Handler{Zone: "t-sessions", Process: off, Connector: off, Session: lc("1/m", 2), Address: lc("1/m", 3)})
-	session.Issued.Add("t-real-1", "test")
-	session.Issued.Add("t-real-2", "test")
-	defer session.Issued.Remove("t-real-1", "test")
-	defer session.Issued.Remove("t-real-2", "test")
+	h.sessions.Add("t-real-1", "test")
+	h.sessions.Add("t-real-2", "test")
+	defer h.sessions.Remove("t-real-1", "test")
+	defer h.sessions.Remove("t-real-2", "test")
 
 	count := func(addr string, ids ...string) (passed int) {
 		for _, id := range ids {

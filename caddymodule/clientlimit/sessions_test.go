@@ -11,17 +11,17 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 
-// issue adds n session ids to session.Issued for one test.
-func issue(t *testing.T, prefix string, n int) []string {
+// issue adds n session ids to the registry for one test.
+func issue(t *testing.T, reg *session.Registry, prefix string, n int) []string {
 	t.Helper()
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%s-%d", prefix, i)
-		session.Issued.Add(ids[i], "test")
+		reg.Add(ids[i], "test")
 	}
 	t.Cleanup(func() {
 		for _, id := range ids {
-			session.Issued.Remove(id, "test")
+			reg.Remove(id, "test")
 		}
 	})
 	return ids
@@ -39,9 +39,9 @@ func TestManySessionsFromOneAddress(t *testing.T) {
 			// The default ratios: session 20/s 60, address 50/s 150,
 			// connector 300/s 600 (15 sessions' worth).
 			h := provision(t, ctx, &Handler{Zone: zone, Process: off})
-			flood := issue(t, zone+"-flood", n)
-			honest := issue(t, zone+"-honest", 1)[0]
-			alone := issue(t, zone+"-alone", 1)[0]
+			flood := issue(t, h.sessions, zone+"-flood", n)
+			honest := issue(t, h.sessions, zone+"-honest", 1)[0]
+			alone := issue(t, h.sessions, zone+"-alone", 1)[0]
 
 			passed, honestPassed, honestSent := 0, 0, 0
 			var refusal *http.Response
@@ -116,7 +116,7 @@ func TestTrustedSourceSessions(t *testing.T) {
 	ctx, _ := newConfig(t)
 	h := provision(t, ctx, &Handler{Zone: "t-trusted", Process: off, Connector: off,
 		Session: lc("1/m", 2), Address: lc("1/m", 3), TrustedSources: []string{"192.0.2.0/24"}})
-	ids := issue(t, "t-trusted", 10)
+	ids := issue(t, h.sessions, "t-trusted", 10)
 	passed := 0
 	for _, id := range ids {
 		for range 3 {
@@ -140,7 +140,7 @@ func TestTrustedSourceSessions(t *testing.T) {
 	}
 	// An untrusted address's sessions share its 3.
 	passed = 0
-	for _, id := range issue(t, "t-untrusted", 10) {
+	for _, id := range issue(t, h.sessions, "t-untrusted", 10) {
 		if w, _ := serve(h, req("198.51.100.50", session.MCPHeader, id)); w.Code == 200 {
 			passed++
 		}
@@ -157,7 +157,7 @@ func TestMadeUpIdFloodStaysBounded(t *testing.T) {
 	clock := fakeClock(t)
 	ctx, _ := newConfig(t)
 	h := provision(t, ctx, &Handler{Zone: "t-madeup", Process: off, Connector: off, Session: off, Address: lc("1/h", 5), MaxKeys: 640})
-	issued := session.Issued.Len()
+	issued := h.sessions.Len()
 	for i := range 100_000 {
 		*clock = t0.Add(time.Duration(i) * time.Microsecond)
 		serve(h, req("203.0.113.77", session.MCPHeader, "mcp-session-"+strconv.Itoa(i)))
@@ -165,7 +165,7 @@ func TestMadeUpIdFloodStaysBounded(t *testing.T) {
 	if n := h.zone.zone.Keys().Len(); n != 1 {
 		t.Fatalf("100,000 made-up ids from one address: %d keys held, want 1 (the address)", n)
 	}
-	if n := session.Issued.Len(); n != issued {
+	if n := h.sessions.Len(); n != issued {
 		t.Fatalf("session registry grew from %d to %d ids", issued, n)
 	}
 	// From 10,000 addresses (one made-up id each): at most max_keys.

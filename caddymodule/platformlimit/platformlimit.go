@@ -115,12 +115,13 @@ type Handler struct {
 	// 429.
 	RejectStatus int `json:"reject_status,omitempty"`
 
-	trusted []netip.Prefix
-	app     *app.App // the config's besluitbron app, which starts it
-	budget  *fairqueue.Budget
-	clock   fairqueue.Clock
-	pooled  bool
-	logger  *zap.Logger
+	trusted  []netip.Prefix
+	sessions *session.Registry // the issued MCP sessions (the app's)
+	app      *app.App          // the config's besluitbron app, which starts it
+	budget   *fairqueue.Budget
+	clock    fairqueue.Clock
+	pooled   bool
+	logger   *zap.Logger
 }
 
 // CostRule prices the requests it matches.
@@ -178,6 +179,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.app = a
+	h.sessions = a.Sessions()
 	if desc, ok := a.Platform(h.Platform); ok && desc.Budget != nil {
 		def := desc.Budget
 		if h.Capacity == 0 && h.Window == 0 {
@@ -363,7 +365,7 @@ func (c *CostRule) price(r *http.Request) float64 {
 // key returns whom the request is for: its client and its session within
 // the client (design.md §3).
 func (h *Handler) key(r *http.Request) fairqueue.Key {
-	who := session.Identify(r)
+	who := h.sessions.Identify(r)
 	if h.SessionKey != "" && !who.Shared {
 		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
 			if k := strings.TrimSpace(repl.ReplaceAll(h.SessionKey, "")); k != "" && len(k) <= 128 {

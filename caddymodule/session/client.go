@@ -30,7 +30,7 @@ type Who struct {
 // session its internal key names, from the sub-request's address (the
 // MCP request's); otherwise the session is the issued MCP session id, else
 // the Besluitbron-Session header (at most 128 bytes), else none.
-func Identify(r *http.Request) Who {
+func (g *Registry) Identify(r *http.Request) Who {
 	if key, ok := Internal(r.Context()); ok {
 		switch {
 		case key == Shared:
@@ -42,7 +42,7 @@ func Identify(r *http.Request) Who {
 		}
 	}
 	w := Who{Addr: ClientIP(r)}
-	if id := r.Header.Get(MCPHeader); id != "" && Issued.Has(id) {
+	if id := r.Header.Get(MCPHeader); id != "" && g.Has(id) {
 		w.Session = "mcp:" + id
 	} else if v := strings.TrimSpace(r.Header.Get(Header)); v != "" && len(v) <= 128 {
 		w.Session = "app:" + v

@@ -11,8 +11,9 @@ import (
 // only whether some connector issued an id (Has), to tell a real session
 // from a made-up one before the request reaches a connector. It is bounded: past
 // its cap the least recently seen id is forgotten, and an id idle for
-// longer than the idle time is forgotten too. It lives in the process, not
-// in a config, so sessions survive a config reload.
+// longer than the idle time is forgotten too. The besluitbron app keeps one
+// in a caddy.UsagePool (app.App.Sessions), not per config, so sessions
+// survive a config reload.
 //
 // Every request carrying an Mcp-Session-Id takes the registry's one lock,
 // so every operation is O(1): a map from id to entry, and the entries in
@@ -55,11 +56,17 @@ func NewRegistry(maxIDs int, idle time.Duration, now func() time.Time) *Registry
 	return g
 }
 
-// Issued is the process's registry of MCP session ids: at most 100,000
-// sessions, each forgotten after 24 hours without a request. It is
-// process-wide, not per config, so a connector's sessions survive a config
-// reload: the connector keeps its name, and with it its ids.
-var Issued = NewRegistry(100_000, 24*time.Hour, nil)
+// DefaultMaxIDs and DefaultIdle bound the registry the besluitbron app
+// keeps (app.App.Sessions): at most 100,000 sessions, each forgotten after
+// 24 hours without a request.
+const (
+	DefaultMaxIDs = 100_000
+	DefaultIdle   = 24 * time.Hour
+)
+
+// Destruct lets the registry live in a caddy.UsagePool; it holds nothing
+// to release.
+func (g *Registry) Destruct() error { return nil }
 
 // Add records id as issued by the named connector (or marks a known id
 // seen). An id keeps the connector that first issued it: a second Add

@@ -44,13 +44,13 @@ func Internal(ctx context.Context) (key string, ok bool) {
 }
 
 // Key returns the session key of r for the fair queue: the internal
-// sub-request's session; else an MCP session id the connectors issued;
-// else the Besluitbron-Session header; else the client address.
-func Key(r *http.Request) string {
+// sub-request's session; else an MCP session id the connectors issued (in
+// g); else the Besluitbron-Session header; else the client address.
+func (g *Registry) Key(r *http.Request) string {
 	if key, ok := Internal(r.Context()); ok {
 		return key
 	}
-	if id := r.Header.Get(MCPHeader); id != "" && Issued.Has(id) {
+	if id := r.Header.Get(MCPHeader); id != "" && g.Has(id) {
 		return "mcp:" + id
 	}
 	if v := strings.TrimSpace(r.Header.Get(Header)); v != "" && len(v) <= 128 {
@@ -60,15 +60,15 @@ func Key(r *http.Request) string {
 }
 
 // TrustedKeys returns the keys the inbound limits count r against: the
-// key of the MCP session a connector issued ("mcp:<id>", or "" without
+// key of the MCP session a connector issued (in g: "mcp:<id>", or "" without
 // one) and the key of the client address ("addr:<client ip>"). A request
 // with a session counts against both, so sessions divide their address's
 // room and never multiply it. The self-declared Besluitbron-Session header
 // is not consulted, and a made-up Mcp-Session-Id yields no session: it
 // counts as its address alone, so inventing ids opens no new room.
 // In-process sub-requests (Internal) are the caller's to let through.
-func TrustedKeys(r *http.Request) (sessionKey, addressKey string) {
-	if id := r.Header.Get(MCPHeader); id != "" && Issued.Has(id) {
+func (g *Registry) TrustedKeys(r *http.Request) (sessionKey, addressKey string) {
+	if id := r.Header.Get(MCPHeader); id != "" && g.Has(id) {
 		sessionKey = "mcp:" + id
 	}
 	return sessionKey, "addr:" + ClientIP(r)
