@@ -116,7 +116,7 @@ func TestFigureFlood(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "caddy")
 	root, _ := exec.Command("go", "env", "GOMOD").Output()
-	build := exec.Command("go", "build", "-o", bin, "./caddymodule/clientlimit/internal/caddybin")
+	build := exec.Command("go", "build", "-o", bin, "./internal/cmd/caddy-clientlimit")
 	build.Dir = filepath.Dir(strings.TrimSpace(string(root)))
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)

@@ -17,15 +17,16 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 // withFakeClock makes the budgets created during the test run on a fake
 // clock.
-func withFakeClock(t *testing.T) *fairqueue.FakeClock {
+func withFakeClock(t *testing.T) *fakeclock.Clock {
 	t.Helper()
-	clk := fairqueue.NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	old := clock
 	clock = clk
 	t.Cleanup(func() { clock = old })
@@ -160,7 +161,7 @@ func TestRejectionHasRetryAfterFromBacklog(t *testing.T) {
 		t.Fatalf("Retry-After %q; want 4 (3 calls queued + this one at 1/s)", got)
 	}
 	// Cleanup: let the waiting ones go.
-	clock.(*fairqueue.FakeClock).Advance(3 * time.Second)
+	clock.(*fakeclock.Clock).Advance(3 * time.Second)
 }
 
 func TestUpstream429PausesBudget(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-// testClock is a clock that only moves when told to. (fairqueue.FakeClock
+// testClock is a clock that only moves when told to. (fakeclock.Clock
 // does the same with timers; this package stays free of that dependency.)
 type testClock struct {
 	mu sync.Mutex

@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 // benchWaiting measures the scheduler's cost per call with `sessions`
 // sessions waiting: each iteration advances the fake clock by one unit's
 // refill, which admits exactly one call, whose session queues a new one.
 func benchWaiting(b *testing.B, sessions int, cfg Config) {
-	clk := NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	bud, err := New(cfg, clk)
 	if err != nil {
 		b.Fatal(err)
@@ -65,7 +67,7 @@ func BenchmarkScheduler1000Fair(b *testing.B) {
 
 // BenchmarkAcquireRoom is the path of a call that finds room: no waiting.
 func BenchmarkAcquireRoom(b *testing.B) {
-	clk := NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	bud, _ := New(Config{Capacity: 1e12, Window: time.Hour, MaxQueue: -1, MaxWait: -1}, clk)
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -16,9 +18,9 @@ func obvConfig() Config {
 	return Config{Capacity: 60, Window: time.Minute, MaxQueue: -1, MaxWait: -1}
 }
 
-func newBudget(t testing.TB, cfg Config) (*Budget, *FakeClock) {
+func newBudget(t testing.TB, cfg Config) (*Budget, *fakeclock.Clock) {
 	t.Helper()
-	clk := NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	b, err := New(cfg, clk)
 	if err != nil {
 		t.Fatal(err)
@@ -457,7 +459,7 @@ func TestRefundOnlyWhenExact(t *testing.T) {
 	}
 	// With admissions after it, the refund replays them: the bucket ends
 	// where it would be without the refunded call.
-	clk := b.clock.(*FakeClock)
+	clk := b.clock.(*fakeclock.Clock)
 	w1, _ := b.submit(ck("app:a"), 30, func(Admission, error) {})
 	clk.Advance(20 * time.Second) // 50 units
 	b.submit(ck("app:a"), 40, func(Admission, error) {})
@@ -574,7 +576,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestIndependentBudgets(t *testing.T) {
-	clk := NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	obv, _ := New(obvConfig(), clk)
 	rs, _ := New(Config{Capacity: 5, Window: time.Second}, clk)
 	obv.Pause(t0.Add(time.Hour))

@@ -1,27 +1,22 @@
 package fairqueue
 
-import (
-	"container/heap"
-	"sync"
-	"time"
-)
+import "time"
 
-// Clock is the budget's source of time. Tests and simulations pass a
-// FakeClock and move time forward themselves; nothing in this package
-// sleeps.
+// Clock is the budget's source of time. Tests and simulations pass a fake
+// clock (internal/fakeclock) and move time forward themselves; nothing in
+// this package sleeps.
 type Clock interface {
 	Now() time.Time
-	// AfterFunc calls f in its own goroutine (or, for a FakeClock, in the
+	// AfterFunc calls f in its own goroutine (or, for a fake clock, in the
 	// goroutine that advances the clock) once d has passed.
 	AfterFunc(d time.Duration, f func()) Timer
 }
 
-// Timer is a pending AfterFunc call.
-type Timer interface {
-	// Stop prevents the call if it has not run yet, and reports whether it
-	// did so.
-	Stop() bool
-}
+// Timer is a pending AfterFunc call: Stop prevents the call if it has
+// not run yet, and reports whether it did so. It is an alias of the plain
+// interface, so a clock of another package (the tests' fake clock in
+// internal/fakeclock) satisfies Clock without importing this one.
+type Timer = interface{ Stop() bool }
 
 // RealClock is the wall clock.
 type RealClock struct{}
@@ -31,117 +26,3 @@ func (RealClock) Now() time.Time { return time.Now() }
 
 // AfterFunc is time.AfterFunc.
 func (RealClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
-
-// FakeClock is a Clock that only moves when told to. Timers run in the
-// goroutine that calls Advance or AdvanceTo, in order of their due time,
-// with Now() set to that due time while they run. It is safe for
-// concurrent use.
-type FakeClock struct {
-	mu     sync.Mutex
-	now    time.Time
-	timers fakeTimers
-	seq    uint64
-}
-
-// NewFakeClock returns a FakeClock that reads start.
-func NewFakeClock(start time.Time) *FakeClock { return &FakeClock{now: start} }
-
-// Now returns the fake time.
-func (c *FakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// AfterFunc schedules f for Now()+d. A d of zero or less runs f at the next
-// Advance (even Advance(0)).
-func (c *FakeClock) AfterFunc(d time.Duration, f func()) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seq++
-	t := &fakeTimer{c: c, due: c.now.Add(max(d, 0)), f: f, seq: c.seq, idx: -1}
-	heap.Push(&c.timers, t)
-	return t
-}
-
-// Advance moves time forward by d, running every timer that falls due on
-// the way.
-func (c *FakeClock) Advance(d time.Duration) {
-	c.AdvanceTo(c.Now().Add(d))
-}
-
-// AdvanceTo moves time forward to t (never backwards), running every timer
-// due by then, including timers those timers set.
-func (c *FakeClock) AdvanceTo(t time.Time) {
-	for {
-		c.mu.Lock()
-		if len(c.timers) == 0 || c.timers[0].due.After(t) {
-			if t.After(c.now) {
-				c.now = t
-			}
-			c.mu.Unlock()
-			return
-		}
-		next := heap.Pop(&c.timers).(*fakeTimer)
-		if next.due.After(c.now) {
-			c.now = next.due
-		}
-		c.mu.Unlock()
-		next.f()
-	}
-}
-
-// NextTimer returns the due time of the earliest pending timer.
-func (c *FakeClock) NextTimer() (time.Time, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.timers) == 0 {
-		return time.Time{}, false
-	}
-	return c.timers[0].due, true
-}
-
-type fakeTimer struct {
-	c   *FakeClock
-	due time.Time
-	f   func()
-	seq uint64
-	idx int
-}
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	if t.idx < 0 {
-		return false
-	}
-	heap.Remove(&t.c.timers, t.idx)
-	return true
-}
-
-type fakeTimers []*fakeTimer
-
-func (h fakeTimers) Len() int { return len(h) }
-func (h fakeTimers) Less(i, j int) bool {
-	if !h[i].due.Equal(h[j].due) {
-		return h[i].due.Before(h[j].due)
-	}
-	return h[i].seq < h[j].seq
-}
-func (h fakeTimers) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].idx, h[j].idx = i, j
-}
-func (h *fakeTimers) Push(x any) {
-	t := x.(*fakeTimer)
-	t.idx = len(*h)
-	*h = append(*h, t)
-}
-func (h *fakeTimers) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	t.idx = -1
-	return t
-}

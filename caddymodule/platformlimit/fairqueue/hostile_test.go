@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 // Honest and hostile clients side by side (issue 10): made-up session
@@ -17,7 +19,7 @@ import (
 // a refused call is sent again after retry (a client that hammers).
 type flood struct {
 	b       *Budget
-	clk     *FakeClock
+	clk     *fakeclock.Clock
 	client  string
 	retry   time.Duration
 	next    int
@@ -358,7 +360,7 @@ func BenchmarkMadeUpNamesHeap(b *testing.B) {
 	cfg := Config{Capacity: 1e15, Window: time.Hour, MaxQueue: -1, MaxWait: -1}
 	b.ReportAllocs()
 	base := heap()
-	bud, _ := New(cfg, NewFakeClock(t0))
+	bud, _ := New(cfg, fakeclock.New(t0))
 	for i := range b.N {
 		_, _, _ = bud.admitNow(Key{Client: "addr:203.0.113.66", Session: "app:made-up-" + strconv.Itoa(i)}, 1)
 	}
@@ -367,7 +369,7 @@ func BenchmarkMadeUpNamesHeap(b *testing.B) {
 	runtime.KeepAlive(bud)
 	bud = nil
 	base = heap()
-	trusted, _ := New(cfg, NewFakeClock(t0))
+	trusted, _ := New(cfg, fakeclock.New(t0))
 	for i := range b.N {
 		_, _, _ = trusted.admitNow(Key{Client: "app:made-up-" + strconv.Itoa(i)}, 1)
 	}

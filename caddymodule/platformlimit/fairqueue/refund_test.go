@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 // Refunds of admitted calls (Budget.Refund): a call that failed on its way
@@ -209,7 +211,7 @@ func TestRefundOfQueuedAdmission(t *testing.T) {
 // BenchmarkRefundWorstCase: a refund of the oldest call in a full
 // history (the replay walks every later change, under the budget's lock).
 func BenchmarkRefundWorstCase(b *testing.B) {
-	clk := NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	bud, err := New(Config{Capacity: 1e12, Window: time.Hour, MaxQueue: -1, MaxWait: -1}, clk)
 	if err != nil {
 		b.Fatal(err)

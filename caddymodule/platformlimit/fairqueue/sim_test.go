@@ -7,6 +7,8 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 // The simulations below run on the fake clock, so they take milliseconds
@@ -31,7 +33,7 @@ func runSeedMeasurement(seed uint64, queued, moments int, costA, costB float64) 
 // B's key equal to A's, every call waits in one FIFO queue (the baseline of
 // a design without fair placement).
 func runSeedMeasurementKeys(seed uint64, queued, moments int, costA, costB float64, bKey string) seedResult {
-	clk := NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	b, err := New(Config{Capacity: 60, Window: time.Minute, MaxQueue: -1, MaxWait: -1}, clk)
 	if err != nil {
 		panic(err)
@@ -177,7 +179,7 @@ type shareResult struct {
 func runShareScenario(sessions []simSession, measure time.Duration) shareResult {
 	const capacity = 60.0
 	window := time.Minute
-	clk := NewFakeClock(t0)
+	clk := fakeclock.New(t0)
 	b, err := New(Config{Capacity: capacity, Window: window, MaxQueue: -1, MaxWait: -1}, clk)
 	if err != nil {
 		panic(err)

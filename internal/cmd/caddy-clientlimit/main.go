@@ -1,4 +1,4 @@
-// Command caddybin is Caddy with the standard modules and client_limit
+// Command caddy-clientlimit is Caddy with the standard modules and client_limit
 // only. The figure test in package clientlimit builds it, so the inbound
 // limit figures come from a real Caddy process and depend on no other
 // module of the tree.
