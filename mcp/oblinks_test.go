@@ -78,7 +78,10 @@ http://:%d {
 	}
 	const one, two, three = "http://mirror-one.example/ob", "http://mirror-two.example", "http://mirror-three.example"
 	testcaddy.Load(t, config(one, ""))
-	c := connect(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/rijk", port), false, nil)
+	// No keep-alive: the reloads below close the old server's idle
+	// connections, and net/http does not retry a POST caught on one.
+	c := connectWith(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/rijk", port), false, nil,
+		&http.Client{Transport: &http.Transport{DisableKeepAlives: true}})
 
 	fetch := func(to string, wantOK bool) {
 		t.Helper()
