@@ -70,22 +70,6 @@ func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 	return fmt.Sprintf("http://127.0.0.1:%d", port), emulators
 }
 
-func emulatorCount(t *testing.T, base string) int {
-	t.Helper()
-	resp, err := http.Get(base + "/_emulator/stats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var stats struct {
-		Total int `json:"total"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
-		t.Fatal(err)
-	}
-	return stats.Total
-}
-
 func opentkSearch(t *testing.T, query string) (io.Reader, string) {
 	t.Helper()
 	var body bytes.Buffer
@@ -118,7 +102,7 @@ func TestEveryPlatformRouteAnswers(t *testing.T) {
 		{"oa", "GET", "/api/v1/bodies", "application/json", `"bodies"`},
 	} {
 		t.Run(tc.platform+tc.path, func(t *testing.T) {
-			before := emulatorCount(t, emulators[tc.platform][0])
+			before := testcaddy.EmulatorRequests(t, emulators[tc.platform][0])
 			var body io.Reader
 			var contentType string
 			if tc.method == "POST" {
@@ -148,7 +132,7 @@ func TestEveryPlatformRouteAnswers(t *testing.T) {
 			}
 			// Served by the emulator behind the route (the cache may answer
 			// a repeat, never a first request).
-			if after := emulatorCount(t, emulators[tc.platform][0]); after <= before {
+			if after := testcaddy.EmulatorRequests(t, emulators[tc.platform][0]); after <= before {
 				t.Errorf("the %s emulator counted no request (%d before, %d after)", tc.platform, before, after)
 			}
 		})
@@ -188,12 +172,12 @@ func TestRepeatedRequestComesFromTheCache(t *testing.T) {
 		return resp, string(body)
 	}
 	first, firstBody := get()
-	count := emulatorCount(t, emulators["rechtspraak"][0])
+	count := testcaddy.EmulatorRequests(t, emulators["rechtspraak"][0])
 	second, secondBody := get()
 	if first.StatusCode != 200 || second.StatusCode != 200 {
 		t.Fatalf("statuses %d, %d", first.StatusCode, second.StatusCode)
 	}
-	if after := emulatorCount(t, emulators["rechtspraak"][0]); after != count {
+	if after := testcaddy.EmulatorRequests(t, emulators["rechtspraak"][0]); after != count {
 		t.Errorf("the repeat reached the platform (%d requests, then %d)", count, after)
 	}
 	if cs := second.Header.Get("Cache-Status"); !strings.Contains(cs, "hit") {

@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -83,7 +81,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 		}
 	}
 	// The other four: what they are and their link, no platform call.
-	before := emulatorTotal(t, emulatorBase(t, site, "opentk"))
+	before := testcaddy.EmulatorRequests(t, emulatorBase(t, site, "opentk"))
 	for _, cat := range []string{"Activiteit", "Toezegging", "OODocument", "PersoonGeschenk"} {
 		h := byCat[cat]
 		v, text := fetch(map[string]any{"id": h["id"], "category": cat})
@@ -94,7 +92,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 			t.Errorf("%s: link %v, the hit's %v", cat, v["url"], h["url"])
 		}
 	}
-	if after := emulatorTotal(t, emulatorBase(t, site, "opentk")); after != before {
+	if after := testcaddy.EmulatorRequests(t, emulatorBase(t, site, "opentk")); after != before {
 		t.Errorf("describing unfetchable hits asked OpenTK %d times", after-before)
 	}
 	// kind=activiteiten: activities only.
@@ -116,21 +114,4 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 			t.Errorf("%v: %s (want %q)", want, text, args)
 		}
 	}
-}
-
-// emulatorTotal is the number of requests an emulator has served.
-func emulatorTotal(t *testing.T, base string) int {
-	t.Helper()
-	resp, err := http.Get(base + "/_emulator/stats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var stats struct {
-		Total int `json:"total"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
-		t.Fatal(err)
-	}
-	return stats.Total
 }

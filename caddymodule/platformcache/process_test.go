@@ -1,7 +1,6 @@
 package platformcache
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,19 +11,6 @@ import (
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
-
-// emulatorTotal returns how many requests the emulator answered.
-func emulatorTotal(t *testing.T, base string) int64 {
-	t.Helper()
-	_, body := fetch(t, "GET", base+"/_emulator/stats")
-	var st struct {
-		Total int64 `json:"total"`
-	}
-	if err := json.Unmarshal([]byte(body), &st); err != nil {
-		t.Fatalf("emulator stats %q: %v", body, err)
-	}
-	return st.Total
-}
 
 // TestRealProcessKill9RestartAndDamage runs the repository's Caddy binary
 // in front of the OBV emulator (served by this test process): an entry
@@ -82,7 +68,7 @@ func TestRealProcessKill9RestartAndDamage(t *testing.T) {
 	if body2 != body || !strings.HasPrefix(resp.Header.Get("Cache-Status"), "BesluitBron; hit") {
 		t.Fatalf("after kill -9: %q %q", resp.Header.Get("Cache-Status"), body2)
 	}
-	if n := emulatorTotal(t, emu); n != 2 {
+	if n := testcaddy.EmulatorRequests(t, emu); n != 2 {
 		t.Fatalf("emulator asked %d times, want 2", n)
 	}
 	if err := p.Stop(30 * time.Second); err != nil {
@@ -91,7 +77,7 @@ func TestRealProcessKill9RestartAndDamage(t *testing.T) {
 
 	p = start()
 	resp, _ = fetch(t, "GET", base+"/api/search?organization=soest&query=begroting")
-	if n := emulatorTotal(t, emu); !strings.HasPrefix(resp.Header.Get("Cache-Status"), "BesluitBron; hit") || n != 2 {
+	if n := testcaddy.EmulatorRequests(t, emu); !strings.HasPrefix(resp.Header.Get("Cache-Status"), "BesluitBron; hit") || n != 2 {
 		t.Fatalf("after graceful restart: %q, emulator asked %d times", resp.Header.Get("Cache-Status"), n)
 	}
 	p.Kill()

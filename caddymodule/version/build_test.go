@@ -67,8 +67,8 @@ func TestTwoBuildsTwoStamps(t *testing.T) {
 	p := start(binA)
 	checkStatus(t, adminURL, stampA, 0, 0)
 	status, body := get(t, sources)
-	if !strings.Contains(status, "stored") || emulatorTotal(t, emu) != 1 {
-		t.Fatalf("build A's first answer: Cache-Status %q, emulator asked %d times", status, emulatorTotal(t, emu))
+	if !strings.Contains(status, "stored") || testcaddy.EmulatorRequests(t, emu) != 1 {
+		t.Fatalf("build A's first answer: Cache-Status %q, emulator asked %d times", status, testcaddy.EmulatorRequests(t, emu))
 	}
 	p.Kill()
 
@@ -79,7 +79,7 @@ func TestTwoBuildsTwoStamps(t *testing.T) {
 	if !strings.HasPrefix(status, "BesluitBron; hit") || body2 != body {
 		t.Fatalf("restart of build A: Cache-Status %q", status)
 	}
-	if n := emulatorTotal(t, emu); n != 1 {
+	if n := testcaddy.EmulatorRequests(t, emu); n != 1 {
 		t.Fatalf("restart of build A asked the platform: %d requests in all, want 1", n)
 	}
 	p.Kill()
@@ -92,13 +92,13 @@ func TestTwoBuildsTwoStamps(t *testing.T) {
 	if !strings.Contains(status, "fwd=miss") || !strings.Contains(status, "stored") || !strings.Contains(status, "detail=other-version") {
 		t.Fatalf("build B read A's entry: Cache-Status %q", status)
 	}
-	if n := emulatorTotal(t, emu); n != 2 {
+	if n := testcaddy.EmulatorRequests(t, emu); n != 2 {
 		t.Fatalf("build B: %d platform requests in all, want 2", n)
 	}
 	checkStatus(t, adminURL, stampB, 1, 1)
 	status, _ = get(t, sources)
-	if !strings.HasPrefix(status, "BesluitBron; hit") || emulatorTotal(t, emu) != 2 {
-		t.Fatalf("build B's own entry: Cache-Status %q, %d platform requests", status, emulatorTotal(t, emu))
+	if !strings.HasPrefix(status, "BesluitBron; hit") || testcaddy.EmulatorRequests(t, emu) != 2 {
+		t.Fatalf("build B's own entry: Cache-Status %q, %d platform requests", status, testcaddy.EmulatorRequests(t, emu))
 	}
 	if err := p.Stop(30 * time.Second); err != nil {
 		t.Fatal(err)
@@ -146,14 +146,4 @@ func getJSON(t *testing.T, url string, v any) {
 	if err := json.Unmarshal([]byte(body), v); err != nil {
 		t.Fatalf("GET %s: %q: %v", url, body, err)
 	}
-}
-
-// emulatorTotal returns how many requests the emulator answered.
-func emulatorTotal(t *testing.T, base string) int64 {
-	t.Helper()
-	var st struct {
-		Total int64 `json:"total"`
-	}
-	getJSON(t, base+"/_emulator/stats", &st)
-	return st.Total
 }

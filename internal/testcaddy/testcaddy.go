@@ -325,3 +325,23 @@ func (w *lockedWriter) Write(b []byte) (int, error) {
 	defer w.p.mu.Unlock()
 	return w.p.Output.Write(b)
 }
+
+// EmulatorRequests returns how many requests the emulator at base (a
+// besluitbron_emulator site, with its path prefix if it has one) answered,
+// from its own /_emulator/stats: the count tests hold cache hits and
+// coalescing against.
+func EmulatorRequests(t testing.TB, base string) int64 {
+	t.Helper()
+	resp, err := http.Get(base + "/_emulator/stats")
+	if err != nil {
+		t.Fatalf("emulator stats: %v", err)
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Total int64 `json:"total"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		t.Fatalf("emulator stats: %v", err)
+	}
+	return st.Total
+}
