@@ -263,6 +263,9 @@ func Load(ctx caddy.Context) (a *App, err error) {
 var standalone struct {
 	sync.Mutex
 	byDone map[<-chan struct{}]*App
+	// cleaning counts the apps whose context ended and whose Cleanup has
+	// not finished yet (tests wait for it before counting references).
+	cleaning sync.WaitGroup
 }
 
 func standaloneApp(ctx caddy.Context) (*App, error) {
@@ -280,7 +283,9 @@ func standaloneApp(ctx caddy.Context) (*App, error) {
 		standalone.byDone = map[<-chan struct{}]*App{}
 	}
 	standalone.byDone[done] = a
+	standalone.cleaning.Add(1)
 	go func() {
+		defer standalone.cleaning.Done()
 		<-done
 		standalone.Lock()
 		delete(standalone.byDone, done)

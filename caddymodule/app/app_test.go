@@ -312,6 +312,9 @@ func TestLoadWithoutConfig(t *testing.T) {
 // the registry too, so the references are counted from where they stand.
 func TestSessionsSurviveReload(t *testing.T) {
 	refs := func() int { n, _ := pool.References(sessionsKey); return n }
+	// Earlier tests' apps without a config release their reference when
+	// their context ends, in a goroutine: let them finish first.
+	standalone.cleaning.Wait()
 	base := refs()
 	old, next := new(App), new(App)
 	if err := provision(t, old); err != nil {
