@@ -364,10 +364,8 @@ func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 	port := testcaddy.FreePort(t)
 	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port)
-	// No keep-alive: a reload closes the old server's idle connections,
-	// and a POST caught on one is not retried by net/http (a client-side
-	// race of any reload, not this module's).
-	c := connectWith(t, url, true, nil, &http.Client{Transport: &http.Transport{DisableKeepAlives: true}})
+	// The client lives through the reload below (see acrossReloads).
+	c := connectWith(t, url, true, nil, &http.Client{Transport: acrossReloads})
 	sid := c.GetSessionId()
 	if _, isErr := callTool(t, c, "obv_search", map[string]any{"query": "x"}); isErr {
 		t.Fatal("before reload")

@@ -78,10 +78,9 @@ http://:%d {
 	}
 	const one, two, three = "http://mirror-one.example/ob", "http://mirror-two.example", "http://mirror-three.example"
 	testcaddy.Load(t, config(one, ""))
-	// No keep-alive: the reloads below close the old server's idle
-	// connections, and net/http does not retry a POST caught on one.
+	// The client lives through the reloads below (see acrossReloads).
 	c := connectWith(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/rijk", port), false, nil,
-		&http.Client{Transport: &http.Transport{DisableKeepAlives: true}})
+		&http.Client{Transport: acrossReloads})
 
 	fetch := func(to string, wantOK bool) {
 		t.Helper()

@@ -3,7 +3,6 @@ package mcp
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -22,28 +21,7 @@ const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // listening stream), so such a test fails instead of hanging. No
 // keep-alive: a reload closes the old server's idle connections, and a
 // POST caught on one is not retried by net/http.
-var sendClient = &http.Client{Timeout: 10 * time.Second, Transport: retryEOF{&http.Transport{DisableKeepAlives: true}}}
-
-// retryEOF sends a request once more when the server closed the new
-// connection without a word (io.EOF before any answer): a connection that
-// lands on the old server in the instant a reload stops it. Nothing was
-// served then, so the retry is what any client would do; every other error
-// stands.
-type retryEOF struct{ next http.RoundTripper }
-
-func (r retryEOF) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.next.RoundTrip(req)
-	if err != nil && errors.Is(err, io.EOF) && req.GetBody != nil {
-		body, gerr := req.GetBody()
-		if gerr != nil {
-			return nil, err
-		}
-		again := req.Clone(req.Context())
-		again.Body = body
-		return r.next.RoundTrip(again)
-	}
-	return resp, err
-}
+var sendClient = &http.Client{Timeout: 10 * time.Second, Transport: acrossReloads}
 
 // send makes one raw 2025-era request to a connector naming session sid
 // ("" for none).
