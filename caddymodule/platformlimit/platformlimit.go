@@ -347,19 +347,14 @@ func (h *Handler) cost(r *http.Request) (float64, error) {
 }
 
 func (c *CostRule) price(r *http.Request) float64 {
-	if c.Param == "" {
-		return c.Units
-	}
-	v := c.ParamDefault
-	if raw := strings.TrimSpace(r.URL.Query().Get(c.Param)); raw != "" {
-		if f, err := strconv.ParseFloat(raw, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+	v := math.NaN() // missing or not a number: the rule's default
+	if c.Param != "" {
+		if f, err := strconv.ParseFloat(strings.TrimSpace(r.URL.Query().Get(c.Param)), 64); err == nil {
 			v = f
 		}
 	}
-	if c.ParamMax > 0 {
-		v = math.Min(v, c.ParamMax)
-	}
-	return c.Units * math.Max(1, math.Ceil(v/c.Per))
+	// One pricing rule for the table, the tool descriptions and the budget.
+	return platforms.Cost{Units: c.Units, Param: c.Param, Per: c.Per, ParamDefault: c.ParamDefault, ParamMax: c.ParamMax}.UnitsFor(v)
 }
 
 // key returns whom the request is for: its client and its session within
