@@ -1,0 +1,273 @@
+package ui
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The page's languages. Dutch comes first: BesluitBron's users and the
+// platforms are Dutch; English is there for everyone else.
+const (
+	NL = "nl"
+	EN = "en"
+)
+
+// Languages are the languages the page can speak.
+var Languages = []string{NL, EN}
+
+// Known tells whether lang is one of Languages.
+func Known(lang string) bool {
+	for _, l := range Languages {
+		if l == lang {
+			return true
+		}
+	}
+	return false
+}
+
+// Pick chooses the page's language: an explicit ?lang= the site offers,
+// else the best Accept-Language match among offered, else offered[0].
+func Pick(param, acceptLanguage string, offered []string) string {
+	if len(offered) == 0 {
+		offered = Languages
+	}
+	for _, l := range offered {
+		if strings.EqualFold(param, l) {
+			return l
+		}
+	}
+	type pref struct {
+		lang string
+		q    float64
+		pos  int
+	}
+	var prefs []pref
+	for i, part := range strings.Split(acceptLanguage, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		tag, q := part, 1.0
+		if semi := strings.IndexByte(part, ';'); semi >= 0 {
+			tag = strings.TrimSpace(part[:semi])
+			for _, p := range strings.Split(part[semi+1:], ";") {
+				p = strings.TrimSpace(p)
+				if v, ok := strings.CutPrefix(p, "q="); ok {
+					if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
+						q = f
+					} else {
+						q = 0
+					}
+				}
+			}
+		}
+		if q <= 0 {
+			continue
+		}
+		primary, _, _ := strings.Cut(strings.ToLower(tag), "-")
+		prefs = append(prefs, pref{primary, q, i})
+	}
+	sort.SliceStable(prefs, func(a, b int) bool { return prefs[a].q > prefs[b].q })
+	for _, p := range prefs {
+		for _, l := range offered {
+			if p.lang == l {
+				return l
+			}
+		}
+	}
+	return offered[0]
+}
+
+// messages holds every text of the page, per language. A key missing in a
+// language falls back to Dutch (TestMessagesComplete keeps both full).
+var messages = map[string]map[string]string{
+	NL: {
+		"site.name":           "BesluitBron",
+		"site.tagline":        "Eén vraag, alle platforms: raadsbesluiten, Kamerstukken, officiële publicaties en uitspraken.",
+		"skip":                "Naar de inhoud",
+		"nav.label":           "Hoofdmenu",
+		"nav.search":          "Zoeken",
+		"nav.status":          "Status",
+		"lang.switch":         "English",
+		"lang.switch.code":    "en",
+		"search.title":        "Zoeken",
+		"search.label":        "Zoekwoorden",
+		"search.hint":         "Bijvoorbeeld: stikstof, woningbouw, jeugdzorg.",
+		"search.button":       "Zoeken",
+		"filters":             "Filters",
+		"filters.platforms":   "Platforms",
+		"filters.from":        "Datum vanaf",
+		"filters.to":          "Datum tot en met",
+		"filters.date.hint":   "Als JJJJ-MM-DD.",
+		"filters.org":         "Organisatie",
+		"filters.org.hint":    "Bijvoorbeeld een gemeente (utrecht) of een instantie.",
+		"results.title":       "Resultaten",
+		"results.none":        "Geen resultaten gevonden.",
+		"results.count":       "%d resultaten",
+		"results.count.one":   "1 resultaat",
+		"results.partial":     "Niet alle platforms antwoordden: dit is een gedeeltelijk antwoord.",
+		"results.busy":        "Bezig met zoeken…",
+		"results.progress":    "%d van %d platforms hebben geantwoord.",
+		"results.done":        "Klaar: %s van %d platforms.",
+		"results.error":       "Het zoeken is mislukt: %s",
+		"outcomes.title":      "Antwoord per platform",
+		"outcome.answered":    "geantwoord",
+		"outcome.cache":       "uit de cache",
+		"outcome.timeout":     "te laat (geen antwoord binnen de tijd)",
+		"outcome.over_budget": "budget op",
+		"outcome.retry":       "opnieuw over %d s",
+		"outcome.failed":      "mislukt",
+		"outcome.skipped":     "overgeslagen",
+		"outcome.waiting":     "wacht op antwoord",
+		"outcome.hits":        "%d treffers",
+		"hit.platform":        "Platform",
+		"hit.type":            "Soort",
+		"hit.date":            "Datum",
+		"hit.org":             "Organisatie",
+		"hit.source":          "Bron",
+		"hit.read":            "Lezen",
+		"hit.also":            "Ook op",
+		"hit.source.label":    "%s bij de bron",
+		"reader.title":        "Document",
+		"reader.back":         "Terug naar de resultaten",
+		"reader.source":       "Bekijk bij de bron",
+		"reader.prev":         "Vorige pagina",
+		"reader.next":         "Volgende pagina",
+		"reader.pages":        "Tekens %d tot %d van %d",
+		"reader.pager":        "Pagina's",
+		"reader.notext":       "Dit platform levert geen tekst van dit document; bekijk het bij de bron.",
+		"reader.error":        "Het document kon niet worden gelezen: %s",
+		"reader.details":      "Gegevens",
+		"status.title":        "Status van de platforms",
+		"status.intro":        "Per platform: bereikbaar, het budget dat BesluitBron aanhoudt, wachttijden en de cache. Deze pagina ververst zichzelf.",
+		"status.platform":     "Platform",
+		"status.reachable":    "Bereikbaar",
+		"status.budget":       "Budget over",
+		"status.waiting":      "Wachtend",
+		"status.wait":         "Wachttijd p50 / p95",
+		"status.entries":      "Cache-items",
+		"status.ratio":        "Cache-treffers (laatste uur)",
+		"status.yes":          "ja",
+		"status.no":           "nee",
+		"status.unknown":      "onbekend",
+		"status.nobudget":     "geen eigen limiet",
+		"status.paused":       "gepauzeerd",
+		"status.version":      "Versie",
+		"status.updated":      "Bijgewerkt",
+		"status.refresh":      "Nu vernieuwen",
+		"status.pause":        "Automatisch vernieuwen pauzeren",
+		"status.resume":       "Automatisch vernieuwen hervatten",
+		"status.auto":         "Ververst elke %d seconden.",
+		"status.laad":         "Laadstatus OpenBesluitvorming",
+		"status.laad.summary": "%d van %d bronnen in orde (gemeten %s)",
+		"status.laad.none":    "nog niet opgehaald",
+		"status.nodata":       "geen gegevens",
+		"status.caption":      "Platforms, bereikbaarheid, budget en cache",
+		"footer.api":          "Voor apps: GET /search met Accept: application/json. Voor assistenten: de MCP-connectoren op /mcp/alles, /mcp/raad en /mcp/rijk.",
+		"footer.privacy":      "Geen cookies, geen trackers, geen externe bestanden.",
+		"error.title":         "Er ging iets mis",
+		"error.bad":           "Deze vraag klopt niet: %s",
+		"error.notfound":      "Deze pagina bestaat niet.",
+	},
+	EN: {
+		"site.name":           "BesluitBron",
+		"site.tagline":        "One question, every platform: council decisions, parliamentary papers, official publications and court rulings.",
+		"skip":                "Skip to content",
+		"nav.label":           "Main menu",
+		"nav.search":          "Search",
+		"nav.status":          "Status",
+		"lang.switch":         "Nederlands",
+		"lang.switch.code":    "nl",
+		"search.title":        "Search",
+		"search.label":        "Search words",
+		"search.hint":         "For example: stikstof, woningbouw, jeugdzorg.",
+		"search.button":       "Search",
+		"filters":             "Filters",
+		"filters.platforms":   "Platforms",
+		"filters.from":        "Date from",
+		"filters.to":          "Date up to and including",
+		"filters.date.hint":   "As YYYY-MM-DD.",
+		"filters.org":         "Organisation",
+		"filters.org.hint":    "For example a municipality (utrecht) or a court.",
+		"results.title":       "Results",
+		"results.none":        "No results found.",
+		"results.count":       "%d results",
+		"results.count.one":   "1 result",
+		"results.partial":     "Not every platform answered: this is a partial answer.",
+		"results.busy":        "Searching…",
+		"results.progress":    "%d of %d platforms have answered.",
+		"results.done":        "Done: %s from %d platforms.",
+		"results.error":       "The search failed: %s",
+		"outcomes.title":      "Answer per platform",
+		"outcome.answered":    "answered",
+		"outcome.cache":       "from cache",
+		"outcome.timeout":     "timed out (no answer in time)",
+		"outcome.over_budget": "over budget",
+		"outcome.retry":       "retry in %d s",
+		"outcome.failed":      "failed",
+		"outcome.skipped":     "skipped",
+		"outcome.waiting":     "waiting for an answer",
+		"outcome.hits":        "%d hits",
+		"hit.platform":        "Platform",
+		"hit.type":            "Type",
+		"hit.date":            "Date",
+		"hit.org":             "Organisation",
+		"hit.source":          "Source",
+		"hit.read":            "Read",
+		"hit.also":            "Also on",
+		"hit.source.label":    "%s at the source",
+		"reader.title":        "Document",
+		"reader.back":         "Back to the results",
+		"reader.source":       "View at the source",
+		"reader.prev":         "Previous page",
+		"reader.next":         "Next page",
+		"reader.pages":        "Characters %d to %d of %d",
+		"reader.pager":        "Pages",
+		"reader.notext":       "This platform provides no text of this document; view it at the source.",
+		"reader.error":        "The document could not be read: %s",
+		"reader.details":      "Details",
+		"status.title":        "Platform status",
+		"status.intro":        "Per platform: reachable, the budget BesluitBron keeps, waiting times and the cache. This page refreshes itself.",
+		"status.platform":     "Platform",
+		"status.reachable":    "Reachable",
+		"status.budget":       "Budget left",
+		"status.waiting":      "Waiting",
+		"status.wait":         "Wait p50 / p95",
+		"status.entries":      "Cache entries",
+		"status.ratio":        "Cache hits (last hour)",
+		"status.yes":          "yes",
+		"status.no":           "no",
+		"status.unknown":      "unknown",
+		"status.nobudget":     "no own limit",
+		"status.paused":       "paused",
+		"status.version":      "Version",
+		"status.updated":      "Updated",
+		"status.refresh":      "Refresh now",
+		"status.pause":        "Pause automatic refresh",
+		"status.resume":       "Resume automatic refresh",
+		"status.auto":         "Refreshes every %d seconds.",
+		"status.laad":         "OpenBesluitvorming load status",
+		"status.laad.summary": "%d of %d sources fine (measured %s)",
+		"status.laad.none":    "not fetched yet",
+		"status.nodata":       "no data",
+		"status.caption":      "Platforms, reachability, budget and cache",
+		"footer.api":          "For apps: GET /search with Accept: application/json. For assistants: the MCP connectors at /mcp/alles, /mcp/raad and /mcp/rijk.",
+		"footer.privacy":      "No cookies, no trackers, no external files.",
+		"error.title":         "Something went wrong",
+		"error.bad":           "This question is not right: %s",
+		"error.notfound":      "This page does not exist.",
+	},
+}
+
+// Text returns the message key in lang (Dutch when lang lacks it, the key
+// itself when no language has it, so a missing text shows, not hides).
+func Text(lang, key string) string {
+	if s, ok := messages[lang][key]; ok {
+		return s
+	}
+	if s, ok := messages[NL][key]; ok {
+		return s
+	}
+	return key
+}

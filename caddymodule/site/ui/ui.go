@@ -1,0 +1,330 @@
+// Package ui renders BesluitBron's own pages (the search page, the reader
+// view, the status page) from embedded html/template files, in Dutch or
+// English, and serves their two embedded assets (a style sheet and a
+// script). It knows nothing of Caddy or of how the data is fetched: the
+// site module fills the view models below.
+package ui
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net/url"
+	"strings"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets
+var assetFS embed.FS
+
+var tmpl = template.Must(template.New("").ParseFS(templateFS, "templates/*.html"))
+
+// Asset is one embedded file served under /assets/.
+type Asset struct {
+	Name, ContentType string
+	Body              []byte
+}
+
+// Assets are the page's files, by name (site.css, site.js).
+var Assets = func() map[string]Asset {
+	out := map[string]Asset{}
+	types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+	entries, _ := fs.ReadDir(assetFS, "assets")
+	for _, e := range entries {
+		b, _ := assetFS.ReadFile("assets/" + e.Name())
+		ext := e.Name()[strings.LastIndexByte(e.Name(), '.'):]
+		out[e.Name()] = Asset{Name: e.Name(), ContentType: types[ext], Body: b}
+	}
+	return out
+}()
+
+// AssetVersion changes whenever an asset does: pages link the assets
+// with ?v=<it>, so a browser may keep them long and never uses an old
+// one with a new page.
+var AssetVersion = func() string {
+	h := sha256.New()
+	for _, name := range []string{"site.css", "site.js"} {
+		h.Write(Assets[name].Body)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}()
+
+// Page is what every page shares: its language and where its links go.
+type Page struct {
+	Lang        string
+	DefaultLang string
+	Title       string
+	Nav         string // "search" or "status": the current menu item
+	Version     string
+	// Path and Query are the current address, for the language switch.
+	Path  string
+	Query url.Values
+}
+
+// T returns the message key in the page's language.
+func (p Page) T(key string) string { return Text(p.Lang, key) }
+
+// F formats the message key with args.
+func (p Page) F(key string, args ...any) string { return fmt.Sprintf(p.T(key), args...) }
+
+// AssetVersion is the assets' version, for their links.
+func (p Page) AssetVersion() string { return AssetVersion }
+
+// Link returns path with the page's language kept (lang=... unless it is
+// the default).
+func (p Page) Link(path string) string { return p.LinkQ(path, nil) }
+
+// LinkQ is Link with a query.
+func (p Page) LinkQ(path string, q url.Values) string {
+	v := url.Values{}
+	for k, vs := range q {
+		v[k] = append([]string(nil), vs...)
+	}
+	v.Del("lang")
+	if p.Lang != p.DefaultLang && p.Lang != "" {
+		v.Set("lang", p.Lang)
+	}
+	if len(v) == 0 {
+		return path
+	}
+	return path + "?" + v.Encode()
+}
+
+// SwitchURL is the current address in the other language.
+func (p Page) SwitchURL() string {
+	other := Text(p.Lang, "lang.switch.code")
+	o := p
+	o.Lang = other
+	return o.LinkQ(p.Path, p.Query)
+}
+
+// PlatformChoice is one platform checkbox of the search form.
+type PlatformChoice struct {
+	Key, Name string
+	Checked   bool
+}
+
+// Outcome is what one platform did for a search. State is answered,
+// cache, timeout, over_budget, failed, skipped, or waiting (the live
+// view, before it answered).
+type Outcome struct {
+	Platform, Name, State string
+	RetryAfterSeconds     int
+	Error                 string
+	Hits                  int
+}
+
+// Hit is one search result.
+type Hit struct {
+	Platform, PlatformName, Type, ID, Title, Date, Organisation, Snippet string
+	// URL is the document at its source; ReadURL the reader view.
+	URL, ReadURL string
+	Also         []Link
+}
+
+// Link is the same document on another platform.
+type Link struct {
+	Platform, PlatformName, URL, ReadURL string
+}
+
+// SearchView is the search page, before a search or with its answer
+// (complete, or so far in the live view).
+type SearchView struct {
+	Page
+	Words, From, To, Organisation string
+	Platforms                     []PlatformChoice
+	FiltersOpen                   bool
+	Searched, Done, Partial       bool
+	Error                         string
+	Outcomes                      []Outcome
+	Hits                          []Hit
+	Announce                      string
+}
+
+// StateText says an outcome in words.
+func (v SearchView) StateText(o Outcome) string {
+	switch o.State {
+	case "answered", "cache", "timeout", "failed", "skipped", "waiting":
+		return v.T("outcome." + o.State)
+	case "over_budget":
+		s := v.T("outcome.over_budget")
+		if o.RetryAfterSeconds > 0 {
+			s += ", " + v.F("outcome.retry", o.RetryAfterSeconds)
+		}
+		return s
+	}
+	return o.State
+}
+
+// CountText says how many results there are.
+func (v SearchView) CountText() string {
+	if !v.Done && len(v.Hits) == 0 {
+		return ""
+	}
+	if len(v.Hits) == 1 {
+		return "(" + v.T("results.count.one") + ")"
+	}
+	return "(" + v.F("results.count", len(v.Hits)) + ")"
+}
+
+// Answered counts the platforms that are no longer waiting.
+func (v SearchView) Answered() int {
+	n := 0
+	for _, o := range v.Outcomes {
+		if o.State != "waiting" {
+			n++
+		}
+	}
+	return n
+}
+
+// Progress is the sentence the live region announces.
+func (v SearchView) Progress() string {
+	if v.Error != "" {
+		return v.F("results.error", v.Error)
+	}
+	if !v.Done {
+		return v.F("results.progress", v.Answered(), len(v.Outcomes))
+	}
+	count := v.T("results.count.one")
+	if len(v.Hits) != 1 {
+		count = v.F("results.count", len(v.Hits))
+	}
+	return v.F("results.done", count, len(v.Outcomes))
+}
+
+// Heading is the page's h1.
+func (v SearchView) Heading() string {
+	if !v.Searched {
+		return v.T("search.title")
+	}
+	if v.Words == "" {
+		return v.T("results.title")
+	}
+	return v.T("results.title") + ": " + v.Words
+}
+
+// ReaderView is one page of a document's text.
+type ReaderView struct {
+	Page
+	Platform, PlatformName, ID, Type, Title, Date, Organisation string
+	SourceURL, BackURL, PrevURL, NextURL                        string
+	Text                                                        string
+	From, To, Total                                             int
+	Error                                                       string
+}
+
+// RangeText says which part of the text the page shows.
+func (v ReaderView) RangeText() string { return v.F("reader.pages", v.From+1, v.To, v.Total) }
+
+// StatusRow is one platform on the status page (and in /status.json).
+type StatusRow struct {
+	Key  string `json:"platform"`
+	Name string `json:"name"`
+	// Reachable is yes, no or unknown; ReachNote says why.
+	Reachable string `json:"reachable"`
+	ReachNote string `json:"reachable_note,omitempty"`
+	// HasBudget: BesluitBron keeps a budget for the platform; Available
+	// units of Capacity are left, Waiting calls wait. P50MS and P95MS are
+	// the wait over the last hour (-1: no call in it).
+	HasBudget bool    `json:"has_budget"`
+	Available float64 `json:"budget_available,omitempty"`
+	Capacity  float64 `json:"budget_capacity,omitempty"`
+	Paused    bool    `json:"budget_paused,omitempty"`
+	Waiting   int     `json:"waiting,omitempty"`
+	P50MS     float64 `json:"wait_p50_ms"`
+	P95MS     float64 `json:"wait_p95_ms"`
+	// HasCache: the platform has a cache; Entries it holds, HitRatio of
+	// its lookups in the last hour were hits (-1: no lookup).
+	HasCache bool    `json:"has_cache"`
+	Entries  int64   `json:"cache_entries"`
+	HitRatio float64 `json:"cache_hit_ratio_last_hour"`
+	Lookups  int64   `json:"cache_lookups_last_hour"`
+}
+
+// LaadView is OpenBesluitvorming's load status in short.
+type LaadView struct {
+	Known     bool          `json:"known"`
+	OK        int           `json:"sources_ok"`
+	Total     int           `json:"sources"`
+	Measured  string        `json:"measured,omitempty"`
+	Suppliers []SupplierRow `json:"suppliers,omitempty"`
+}
+
+// SupplierRow is one council information system's state.
+type SupplierRow struct {
+	Label string `json:"label"`
+	State string `json:"state"`
+	OK    int    `json:"sources_ok"`
+	Count int    `json:"sources"`
+}
+
+// StatusView is the status page.
+type StatusView struct {
+	Page
+	Rows           []StatusRow
+	Laad           *LaadView
+	Updated        string
+	UpdatedISO     string
+	RefreshSeconds int
+}
+
+// ReachText says reachable in words.
+func (v StatusView) ReachText(r StatusRow) string {
+	switch r.Reachable {
+	case "yes":
+		return v.T("status.yes")
+	case "no":
+		return v.T("status.no")
+	}
+	return v.T("status.unknown")
+}
+
+// WaitText is the wait's p50 / p95.
+func (v StatusView) WaitText(r StatusRow) string {
+	if r.P50MS < 0 {
+		return v.T("status.nodata")
+	}
+	return ms(r.P50MS) + " / " + ms(r.P95MS)
+}
+
+// RatioText is the hit ratio as a percentage.
+func (v StatusView) RatioText(r StatusRow) string {
+	if !r.HasCache || r.HitRatio < 0 {
+		return v.T("status.nodata")
+	}
+	return fmt.Sprintf("%.0f%% (%d)", r.HitRatio*100, r.Lookups)
+}
+
+func ms(v float64) string {
+	if v >= 1000 {
+		return fmt.Sprintf("%.1f s", v/1000)
+	}
+	return fmt.Sprintf("%.0f ms", v)
+}
+
+// ErrorView is an error page.
+type ErrorView struct {
+	Page
+	Message string
+}
+
+// Render writes the named page ("search", "reader", "status", "error")
+// or fragment ("results", "statustable") with data.
+func Render(w io.Writer, name string, data any) error {
+	return tmpl.ExecuteTemplate(w, name, data)
+}
+
+// RenderString renders a fragment into a string (the live view's lines).
+func RenderString(name string, data any) (string, error) {
+	var b bytes.Buffer
+	err := tmpl.ExecuteTemplate(&b, name, data)
+	return b.String(), err
+}

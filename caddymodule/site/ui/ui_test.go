@@ -1,0 +1,117 @@
+package ui
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// Every text exists in both languages, so no page shows a key or mixes
+// languages.
+func TestMessagesComplete(t *testing.T) {
+	for _, l := range Languages {
+		for k := range messages[NL] {
+			if _, ok := messages[l][k]; !ok {
+				t.Errorf("%s lacks %q", l, k)
+			}
+		}
+		for k := range messages[l] {
+			if _, ok := messages[NL][k]; !ok {
+				t.Errorf("%s has %q, Dutch does not", l, k)
+			}
+		}
+	}
+}
+
+func TestPick(t *testing.T) {
+	offered := []string{NL, EN}
+	for _, c := range []struct{ param, accept, want string }{
+		{"", "", NL},
+		{"en", "", EN},
+		{"EN", "nl", EN},
+		{"fr", "", NL},
+		{"", "en-US,en;q=0.9", EN},
+		{"", "de-DE, en;q=0.5, nl;q=0.8", NL},
+		{"", "de, en;q=0.5", EN},
+		{"", "en;q=0, nl;q=0.1", NL},
+		{"", "fr", NL},
+		{"", "en;q=bogus", NL},
+	} {
+		if got := Pick(c.param, c.accept, offered); got != c.want {
+			t.Errorf("Pick(%q, %q) = %s, want %s", c.param, c.accept, got, c.want)
+		}
+	}
+	if got := Pick("", "nl", []string{EN}); got != EN {
+		t.Errorf("only English offered: got %s", got)
+	}
+}
+
+func TestLinksKeepTheLanguage(t *testing.T) {
+	p := Page{Lang: EN, DefaultLang: NL, Path: "/search", Query: url.Values{"q": {"stikstof"}, "lang": {"en"}}}
+	if got := p.Link("/status"); got != "/status?lang=en" {
+		t.Errorf("Link = %s", got)
+	}
+	if got := p.SwitchURL(); got != "/search?q=stikstof" {
+		t.Errorf("SwitchURL = %s", got)
+	}
+	p.Lang = NL
+	if got := p.SwitchURL(); got != "/search?lang=en&q=stikstof" {
+		t.Errorf("SwitchURL = %s", got)
+	}
+}
+
+// The pages render in both languages with the lang attribute, a skip link
+// and the landmarks; user input is escaped.
+func TestRenderPages(t *testing.T) {
+	for _, lang := range Languages {
+		page := Page{Lang: lang, DefaultLang: NL, Title: "x", Nav: "search", Version: "v1", Path: "/search"}
+		sv := SearchView{Page: page, Words: `<script>alert(1)</script>`, Searched: true, Done: true,
+			Platforms: []PlatformChoice{{Key: "obv", Name: "OpenBesluitvorming", Checked: true}},
+			Outcomes: []Outcome{{Platform: "obv", Name: "OpenBesluitvorming", State: "over_budget", RetryAfterSeconds: 12}},
+			Hits:     []Hit{{Platform: "obv", PlatformName: "OpenBesluitvorming", Title: "Motie <b>", ReadURL: "/lezen?platform=obv&id=1", URL: "https://example.org/x", Date: "2024-01-02"}}}
+		var b strings.Builder
+		if err := Render(&b, "search", sv); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{`<html lang="` + lang + `">`, `href="#main"`, `<main id="main"`, `<nav aria-label=`, `role="search"`,
+			`aria-live="polite"`, `&lt;script&gt;`, `Motie &lt;b&gt;`, `<label for="q">`, `<legend>`, `data-state="over_budget"`, "12 s"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s search page lacks %q", lang, want)
+			}
+		}
+		if strings.Contains(out, "<script>alert") {
+			t.Error("user input not escaped")
+		}
+		b.Reset()
+		rv := ReaderView{Page: page, Platform: "obv", PlatformName: "OpenBesluitvorming", ID: "1", Title: "T", Text: "a\nb", From: 0, To: 3, Total: 10, NextURL: "/lezen?offset=3"}
+		if err := Render(&b, "reader", rv); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), `rel="next"`) {
+			t.Error("reader lacks the next link")
+		}
+		b.Reset()
+		st := StatusView{Page: page, RefreshSeconds: 15, Rows: []StatusRow{{Key: "obv", Name: "OpenBesluitvorming", Reachable: "yes", HasBudget: true, Capacity: 60, Available: 59, P50MS: -1, HasCache: true, HitRatio: 0.5, Lookups: 4}}}
+		if err := Render(&b, "status", st); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`<caption`, `<th scope="row">OpenBesluitvorming</th>`, "59 / 60", "50% (4)"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s status page lacks %q", lang, want)
+			}
+		}
+	}
+}
+
+func TestAssets(t *testing.T) {
+	for _, n := range []string{"site.css", "site.js"} {
+		a, ok := Assets[n]
+		if !ok || len(a.Body) == 0 || a.ContentType == "" {
+			t.Errorf("asset %s missing", n)
+		}
+	}
+	if len(AssetVersion) != 12 {
+		t.Errorf("AssetVersion %q", AssetVersion)
+	}
+}
