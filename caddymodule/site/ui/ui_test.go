@@ -67,8 +67,8 @@ func TestRenderPages(t *testing.T) {
 		page := Page{Lang: lang, DefaultLang: NL, Title: "x", Nav: "search", Version: "v1", Path: "/search"}
 		sv := SearchView{Page: page, Words: `<script>alert(1)</script>`, Searched: true, Done: true,
 			Platforms: []PlatformChoice{{Key: "obv", Name: "OpenBesluitvorming", Checked: true}},
-			Outcomes: []Outcome{{Platform: "obv", Name: "OpenBesluitvorming", State: "over_budget", RetryAfterSeconds: 12}},
-			Hits:     []Hit{{Platform: "obv", PlatformName: "OpenBesluitvorming", Title: "Motie <b>", ReadURL: "/lezen?platform=obv&id=1", URL: "https://example.org/x", Date: "2024-01-02"}}}
+			Outcomes:  []Outcome{{Platform: "obv", Name: "OpenBesluitvorming", State: "over_budget", RetryAfterSeconds: 12}},
+			Hits:      []Hit{{Platform: "obv", PlatformName: "OpenBesluitvorming", Title: "Motie <b>", ReadURL: "/lezen?platform=obv&id=1", URL: "https://example.org/x", Date: "2024-01-02"}}}
 		var b strings.Builder
 		if err := Render(&b, "search", sv); err != nil {
 			t.Fatal(err)

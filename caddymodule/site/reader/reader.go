@@ -1,0 +1,296 @@
+// Package reader fetches one document's full text for the site's reader
+// view, per platform, with the same request builders and parsers the MCP
+// fetch tools use (mcp/adapters/*). It knows nothing of Caddy: every
+// platform request goes through a Getter, which the site module points at
+// the platform's route (cache, budget and proxy), as the shared session.
+package reader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
+	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
+	"github.com/besluitbron/besluitbron/mcp/adapters/opentk"
+	"github.com/besluitbron/besluitbron/mcp/adapters/ori"
+	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
+)
+
+// Getter runs one request against a platform's route and returns the body
+// of a 2xx answer; any other outcome is an error, a *CallError when the
+// route answered.
+type Getter func(ctx context.Context, platform string, r adapters.Request) ([]byte, error)
+
+// CallError is a platform route's answer other than 2xx.
+type CallError struct {
+	Platform string
+	Status   int
+	// RetryAfter is the route's Retry-After in whole seconds (0: none).
+	RetryAfter int
+	// OverBudget: BesluitBron's own budget turned the call away.
+	OverBudget bool
+}
+
+func (e *CallError) Error() string {
+	p, _ := platforms.Get(e.Platform)
+	switch {
+	case e.OverBudget:
+		return fmt.Sprintf("%s is over budget; retry in %d s", p.Name, e.RetryAfter)
+	case e.Status == 404:
+		return fmt.Sprintf("%s does not know this document (HTTP 404)", p.Name)
+	}
+	return fmt.Sprintf("%s answered HTTP %d", p.Name, e.Status)
+}
+
+// ErrInvalid marks an id or platform the reader refuses before asking
+// anything (the caller answers 400).
+var ErrInvalid = errors.New("invalid document reference")
+
+func invalid(err error) error { return fmt.Errorf("%w: %v", ErrInvalid, err) }
+
+// NotFound tells whether err is the platform's 404.
+func NotFound(err error) bool {
+	var ce *CallError
+	return errors.As(err, &ce) && ce.Status == 404
+}
+
+// Reader fetches documents. It remembers the Tweede Kamer's OData field
+// names (from $metadata) for an hour, as the tk tools do.
+type Reader struct {
+	Get Getter
+	// OBLinkBases are the base URLs Officiële Bekendmakingen's full-text
+	// links may point into (app.LinkBaseURLs).
+	OBLinkBases []string
+	// TKRoot is the Tweede Kamer's OData root (default tk.DefaultRoot).
+	TKRoot string
+	// OpenTKText: a Tweede Kamer document's text comes from OpenTK (the
+	// Gegevensmagazijn holds only the file); off when OpenTK is not on.
+	OpenTKText bool
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+
+	mu       sync.Mutex
+	schema   *tk.Schema
+	schemaAt time.Time
+}
+
+// Platforms are the platforms whose documents the reader can read.
+var Platforms = []string{platforms.OBV, platforms.TK, platforms.OpenTK, platforms.OB, platforms.Rechtspraak, platforms.ORI}
+
+// Readable tells whether the reader can read the platform's documents.
+func Readable(platform string) bool {
+	for _, p := range Platforms {
+		if p == platform {
+			return true
+		}
+	}
+	return false
+}
+
+// Fetch returns the document id of platform with its full text. kind is
+// the hit's type where a platform needs it (OpenTK's category).
+func (rd *Reader) Fetch(ctx context.Context, platform, id, kind string) (adapters.Document, error) {
+	if len(id) == 0 || len(id) > 500 {
+		return adapters.Document{}, invalid(errors.New("the id must be 1 to 500 characters"))
+	}
+	switch platform {
+	case platforms.OBV:
+		r, err := obv.EntityRequest(id)
+		if err != nil {
+			return adapters.Document{}, invalid(err)
+		}
+		body, err := rd.Get(ctx, platform, r)
+		if err != nil {
+			return adapters.Document{}, err
+		}
+		return obv.ParseEntity(body)
+	case platforms.TK:
+		return rd.tk(ctx, id)
+	case platforms.OpenTK:
+		return rd.opentk(ctx, id, kind)
+	case platforms.OB:
+		return rd.ob(ctx, id)
+	case platforms.Rechtspraak:
+		r, err := rechtspraak.ContentRequest(id, false)
+		if err != nil {
+			return adapters.Document{}, invalid(err)
+		}
+		body, err := rd.Get(ctx, platform, r)
+		if err != nil {
+			return adapters.Document{}, err
+		}
+		return rechtspraak.ParseContent(body)
+	case platforms.ORI:
+		r, err := ori.DocumentRequest(id)
+		if err != nil {
+			return adapters.Document{}, invalid(err)
+		}
+		body, err := rd.Get(ctx, platform, r)
+		if err != nil {
+			return adapters.Document{}, err
+		}
+		return ori.ParseDocument(body, map[string]string{})
+	}
+	return adapters.Document{}, invalid(fmt.Errorf("the reader cannot read documents of platform %q", platform))
+}
+
+func (rd *Reader) opentk(ctx context.Context, id, kind string) (adapters.Document, error) {
+	if kind != "" && !opentk.Fetchable(kind) {
+		item, err := opentk.ValidItem(id)
+		if err != nil {
+			return adapters.Document{}, invalid(err)
+		}
+		// OpenTK has no text of such an item: what it is and where to
+		// open it.
+		return adapters.Document{ID: item, Type: kind, URL: opentk.ItemURL(kind, item)}, nil
+	}
+	n, err := opentk.ValidNumber(id)
+	if err != nil {
+		return adapters.Document{}, invalid(err)
+	}
+	if kind == opentk.Verslag {
+		return rd.minutes(ctx, n)
+	}
+	r, err := opentk.DocumentRequest(n)
+	if err != nil {
+		return adapters.Document{}, invalid(err)
+	}
+	body, err := rd.Get(ctx, platforms.OpenTK, r)
+	if err != nil {
+		// A GUID without category may be a meeting's id: its minutes.
+		if kind == "" && opentk.IsGUID(n) && NotFound(err) {
+			return rd.minutes(ctx, n)
+		}
+		return adapters.Document{}, err
+	}
+	return opentk.ParseDocument(n, opentk.Document, body)
+}
+
+func (rd *Reader) minutes(ctx context.Context, id string) (adapters.Document, error) {
+	r, err := opentk.MinutesRequest(id)
+	if err != nil {
+		return adapters.Document{}, invalid(err)
+	}
+	body, err := rd.Get(ctx, platforms.OpenTK, r)
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	return opentk.ParseDocument(id, opentk.Verslag, body)
+}
+
+func (rd *Reader) ob(ctx context.Context, id string) (adapters.Document, error) {
+	look, err := ob.LookupRequest(id)
+	if err != nil {
+		return adapters.Document{}, invalid(err)
+	}
+	body, err := rd.Get(ctx, platforms.OB, look)
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	rec, err := ob.ParseLookup(body, id)
+	if errors.Is(err, ob.ErrNoPublication) {
+		return adapters.Document{}, &CallError{Platform: platforms.OB, Status: 404}
+	}
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	d := adapters.Document{ID: rec.Hit.ID, Type: rec.Hit.Type, Title: rec.Hit.Title, Date: rec.Hit.Date,
+		Source: rec.Hit.Source, URL: rec.Hit.URL, Meta: map[string]string{}}
+	for k, v := range rec.Items {
+		if k == "pdf" || k == "html" {
+			d.Meta[k] = v
+		}
+	}
+	xmlURL := rec.Items["xml"]
+	if xmlURL == "" {
+		return d, nil // scanned PDF only: no text
+	}
+	fr, err := ob.FileRequest(rd.OBLinkBases, xmlURL)
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	file, err := rd.Get(ctx, platforms.OB, fr)
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	if d.Text, err = ob.ParseXML(file); err != nil {
+		return adapters.Document{}, err
+	}
+	return d, nil
+}
+
+func (rd *Reader) tk(ctx context.Context, raw string) (adapters.Document, error) {
+	id, err := tk.ParseDocumentID(raw)
+	if err != nil {
+		return adapters.Document{}, invalid(err)
+	}
+	s, err := rd.tkSchema(ctx)
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	e, err := s.Entity("Document")
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	body, err := rd.Get(ctx, platforms.TK, tk.DocumentRequest(e, id))
+	if err != nil {
+		return adapters.Document{}, err
+	}
+	d, err := tk.ParseDocument(e, body)
+	if errors.Is(err, tk.ErrNoDocument) {
+		return adapters.Document{}, &CallError{Platform: platforms.TK, Status: 404}
+	}
+	if err != nil || !rd.OpenTKText {
+		return d, err
+	}
+	// The Gegevensmagazijn holds the text only as a file; OpenTK serves
+	// the same document, by the same number, as text. Without it the
+	// reader still shows the metadata and the link.
+	if n, err := opentk.ValidNumber(d.ID); err == nil {
+		if r, err := opentk.DocumentRequest(n); err == nil {
+			if body, err := rd.Get(ctx, platforms.OpenTK, r); err == nil {
+				if od, err := opentk.ParseDocument(n, opentk.Document, body); err == nil {
+					d.Text = od.Text
+				}
+			}
+		}
+	}
+	return d, nil
+}
+
+func (rd *Reader) tkSchema(ctx context.Context) (*tk.Schema, error) {
+	now := time.Now
+	if rd.Now != nil {
+		now = rd.Now
+	}
+	root := rd.TKRoot
+	if root == "" {
+		root = tk.DefaultRoot
+	}
+	rd.mu.Lock()
+	if rd.schema != nil && now().Sub(rd.schemaAt) < time.Hour {
+		s := rd.schema
+		rd.mu.Unlock()
+		return s, nil
+	}
+	rd.mu.Unlock()
+	body, err := rd.Get(ctx, platforms.TK, tk.MetadataRequest(root))
+	if err != nil {
+		return nil, err
+	}
+	md, err := tk.ParseMetadata(body)
+	if err != nil {
+		return nil, err
+	}
+	s := tk.NewSchema(root, md)
+	rd.mu.Lock()
+	rd.schema, rd.schemaAt = s, now()
+	rd.mu.Unlock()
+	return s, nil
+}

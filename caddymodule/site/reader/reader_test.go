@@ -1,0 +1,156 @@
+package reader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+	obad "github.com/besluitbron/besluitbron/mcp/adapters/ob"
+	obvad "github.com/besluitbron/besluitbron/mcp/adapters/obv"
+	rsad "github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
+)
+
+var now = func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
+
+// house serves each platform's emulator on its own server, as the offline
+// house does; the Getter asks them over HTTP and counts the requests.
+type house struct {
+	urls  map[string]string
+	calls map[string]int
+}
+
+func newHouse(t *testing.T) *house {
+	h := &house{urls: map[string]string{}, calls: map[string]int{}}
+	for key, handler := range map[string]http.Handler{
+		platforms.OBV:         obv.New(obv.Config{Seed: 1, Now: now, NoRateLimit: true}),
+		platforms.OB:          ob.New(ob.Config{Seed: 1, Now: now}),
+		platforms.Rechtspraak: rechtspraak.New(rechtspraak.Config{Seed: 1, Now: now}),
+	} {
+		srv := httptest.NewServer(handler)
+		t.Cleanup(srv.Close)
+		h.urls[key] = srv.URL
+	}
+	return h
+}
+
+func (h *house) get(ctx context.Context, platform string, r adapters.Request) ([]byte, error) {
+	h.calls[platform]++
+	method := r.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequestWithContext(ctx, method, h.urls[platform]+r.Path, bytes.NewReader(r.Body))
+	if err != nil {
+		return nil, err
+	}
+	if r.ContentType != "" {
+		req.Header.Set("Content-Type", r.ContentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return nil, &CallError{Platform: platform, Status: resp.StatusCode}
+	}
+	return body, err
+}
+
+func (h *house) firstHit(t *testing.T, platform string, r adapters.Request, parse func([]byte) (adapters.Page, error)) adapters.Hit {
+	t.Helper()
+	body, err := h.get(context.Background(), platform, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parse(body)
+	if err != nil || len(p.Hits) == 0 {
+		t.Fatalf("%s search: %v, %d hits", platform, err, len(p.Hits))
+	}
+	return p.Hits[0]
+}
+
+// A hit of a search is read in full through the Getter, with the same
+// parsers the MCP fetch tools use.
+func TestFetchThroughTheEmulators(t *testing.T) {
+	h := newHouse(t)
+	rd := &Reader{Get: h.get, OBLinkBases: []string{h.urls[platforms.OB]}, Now: now}
+	ctx := context.Background()
+
+	sr, _ := obvad.SearchRequest(obvad.SearchParams{Query: "besluit", Limit: 5})
+	hit := h.firstHit(t, platforms.OBV, sr, obvad.ParseSearch)
+	d, err := rd.Fetch(ctx, platforms.OBV, hit.ID, hit.Type)
+	if err != nil || d.Title == "" {
+		t.Fatalf("obv %s: %v %+v", hit.ID, err, d)
+	}
+
+	rr, _ := rsad.SearchRequest(rsad.SearchParams{Limit: 5})
+	rbody, err := h.get(ctx, platforms.Rechtspraak, rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := rsad.ParseSearch(rbody, rsad.SearchParams{Limit: 5})
+	if err != nil || len(page.Hits) == 0 {
+		t.Fatalf("rechtspraak search: %v", err)
+	}
+	d, err = rd.Fetch(ctx, platforms.Rechtspraak, page.Hits[0].ID, "")
+	if err != nil || d.Text == "" {
+		t.Fatalf("rechtspraak %s: %v, text %d chars", page.Hits[0].ID, err, len(d.Text))
+	}
+
+	or, _ := obad.SearchRequest(obad.SearchParams{Query: "besluit", Limit: 5})
+	obody, err := h.get(ctx, platforms.OB, or)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opage, _, err := obad.ParseSearch(obody)
+	if err != nil || len(opage.Hits) == 0 {
+		t.Fatalf("ob search: %v", err)
+	}
+	d, err = rd.Fetch(ctx, platforms.OB, opage.Hits[0].ID, "")
+	if err != nil || d.Title == "" {
+		t.Fatalf("ob %s: %v", opage.Hits[0].ID, err)
+	}
+}
+
+// A bad id or platform is refused before any request; a document the
+// platform does not know is a 404.
+func TestRefusals(t *testing.T) {
+	h := newHouse(t)
+	rd := &Reader{Get: h.get, Now: now}
+	ctx := context.Background()
+	for _, c := range []struct{ platform, id string }{
+		{platforms.OBV, ""},
+		{platforms.OBV, strings.Repeat("x", 501)},
+		{platforms.Rechtspraak, "not-an-ecli"},
+		{"nope", "1"},
+		{platforms.OA, "1"},
+	} {
+		_, err := rd.Fetch(ctx, c.platform, c.id, "")
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s %q: %v, want ErrInvalid", c.platform, c.id, err)
+		}
+	}
+	if n := h.calls[platforms.OBV] + h.calls[platforms.Rechtspraak]; n != 0 {
+		t.Errorf("refusals asked the platforms %d times", n)
+	}
+	_, err := rd.Fetch(ctx, platforms.Rechtspraak, "ECLI:NL:HR:1999:AA0001", "")
+	if err == nil {
+		t.Fatal("an unknown ECLI was found")
+	}
+	if !NotFound(err) {
+		t.Errorf("unknown ECLI: %v, want a 404", err)
+	}
+}
