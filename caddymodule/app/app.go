@@ -23,6 +23,7 @@ import (
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 )
 
 // ID is the app's module ID and its name for ctx.App.
@@ -68,17 +69,35 @@ type App struct {
 	// setting replaces it. Default: 1000/s, burst 2000.
 	ProcessLimit *Limit `json:"process_limit,omitempty"`
 
-	// Store names where shared state (cache tier, budgets, sessions)
-	// lives. EXPERIMENTAL: only "local" (the default: this process) is
-	// implemented; a store shared by several instances is designed
-	// (design.md §5) but not built.
+	// Store names where shared state (cache tier, budgets, sessions,
+	// inbound limits by session and address) lives: "local" (the
+	// default: this process alone, embedded stores) or a Redis URL
+	// (redis://host:port/db, rediss://..., redis+cluster://host:port?addr=
+	// host2:port) that several instances share (docs/scaling.md).
 	Store string `json:"store,omitempty"`
+
+	// Instances is how many instances share the store. While Redis is
+	// unreachable each keeps 1/Instances of every platform budget, so
+	// together they stay within the platform's limit. Default 1; only
+	// used with a Redis store.
+	Instances int `json:"instances,omitempty"`
+
+	// StoreTimeout bounds every Redis call; past it the instance serves
+	// from its local tiers and budgets (degraded mode) until Redis
+	// answers again. Default 150ms.
+	StoreTimeout caddy.Duration `json:"store_timeout,omitempty"`
+
+	// StorePrefix starts every Redis key, so several BesluitBron
+	// deployments may share one Redis. Default "bb".
+	StorePrefix string `json:"store_prefix,omitempty"`
 
 	resolved map[string]platforms.Platform
 	allow    []netip.Prefix
 	trusted  []netip.Prefix
 
 	sessions *session.Registry // shared by every config (sessionsKey in pool); nil once released
+	shared   *sharedstore.Store // the Redis store (storeKey in pool); nil when local
+	storeKey string
 
 	staged *staged
 	prev   *App // the app in force when this one started (guarded by inForce)
@@ -149,7 +168,7 @@ const sessionsKey = "besluitbron.sessions"
 // Provision lays the configuration over the defaults table and takes a
 // reference to the shared session registry. It changes nothing outside
 // the app.
-func (a *App) Provision(caddy.Context) error {
+func (a *App) Provision(ctx caddy.Context) error {
 	a.staged = new(staged)
 	known := map[string]bool{}
 	for _, k := range platforms.Keys() {
@@ -160,12 +179,13 @@ func (a *App) Provision(caddy.Context) error {
 			return fmt.Errorf("besluitbron: unknown platform %q (known: %v)", k, platforms.Keys())
 		}
 	}
-	switch a.Store {
-	case "", "local":
-	default:
-		return fmt.Errorf("besluitbron: store %q: only local is implemented", a.Store)
+	if a.Instances < 0 || a.StoreTimeout < 0 {
+		return fmt.Errorf("besluitbron: instances and store_timeout must not be negative")
 	}
 	var err error
+	if err = a.loadStore(ctx); err != nil {
+		return err
+	}
 	if a.allow, err = up.ParsePrefixes(a.AllowPrivate); err != nil {
 		return fmt.Errorf("besluitbron: allow_private: %w", err)
 	}
@@ -306,6 +326,10 @@ func (a *App) onCleanup(f func()) {
 // load: what was staged for it is forgotten, and its reference to the
 // session registry released.
 func (a *App) Cleanup() error {
+	if a.shared != nil {
+		a.shared = nil
+		_, _ = pool.Delete(a.storeKey)
+	}
 	if a.sessions != nil {
 		a.sessions = nil
 		_, _ = pool.Delete(sessionsKey)

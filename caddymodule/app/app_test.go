@@ -164,7 +164,9 @@ func TestProvisionRejects(t *testing.T) {
 		"negative":               {Platforms: map[string]*PlatformConfig{"obv": {MaxQueue: -1}}},
 		"bad allow_private":      {AllowPrivate: []string{"localhost"}},
 		"bad trusted_sources":    {TrustedSources: []string{"10.0.0.0/33"}},
-		"shared store not built": {Store: "redis://x"},
+		"store not a URL":        {Store: "redis"},
+		"store bad scheme":       {Store: "memcached://x:1"},
+		"negative instances":     {Store: "redis://127.0.0.1:6379/0", Instances: -1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := provision(t, a); err == nil {

@@ -32,7 +32,10 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //			trusted_sources [<cidr|ip>...]
 //			cache_dir       <path>|off
 //			process_limit   <rate> <burst> | off
-//			store           local
+//			store           [local|<redis-url>]
+//			instances       <n>
+//			store_timeout   <duration>
+//			store_prefix    <prefix>
 //			platform <key> {
 //				base_url              [<url>...]
 //				capacity              <units>
@@ -71,7 +74,40 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			a.AllowPrivate = append(a.AllowPrivate, d.RemainingArgs()...)
 		case "trusted_sources":
 			a.TrustedSources = append(a.TrustedSources, d.RemainingArgs()...)
-		case "cache_dir", "store":
+		case "store":
+			// No value (an unset {$BESLUITBRON_REDIS}) keeps local.
+			args := d.RemainingArgs()
+			if len(args) > 1 {
+				return d.ArgErr()
+			}
+			if len(args) == 1 {
+				a.Store = args[0]
+			}
+		case "instances":
+			args := d.RemainingArgs()
+			if len(args) > 1 {
+				return d.ArgErr()
+			}
+			if len(args) == 1 {
+				n, err := strconv.Atoi(args[0])
+				if err != nil || n <= 0 {
+					return d.Errf("instances: want a positive whole number, got %q", args[0])
+				}
+				a.Instances = n
+			}
+		case "store_timeout":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			dur, err := caddy.ParseDuration(d.Val())
+			if err != nil || dur <= 0 {
+				return d.Errf("store_timeout: want a positive duration, got %q", d.Val())
+			}
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			a.StoreTimeout = caddy.Duration(dur)
+		case "cache_dir", "store_prefix":
 			if !d.NextArg() {
 				return d.ArgErr()
 			}
@@ -79,8 +115,8 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				return d.ArgErr()
 			}
-			if opt == "store" {
-				a.Store = v
+			if opt == "store_prefix" {
+				a.StorePrefix = v
 			} else {
 				a.CacheDir = v
 			}

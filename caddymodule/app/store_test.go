@@ -1,0 +1,78 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+
+	"github.com/besluitbron/besluitbron/internal/redistest"
+)
+
+func TestLocalStoreHasNoSharedStore(t *testing.T) {
+	a := &App{}
+	if err := provision(t, a); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Cleanup()
+	if a.Shared() != nil {
+		t.Fatal("store local opened a shared store")
+	}
+}
+
+func TestRedisStoreIsSharedAcrossReloads(t *testing.T) {
+	prefix := redistest.Prefix(t)
+	old := &App{Store: redistest.URL(), StorePrefix: prefix, Instances: 3}
+	if err := provision(t, old); err != nil {
+		t.Fatal(err)
+	}
+	s := old.Shared()
+	if s == nil || !s.Healthy() || s.Instances() != 3 {
+		t.Fatalf("shared store %v", s)
+	}
+	next := &App{Store: redistest.URL(), StorePrefix: prefix, Instances: 3}
+	if err := provision(t, next); err != nil {
+		t.Fatal(err)
+	}
+	if next.Shared() != s {
+		t.Fatal("a reload with the same settings opened a second connection")
+	}
+	_ = old.Cleanup()
+	if !next.Shared().Healthy() {
+		t.Fatal("the old config's cleanup closed the store the new one uses")
+	}
+	_ = next.Cleanup()
+	if next.Shared() != nil {
+		t.Fatal("cleanup kept the store")
+	}
+}
+
+func TestCaddyfileStoreOptions(t *testing.T) {
+	d := caddyfile.NewTestDispenser(`besluitbron {
+		store redis://127.0.0.1:6379/2
+		instances 3
+		store_timeout 200ms
+		store_prefix bbprod
+	}`)
+	a := new(App)
+	if err := a.UnmarshalCaddyfile(d); err != nil {
+		t.Fatal(err)
+	}
+	if a.Store != "redis://127.0.0.1:6379/2" || a.Instances != 3 || a.StoreTimeout != caddy.Duration(200*time.Millisecond) || a.StorePrefix != "bbprod" {
+		t.Fatalf("%+v", a)
+	}
+	// An unset {$BESLUITBRON_REDIS} leaves store without a value: local.
+	d = caddyfile.NewTestDispenser("besluitbron {\n store\n instances\n}")
+	a = new(App)
+	if err := a.UnmarshalCaddyfile(d); err != nil || a.Store != "" || a.Instances != 0 {
+		t.Fatalf("empty store: %v %+v", err, a)
+	}
+	for _, bad := range []string{"instances 0", "instances x", "store_timeout -1s", "store a b"} {
+		d = caddyfile.NewTestDispenser("besluitbron {\n " + bad + "\n}")
+		if err := new(App).UnmarshalCaddyfile(d); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
