@@ -95,7 +95,7 @@ type App struct {
 	allow    []netip.Prefix
 	trusted  []netip.Prefix
 
-	sessions *session.Registry // shared by every config (sessionsKey in pool); nil once released
+	sessions *session.Registry  // shared by every config (sessionsKey in pool); nil once released
 	shared   *sharedstore.Store // the Redis store (storeKey in pool); nil when local
 	storeKey string
 
