@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -92,7 +93,7 @@ func TestThroughCacheAndBudget(t *testing.T) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if cs := resp.Header.Get("Cache-Status"); !cacheHit(cs) {
+	if cs := resp.Header.Get("Cache-Status"); !subrequest.CacheHit(cs) {
 		t.Fatalf("direct request after the tool call: Cache-Status %q", cs)
 	}
 }
@@ -144,7 +145,7 @@ func BenchmarkCachedAnswer(b *testing.B) {
 			}
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			if i == 0 && !cacheHit(resp.Header.Get("Cache-Status")) {
+			if i == 0 && !subrequest.CacheHit(resp.Header.Get("Cache-Status")) {
 				b.Fatalf("direct request not from the cache: %q", resp.Header.Get("Cache-Status"))
 			}
 		}

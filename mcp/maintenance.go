@@ -15,6 +15,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
 )
 
@@ -166,8 +167,8 @@ func (m *maintainer) refresh(ctx context.Context) error {
 	}
 	var last error
 	for _, srv := range targets {
-		o := origin{srv: srv, host: host, remoteAddr: "127.0.0.1:0", key: session.Shared}
-		a, err := subrequest(ctx, o, platforms.OBV, obv.StatusRequest())
+		o := subrequest.Origin{Server: srv, Host: host, RemoteAddr: "127.0.0.1:0", Key: session.Shared}
+		a, err := subrequest.Do(ctx, o, platforms.OBV, obv.StatusRequest())
 		if err != nil {
 			last = err
 			continue
@@ -190,7 +191,7 @@ func (m *maintainer) refresh(ctx context.Context) error {
 }
 
 // store keeps a status a tool fetched itself (also as the shared session).
-func (m *maintainer) store(st obv.Status, a *answer, now time.Time) {
+func (m *maintainer) store(st obv.Status, a *subrequest.Answer, now time.Time) {
 	m.mu.Lock()
 	m.snap = &statusSnapshot{status: st, fetched: now, cache: a.Cache, waitMS: a.QueueWaitMS}
 	m.mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
 	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
@@ -295,7 +296,7 @@ func (h *Handler) Cleanup() error {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	// Recursion guard: a connector's sub-request must never reach a
 	// connector again (a platform route that loops back to /mcp).
-	if _, internal := session.Internal(r.Context()); internal || r.Header.Get(HeaderSubrequest) != "" {
+	if _, internal := session.Internal(r.Context()); internal || r.Header.Get(subrequest.Header) != "" {
 		http.Error(w, "MCP connectors do not accept BesluitBron's own sub-requests", http.StatusLoopDetected)
 		return nil
 	}
@@ -318,11 +319,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		}
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	o := origin{srv: srv, host: r.Host, remoteAddr: clientRemoteAddr(r), key: h.conn.ids.reg.Key(r)}
+	o := subrequest.Origin{Server: srv, Host: r.Host, RemoteAddr: clientRemoteAddr(r), Key: h.conn.ids.reg.Key(r)}
 	if m := h.conn.maint.Load(); m != nil && srv != nil {
 		m.seen(srv, r.Host)
 	}
-	r = r.WithContext(withOrigin(r.Context(), o))
+	r = r.WithContext(subrequest.WithOrigin(r.Context(), o))
 	h.conn.http.ServeHTTP(flushWriter{w}, r)
 	return nil
 }

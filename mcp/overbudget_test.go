@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
@@ -29,8 +30,8 @@ func TestStaleAnswersAreFromCache(t *testing.T) {
 		"BesluitBron; fwd=miss; hitch; stored":                                     false,
 		"BesluitBron; fwd=miss; stale-if-error":                                    false,
 	} {
-		a := &answer{Cache: cs}
-		if a.fromCache() != want {
+		a := &subrequest.Answer{Cache: cs}
+		if a.FromCache() != want {
 			t.Errorf("fromCache(%q) = %v, want %v", cs, !want, want)
 		}
 		if got := meta("obv", a).FromCache; got != want {

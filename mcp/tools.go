@@ -14,6 +14,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
@@ -73,7 +74,7 @@ type platformHealth struct {
 	CacheHits   int64     `json:"cache_hits"`
 }
 
-func (h *health) record(platform string, a *answer, failure string, retry int, now time.Time) {
+func (h *health) record(platform string, a *subrequest.Answer, failure string, retry int, now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.m == nil {
@@ -86,13 +87,13 @@ func (h *health) record(platform string, a *answer, failure string, retry int, n
 	}
 	p.Calls++
 	p.LastCallAt = now
-	if a != nil && a.fromCache() {
+	if a != nil && a.FromCache() {
 		p.CacheHits++
 	}
 	switch {
 	case failure == "":
 		p.State, p.LastOKAt, p.LastError, p.RetryAfterS = "ok", now, "", 0
-	case a != nil && (a.overBudget() || a.Status == http.StatusTooManyRequests):
+	case a != nil && (a.OverBudget() || a.Status == http.StatusTooManyRequests):
 		p.State, p.LastError, p.RetryAfterS, p.Errors = "over_budget", failure, retry, p.Errors+1
 	case a != nil && a.Status < 500 && a.Status != 0:
 		// The platform answered; the question was wrong (404, 400).
@@ -113,13 +114,13 @@ func (h *health) get(platform string) platformHealth {
 
 // call runs one sub-request for a tool and turns every failure into an
 // isError result that says what happened and when to try again.
-func (c *connector) call(ctx context.Context, platform string, req adapters.Request) (*answer, *mcpgo.CallToolResult) {
+func (c *connector) call(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, *mcpgo.CallToolResult) {
 	p, _ := platforms.Get(platform)
-	o, ok := originFrom(ctx)
+	o, ok := subrequest.OriginFrom(ctx)
 	if !ok {
 		return nil, mcpgo.NewToolResultError("internal error: the tool call has no Caddy server to send its platform request to")
 	}
-	a, err := subrequest(ctx, o, platform, req)
+	a, err := subrequest.Do(ctx, o, platform, req)
 	now := time.Now()
 	if err != nil {
 		msg := fmt.Sprintf("%s could not be asked: %v.", p.Name, err)
@@ -133,11 +134,11 @@ func (c *connector) call(ctx context.Context, platform string, req adapters.Requ
 		c.health.record(platform, a, "", 0, now)
 		return a, nil
 	}
-	retry, hasRetry := retryAfter(a.Header, now)
+	retry, hasRetry := subrequest.RetryAfter(a.Header, now)
 	detail := bodyMessage(a.Body)
 	var msg string
 	switch {
-	case a.overBudget():
+	case a.OverBudget():
 		// BesluitBron's own budget turned the call away (not the
 		// platform): the wait is this session's own, from Retry-After.
 		if !hasRetry {
@@ -210,14 +211,14 @@ type resultMeta struct {
 
 // meta says, for the answers a result was built from, whether they all
 // came from the cache and how long they waited for budget.
-func meta(platform string, as ...*answer) resultMeta {
+func meta(platform string, as ...*subrequest.Answer) resultMeta {
 	m := resultMeta{Platform: platform, FromCache: len(as) > 0}
 	var statuses []string
 	for _, a := range as {
 		if a == nil {
 			continue
 		}
-		m.FromCache = m.FromCache && a.fromCache()
+		m.FromCache = m.FromCache && a.FromCache()
 		m.QueueWaitMS += a.QueueWaitMS
 		if a.Cache != "" {
 			statuses = append(statuses, a.Cache)
@@ -238,7 +239,7 @@ type pageOut struct {
 }
 
 // page renders a search page that started at offset.
-func page(platform string, p adapters.Page, offset int, as ...*answer) *pageOut {
+func page(platform string, p adapters.Page, offset int, as ...*subrequest.Answer) *pageOut {
 	out := &pageOut{resultMeta: meta(platform, as...), Total: p.Total, TotalApprox: p.TotalApprox, HasMore: p.HasMore, Results: p.Hits}
 	if out.Results == nil {
 		out.Results = []adapters.Hit{}
@@ -261,7 +262,7 @@ type docOut struct {
 }
 
 // doc renders a fetched document with the page of text from offset.
-func doc(platform string, d adapters.Document, offset, max int, as ...*answer) *docOut {
+func doc(platform string, d adapters.Document, offset, max int, as ...*subrequest.Answer) *docOut {
 	tp := adapters.PageText(d.Text, offset, max)
 	out := &docOut{resultMeta: meta(platform, as...), Document: d, Text: tp.Text, TextOffset: tp.Offset, TotalChars: tp.TotalChars}
 	if tp.NextOffset > 0 {

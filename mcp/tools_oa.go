@@ -7,6 +7,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
 )
 
@@ -64,7 +65,7 @@ func (c *connector) oaFetch(ctx context.Context, in oaFetchIn) (*docOut, *mcpgo.
 	if err != nil {
 		return nil, parseFailed(platforms.OA, err)
 	}
-	used := []*answer{ans}
+	used := []*subrequest.Answer{ans}
 	if d.Text == "" {
 		tr, err := ep.TextRequest(in.ID, in.Page)
 		if err != nil {

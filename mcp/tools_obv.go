@@ -11,6 +11,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
 )
 
@@ -192,7 +193,7 @@ func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOu
 		rows = rows[:in.Limit]
 	}
 	age := time.Since(snap.fetched).Round(time.Second)
-	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || cacheHit(snap.cache)},
+	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || subrequest.CacheHit(snap.cache)},
 		GeneratedAt: snap.status.GeneratedAt, FetchedAt: snap.fetched.UTC().Format(time.RFC3339), AgeSeconds: int(age.Seconds()),
 		States: counts, Suppliers: snap.status.Suppliers, Sources: rows, HasMore: more,
 		MaintainedBy: "BesluitBron maintenance (shared session)"}
@@ -207,7 +208,7 @@ func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOu
 
 // obvSources returns the sources list, through the platform route (the
 // platform cache keeps it long) and memoised for argument checks.
-func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *answer, *mcpgo.CallToolResult) {
+func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *subrequest.Answer, *mcpgo.CallToolResult) {
 	ans, fail := c.call(ctx, platforms.OBV, obv.SourcesRequest())
 	if fail != nil {
 		return nil, nil, fail
@@ -268,12 +269,12 @@ func (c *connector) laadstatus(ctx context.Context) (snap *statusSnapshot, fetch
 			return s, false, nil
 		}
 	}
-	o, ok := originFrom(ctx)
+	o, ok := subrequest.OriginFrom(ctx)
 	if !ok {
 		return nil, false, mcpgo.NewToolResultError("internal error: no server for the load status")
 	}
-	o.key = session.Shared
-	ctx = withOrigin(ctx, o)
+	o.Key = session.Shared
+	ctx = subrequest.WithOrigin(ctx, o)
 	ans, fail := c.call(ctx, platforms.OBV, obv.StatusRequest())
 	if fail != nil {
 		return nil, false, fail

@@ -8,6 +8,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters/ori"
 )
 
@@ -40,7 +41,7 @@ func (c *connector) oriSearch(ctx context.Context, in oriSearchIn) (*pageOut, *m
 	if err != nil {
 		return nil, parseFailed(platforms.ORI, err)
 	}
-	return page(platforms.ORI, pg, p.Offset, append([]*answer{ans}, used...)...), nil
+	return page(platforms.ORI, pg, p.Offset, append([]*subrequest.Answer{ans}, used...)...), nil
 }
 
 type oriFetchIn struct {
@@ -65,14 +66,14 @@ func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*docOut, *mcpg
 		}
 		return nil, parseFailed(platforms.ORI, err)
 	}
-	return doc(platforms.ORI, d, in.Offset, c.chars(in.textPageIn), append([]*answer{ans}, used...)...), nil
+	return doc(platforms.ORI, d, in.Offset, c.chars(in.textPageIn), append([]*subrequest.Answer{ans}, used...)...), nil
 }
 
 // oriOrganisations names the organisations of a search answer's hits:
 // has_organization_name holds an Organization object's id, looked up once
 // and remembered for memoTTL. A failed lookup costs the answer nothing but
 // the names (the hits then carry the source key of their index).
-func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[string]string, []*answer) {
+func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[string]string, []*subrequest.Answer) {
 	names := map[string]string{}
 	var missing []string
 	now := time.Now()
@@ -96,7 +97,7 @@ func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[stri
 	}
 	found, err := ori.ParseOrganisations(ans.Body)
 	if err != nil {
-		return names, []*answer{ans}
+		return names, []*subrequest.Answer{ans}
 	}
 	for _, id := range missing {
 		// An id without an Organization object is remembered as "" so a
@@ -104,5 +105,5 @@ func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[stri
 		c.lists.put("ori-org:"+id, found[id], now)
 		names[id] = found[id]
 	}
-	return names, []*answer{ans}
+	return names, []*subrequest.Answer{ans}
 }

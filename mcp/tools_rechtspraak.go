@@ -9,6 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
@@ -34,7 +35,7 @@ type rechtspraakSearchIn struct {
 
 func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*pageOut, *mcpgo.CallToolResult) {
 	p := rechtspraak.SearchParams{Type: in.Type, Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
-	var used []*answer
+	var used []*subrequest.Answer
 	if in.Court != "" {
 		uri, ans, fail := c.resolveRechtspraak(ctx, "Instanties", in.Court)
 		if fail != nil {
@@ -116,7 +117,7 @@ func (c *connector) rechtspraakLists(ctx context.Context, in rechtspraakListsIn)
 	return out, nil
 }
 
-func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapters.Item, *answer, *mcpgo.CallToolResult) {
+func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapters.Item, *subrequest.Answer, *mcpgo.CallToolResult) {
 	r, err := rechtspraak.ListRequest(name)
 	if err != nil {
 		return nil, nil, invalid(err)
@@ -135,12 +136,12 @@ func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapter
 
 // resolveRechtspraak turns a court or legal area given as URI,
 // abbreviation or name into its identifier URI.
-func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (string, *answer, *mcpgo.CallToolResult) {
+func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (string, *subrequest.Answer, *mcpgo.CallToolResult) {
 	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
 		return v, nil, nil
 	}
 	var items []adapters.Item
-	var ans *answer
+	var ans *subrequest.Answer
 	if cached, ok := c.lists.get("rechtspraak:"+strings.ToLower(list), time.Now()); ok {
 		items = cached.([]adapters.Item)
 	} else {

@@ -9,6 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
@@ -22,7 +23,7 @@ var errTKCall = errors.New("platform call failed")
 type tkCalls struct {
 	c       *connector
 	ctx     context.Context
-	answers []*answer
+	answers []*subrequest.Answer
 	fail    *mcpgo.CallToolResult
 }
 

@@ -1,0 +1,85 @@
+package subrequest
+
+import (
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+)
+
+// Answer is a platform route's answer to a sub-request.
+type Answer struct {
+	Status      int
+	Header      http.Header
+	Body        []byte
+	Cache       string // the Cache-Status header, as sent
+	QueueWaitMS int64  // the Besluitbron-Queue-Wait header
+	Took        time.Duration
+}
+
+// FromCache tells whether the Cache-Status header says the answer was
+// served from the cache: a hit (fresh or stale-while-revalidate), or the
+// last good copy served because the platform failed (stale-if-error).
+func (a *Answer) FromCache() bool {
+	return CacheHit(a.Cache) || StaleIfError(a.Cache)
+}
+
+// OverBudget tells whether BesluitBron's own budget turned the call away:
+// platform_cache, which sees platform_limit's error and knows a rejection
+// by its type, says so in Cache-Status (detail=over-budget). A 429 or 503
+// the platform itself sent never carries it.
+func (a *Answer) OverBudget() bool {
+	return a.Status >= 400 && CacheDetail(a.Cache) == cache.DetailOverBudget
+}
+
+// OK tells whether the platform route answered 2xx.
+func (a *Answer) OK() bool { return a.Status >= 200 && a.Status < 300 }
+
+// CacheHit tells whether a Cache-Status header value names a hit (the
+// bare "hit" parameter; a detail that merely says "hit" is not one).
+func CacheHit(cs string) bool {
+	for _, part := range strings.Split(cs, ";") {
+		if strings.EqualFold(strings.TrimSpace(part), "hit") {
+			return true
+		}
+	}
+	return false
+}
+
+// CacheDetail returns Cache-Status's detail parameter.
+func CacheDetail(cs string) string {
+	for _, part := range strings.Split(cs, ";") {
+		part = strings.TrimSpace(part)
+		if len(part) > 7 && strings.EqualFold(part[:7], "detail=") {
+			return part[7:]
+		}
+	}
+	return ""
+}
+
+// StaleIfError tells whether Cache-Status says a stale copy answered for
+// a failed platform (RFC 9211 fwd=stale; the detail says it was served).
+func StaleIfError(cs string) bool {
+	if CacheDetail(cs) != "stale-if-error" {
+		return false
+	}
+	for _, part := range strings.Split(cs, ";") {
+		if strings.EqualFold(strings.TrimSpace(part), "fwd=stale") {
+			return true
+		}
+	}
+	return false
+}
+
+// RetryAfter reads Retry-After (httpx.RetryAfter) as whole seconds to
+// tell a person or a model, rounded up; a date already past is 0 ("now").
+func RetryAfter(h http.Header, now time.Time) (int, bool) {
+	d, ok := httpx.RetryAfter(h.Get("Retry-After"), now)
+	if !ok {
+		return 0, false
+	}
+	return int(math.Ceil(max(d, 0).Seconds())), true
+}

@@ -1,0 +1,169 @@
+// Package subrequest runs a request against BesluitBron's own platform
+// routes (/platforms/<key>/...) by re-entering the Caddy server in process:
+// no network, no second connection, and the same cache, budget and proxy
+// as any app's request. The MCP connectors, the fan-out search and the
+// search page all reach the platforms through Do, so they share cache
+// entries with each other and with apps.
+package subrequest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+)
+
+// Header marks BesluitBron's own sub-request (for logs, and as a second
+// recursion guard next to the context mark session.WithInternal).
+const Header = "Besluitbron-Subrequest"
+
+// MaxAnswerBytes bounds one platform answer held in memory.
+const MaxAnswerBytes = 32 << 20
+
+// ErrAnswerTooLarge is Do's error for an answer over MaxAnswerBytes.
+var ErrAnswerTooLarge = errors.New("platform answer larger than 32 MiB")
+
+// Origin is what a sub-request takes over from the request that caused it.
+type Origin struct {
+	// Server is the Caddy server to re-enter (the one serving the
+	// causing request: caddyhttp.ServerCtxKey).
+	Server *caddyhttp.Server
+	// Host is the Host header, so the sub-request matches the same site.
+	Host string
+	// RemoteAddr is the caller's address, for the budget's fairness
+	// between clients; empty means 127.0.0.1:0.
+	RemoteAddr string
+	// Key is the session key the budget's fair queue files the call
+	// under (session.Shared for the page and the maintenance).
+	Key string
+	// Agent is the User-Agent product of the sub-request, for logs
+	// (default "BesluitBron-MCP"); the platform sees platform_proxy's own.
+	Agent string
+}
+
+type originKey struct{}
+
+// WithOrigin puts o in ctx, for code further down that makes sub-requests.
+func WithOrigin(ctx context.Context, o Origin) context.Context {
+	return context.WithValue(ctx, originKey{}, o)
+}
+
+// OriginFrom returns the Origin WithOrigin put in ctx; false when there
+// is none or it names no server.
+func OriginFrom(ctx context.Context) (Origin, bool) {
+	o, ok := ctx.Value(originKey{}).(Origin)
+	return o, ok && o.Server != nil
+}
+
+// Do runs req against /platforms/<platform>/... by re-entering o.Server in
+// process, as session o.Key (marked internal so inbound limits do not
+// count it twice: the causing request was counted).
+func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*Answer, error) {
+	if o.Server == nil {
+		return nil, errors.New("no Caddy server to send the platform request to")
+	}
+	if _, ok := platforms.Get(platform); !ok {
+		return nil, fmt.Errorf("unknown platform %q", platform)
+	}
+	if !strings.HasPrefix(req.Path, "/") {
+		return nil, fmt.Errorf("bad platform path %q", req.Path)
+	}
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	target := "/platforms/" + platform + req.Path
+	ctx = session.WithInternal(ctx, o.Key)
+	var sub *http.Request
+	var err error
+	if req.Body != nil {
+		sub, err = http.NewRequestWithContext(ctx, method, target, bytes.NewReader(req.Body))
+	} else {
+		sub, err = http.NewRequestWithContext(ctx, method, target, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("building the platform request: %v", err)
+	}
+	sub.RequestURI = target
+	sub.Host = o.Host
+	sub.RemoteAddr = o.RemoteAddr
+	if sub.RemoteAddr == "" {
+		sub.RemoteAddr = "127.0.0.1:0"
+	}
+	agent := o.Agent
+	if agent == "" {
+		agent = "BesluitBron-MCP"
+	}
+	sub.Header.Set("User-Agent", agent+"/"+version.Current())
+	sub.Header.Set(Header, "1")
+	// No Accept or Accept-Encoding: the cache keys on them, and a plain
+	// request (curl, most apps) sends neither, so tool calls, the page
+	// and apps share one entry.
+	if req.ContentType != "" {
+		sub.Header.Set("Content-Type", req.ContentType)
+	}
+	rec := newRecorder()
+	sub = caddyhttp.PrepareRequest(sub, caddy.NewReplacer(), rec, o.Server)
+	start := time.Now()
+	o.Server.ServeHTTP(rec, sub)
+	a := &Answer{Status: rec.status, Header: rec.header, Body: rec.body.Bytes(), Took: time.Since(start)}
+	if a.Status == 0 {
+		a.Status = http.StatusOK
+	}
+	a.Cache = rec.header.Get("Cache-Status")
+	if v, err := strconv.ParseInt(rec.header.Get(platforms.HeaderQueueWait), 10, 64); err == nil && v >= 0 {
+		a.QueueWaitMS = v
+	}
+	if rec.over {
+		return a, ErrAnswerTooLarge
+	}
+	if err := ctx.Err(); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// recorder is the sub-request's own ResponseWriter: its own header map,
+// a bounded body buffer, no streaming.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+	over   bool
+}
+
+func newRecorder() *recorder { return &recorder{header: make(http.Header)} }
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 && status >= 200 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	if r.body.Len()+len(b) > MaxAnswerBytes {
+		r.over = true
+		return 0, ErrAnswerTooLarge
+	}
+	return r.body.Write(b)
+}
+
+// Flush lets reverse_proxy flush; everything is buffered anyway.
+func (r *recorder) Flush() {}
