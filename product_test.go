@@ -3,6 +3,8 @@ package besluitbron
 import (
 	"go/parser"
 	"go/token"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,6 +185,21 @@ chmod +x "$out"
 	want += "\nRUN caddy-offline run --config Caddyfile.offline --adapter caddyfile\n"
 	if got := run("offline"); got != want {
 		t.Errorf("./xcaddy.sh offline ran\n%s\nwant (the packages cmd/caddy-offline imports)\n%s", got, want)
+	}
+	// A second instance on the same machine: the binary of this source is
+	// there, and the emulators answer already: it joins them rather than
+	// starting a second set on the same ports.
+	emu := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/_emulator/stats" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte("{}"))
+	}))
+	defer emu.Close()
+	t.Setenv("BESLUITBRON_OBV_URL", emu.URL)
+	if got, want := run("offline"), "RUN caddy-offline run --config Caddyfile --adapter caddyfile\n"; got != want {
+		t.Errorf("a second ./xcaddy.sh offline ran\n%s\nwant (no build, no emulators of its own)\n%s", got, want)
 	}
 	if !strings.Contains(want, " --with "+ourModule+"/caddymodule/emulator") {
 		t.Errorf("cmd/caddy-offline does not import the emulator package")

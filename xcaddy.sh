@@ -169,6 +169,18 @@ offline_env() {
 	export BESLUITBRON_ALLOW_PRIVATE=${BESLUITBRON_ALLOW_PRIVATE:-127.0.0.1/8}
 }
 
+# emulators_running tells whether the emulators of an earlier
+# ./xcaddy.sh offline already answer (OBV's, at BESLUITBRON_OBV_URL).
+emulators_running() {
+	local hostport=${BESLUITBRON_OBV_URL#http://}
+	hostport=${hostport%%/*}
+	timeout 2 bash -c '
+		exec 3<>"/dev/tcp/${1%:*}/${1##*:}" || exit 1
+		printf "GET /_emulator/stats HTTP/1.0\r\nHost: %s\r\n\r\n" "$1" >&3
+		IFS= read -r line <&3 || exit 1
+		[[ $line == "HTTP/1."?" 200"* ]]' _ "$hostport" 2>/dev/null
+}
+
 case "${1:-}" in
 build)
 	build ./caddy
@@ -178,9 +190,39 @@ run)
 	exec ./caddy run --config Caddyfile --adapter caddyfile
 	;;
 offline)
-	build ./caddy-offline "${OFFLINE_PACKAGES[@]}"
 	offline_env
-	exec ./caddy-offline run --config Caddyfile.offline --adapter caddyfile
+	# Several instances on one machine (docs/scaling.md): one at a time
+	# builds and looks for running emulators, so two started together
+	# neither build over each other nor both start emulators.
+	exec 9>"${TMPDIR:-/tmp}/besluitbron-offline.lock"
+	if command -v flock >/dev/null 2>&1; then flock 9; fi
+	if [ -x ./caddy-offline ] && [ "$(cat ./caddy-offline.stamp 2>/dev/null)" = "$(stamp)" ]; then
+		echo "xcaddy.sh: ./caddy-offline is built from this source already" >&2
+	else
+		build ./caddy-offline "${OFFLINE_PACKAGES[@]}"
+		stamp >./caddy-offline.stamp
+	fi
+	config=Caddyfile.offline
+	if emulators_running; then
+		# Caddy binds with SO_REUSEPORT: a second set of emulators on the
+		# same ports would silently take half the traffic (two OBV buckets,
+		# statistics of half). Join the running ones instead.
+		config=Caddyfile
+		echo "xcaddy.sh: the emulators already answer at ${BESLUITBRON_OBV_URL}; this instance uses them" >&2
+	fi
+	./caddy-offline run --config "$config" --adapter caddyfile 9>&- &
+	pid=$!
+	trap 'kill -TERM "$pid" 2>/dev/null' INT TERM
+	if [ "$config" = Caddyfile.offline ]; then
+		# Hold the lock until this instance's emulators answer.
+		for _ in $(seq 1 300); do
+			emulators_running && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+	fi
+	exec 9>&-
+	wait "$pid"
 	;;
 version)
 	stamp
