@@ -186,6 +186,11 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if err = a.loadStore(ctx); err != nil {
 		return err
 	}
+	if a.shared != nil {
+		if err := registerStoreMetrics(ctx.GetMetricsRegistry()); err != nil {
+			return fmt.Errorf("besluitbron: store metrics: %w", err)
+		}
+	}
 	if a.allow, err = up.ParsePrefixes(a.AllowPrivate); err != nil {
 		return fmt.Errorf("besluitbron: allow_private: %w", err)
 	}

@@ -1,6 +1,10 @@
 package app
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -74,5 +78,42 @@ func TestCaddyfileStoreOptions(t *testing.T) {
 		if err := new(App).UnmarshalCaddyfile(d); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestStoreAdminShowsTheMode(t *testing.T) {
+	get := func() map[string]any {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		if err := serveStoreAdmin(rec, httptest.NewRequest(http.MethodGet, StoreAdminPath, nil)); err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(rec.Body.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	p := redistest.NewProxy(t)
+	a := &App{Store: p.URL(), StorePrefix: redistest.Prefix(t), Instances: 2, StoreTimeout: caddy.Duration(50 * time.Millisecond)}
+	if err := provision(t, a); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Cleanup()
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	if m := get(); m["mode"] != "shared" || m["instances"] != float64(2) {
+		t.Fatalf("store admin = %v", m)
+	}
+	p.Cut()
+	_ = a.Shared().Publish(context.Background(), "x", "y") // notices the cut
+	if m := get(); m["mode"] != "degraded" || m["degradations"] != float64(1) {
+		t.Fatalf("after a cut: %v", m)
+	}
+	rec := httptest.NewRecorder()
+	if err := serveStoreAdmin(rec, httptest.NewRequest(http.MethodPost, StoreAdminPath, nil)); err == nil {
+		t.Fatal("POST accepted")
 	}
 }
