@@ -1,0 +1,148 @@
+package fanout
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+)
+
+// calls runs one platform's requests for a search and keeps their
+// answers, to name the outcome (from cache, queue wait, over budget).
+type calls struct {
+	e        *Engine
+	platform string
+	answers  []*subrequest.Answer
+	refused  *subrequest.Answer // the non-2xx answer that ended the search
+}
+
+// statusError is a platform route's non-2xx answer.
+type statusError struct{ a *subrequest.Answer }
+
+func (s statusError) Error() string { return fmt.Sprintf("HTTP %d", s.a.Status) }
+
+// parseError is an answer that did not parse.
+type parseError struct{ err error }
+
+func (p parseError) Error() string { return "answered in an unexpected form: " + p.err.Error() }
+
+// get runs req; a non-2xx answer is a statusError.
+func (c *calls) get(ctx context.Context, req adapters.Request) ([]byte, error) {
+	a, err := c.e.do(ctx, c.platform, req)
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, errors.New("no answer")
+	}
+	if !a.OK() {
+		c.refused = a
+		return nil, statusError{a}
+	}
+	c.answers = append(c.answers, a)
+	return a.Body, nil
+}
+
+// outcome names what became of the platform's part, from err (nil when
+// it answered) and the answers seen.
+func (c *calls) outcome(ctx context.Context, err error) Outcome {
+	o := outcomeOf(c.platform, StateAnswered)
+	for _, a := range c.answers {
+		o.QueueWaitMS += a.QueueWaitMS
+	}
+	if c.refused != nil {
+		o.QueueWaitMS += c.refused.QueueWaitMS
+	}
+	var se statusError
+	var pe parseError
+	var sk skipError
+	switch {
+	case err == nil:
+		if len(c.answers) > 0 && allFromCache(c.answers) {
+			o.State = StateCache
+		}
+	case errors.As(err, &sk):
+		o.State, o.Error = StateSkipped, sk.why
+	case ctx.Err() != nil && !errors.As(err, &se):
+		// The deadline (or the caller) ended it while it waited.
+		o.State = StateTimeout
+		o.Error = "no answer within the search's deadline of " + c.e.deadline.String()
+		if !errors.Is(context.Cause(ctx), ErrDeadline) {
+			o.Error = "the search was cancelled before the platform answered"
+		}
+	case errors.As(err, &se) && (se.a.OverBudget() || se.a.Status == http.StatusTooManyRequests):
+		o.State = StateOverBudget
+		retry, ok := subrequest.RetryAfter(se.a.Header, c.e.clock.Now())
+		if !ok {
+			retry = 60
+		}
+		o.RetryAfterSeconds = retry
+		if se.a.OverBudget() {
+			o.Error = fmt.Sprintf("BesluitBron's request budget for %s has no room now; retry in %d s", o.PlatformName, retry)
+		} else {
+			o.Error = fmt.Sprintf("%s itself answered HTTP 429; retry in %d s", o.PlatformName, retry)
+		}
+	case errors.As(err, &se):
+		o.State = StateFailed
+		o.Error = fmt.Sprintf("%s answered HTTP %d", o.PlatformName, se.a.Status)
+		if se.a.Status >= 500 {
+			if retry, ok := subrequest.RetryAfter(se.a.Header, c.e.clock.Now()); ok {
+				o.RetryAfterSeconds = retry
+			}
+		}
+		if msg := bodyMessage(se.a); msg != "" {
+			o.Error += ": " + msg
+		}
+	case errors.As(err, &pe):
+		o.State = StateFailed
+		o.Error = adapters.Cut(o.PlatformName+" "+pe.Error(), 300)
+	default:
+		o.State = StateFailed
+		o.Error = adapters.Cut(o.PlatformName+" could not be asked: "+err.Error(), 300)
+	}
+	return o
+}
+
+func allFromCache(as []*subrequest.Answer) bool {
+	for _, a := range as {
+		if !a.FromCache() {
+			return false
+		}
+	}
+	return true
+}
+
+// bodyMessage is a short human message from an error body; none for
+// BesluitBron's own refusals (their body is Caddy's, not the platform's).
+func bodyMessage(a *subrequest.Answer) string {
+	if a.OverBudget() {
+		return ""
+	}
+	b := bytes.TrimSpace(a.Body)
+	if len(b) == 0 {
+		return ""
+	}
+	var j struct {
+		Error any `json:"error"`
+	}
+	if json.Unmarshal(b, &j) == nil {
+		if s, ok := j.Error.(string); ok {
+			return adapters.Cut(s, 200)
+		}
+	}
+	return adapters.Snippet(string(b), 160)
+}
+
+// platformName is a platform's name, or its key when unknown.
+func platformName(k string) string {
+	if p, ok := platforms.Get(k); ok {
+		return p.Name
+	}
+	return k
+}

@@ -1,0 +1,326 @@
+// Package fanout asks one question of every enabled platform's search at
+// once, through BesluitBron's own platform routes (so through the same
+// cache, budgets and proxy as every app and tool call), with one deadline,
+// and merges the answers: hits by date, duplicates under a shared
+// identifier folded into one hit with links to the others, and each
+// platform's outcome named (answered, cache, timeout, over_budget, failed,
+// skipped). A partial answer is an answer.
+//
+// The package knows nothing of Caddy: it reaches the platforms through a
+// Doer (in BesluitBron, subrequest.Do on the running server), so it tests
+// with fakes and a fake clock. The MCP tool search_all, the JSON API
+// GET /search and the search page all use it.
+package fanout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
+	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
+)
+
+// Doer runs one request against /platforms/<platform>/...; it must return
+// when ctx ends. A non-2xx answer is an answer (nil error).
+type Doer func(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error)
+
+// Clock is the time source; fakeclock.Clock fits it.
+type Clock interface {
+	Now() time.Time
+	AfterFunc(d time.Duration, f func()) interface{ Stop() bool }
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+func (systemClock) AfterFunc(d time.Duration, f func()) interface{ Stop() bool } {
+	return time.AfterFunc(d, f)
+}
+
+// DefaultDeadline is how long a search waits for the platforms: long
+// enough for a platform that answers a first question within its budget,
+// short enough for a person at a search box.
+const DefaultDeadline = 8 * time.Second
+
+// MaxDeadline bounds Options.Deadline.
+const MaxDeadline = 2 * time.Minute
+
+// ErrDeadline is the cause of a platform's context when the search's
+// deadline passed.
+var ErrDeadline = errors.New("the search deadline passed")
+
+// DefaultPlatforms are the platforms searched when Options names none:
+// the live ones whose tools come on by default (ORI and Open Archivaris
+// need an operator's opt-in).
+func DefaultPlatforms() []string {
+	return []string{platforms.OBV, platforms.TK, platforms.OpenTK, platforms.OB, platforms.Rechtspraak}
+}
+
+// Options configure an Engine.
+type Options struct {
+	// Do reaches the platforms. Required.
+	Do Doer
+	// Platforms are the platforms this engine offers, in the order the
+	// outcomes list them; default DefaultPlatforms().
+	Platforms []string
+	// Deadline is the one deadline for all platforms of a search;
+	// default DefaultDeadline, at most MaxDeadline.
+	Deadline time.Duration
+	// Clock is the time source; default the system clock.
+	Clock Clock
+	// TKRoot is the Tweede Kamer's OData root (default tk.DefaultRoot),
+	// as the connector's tk_odata_root.
+	TKRoot string
+	// OA are Open Archivaris's endpoints (default oa.Defaults).
+	OA oa.Endpoints
+}
+
+// Engine runs fan-out searches. It is safe for concurrent use.
+type Engine struct {
+	do        Doer
+	platforms []string
+	deadline  time.Duration
+	clock     Clock
+	tkRoot    string
+	oa        oa.Endpoints
+	memo      memo // the TK schema and Rechtspraak's court list, for an hour
+}
+
+// New checks o and returns an Engine.
+func New(o Options) (*Engine, error) {
+	if o.Do == nil {
+		return nil, errors.New("fanout: no Doer to reach the platforms")
+	}
+	e := &Engine{do: o.Do, deadline: o.Deadline, clock: o.Clock, tkRoot: o.TKRoot, oa: o.OA.WithDefaults()}
+	if e.deadline == 0 {
+		e.deadline = DefaultDeadline
+	}
+	if e.deadline < 0 || e.deadline > MaxDeadline {
+		return nil, fmt.Errorf("fanout: deadline %v is out of range: use more than 0 and at most %v", o.Deadline, MaxDeadline)
+	}
+	if e.clock == nil {
+		e.clock = systemClock{}
+	}
+	if e.tkRoot == "" {
+		e.tkRoot = tk.DefaultRoot
+	}
+	if err := tk.CheckRoot(e.tkRoot); err != nil {
+		return nil, fmt.Errorf("fanout: %v", err)
+	}
+	ps := o.Platforms
+	if len(ps) == 0 {
+		ps = DefaultPlatforms()
+	}
+	for _, k := range ps {
+		if _, ok := platforms.Get(k); !ok {
+			return nil, fmt.Errorf("fanout: platform %q is unknown: use %s", k, strings.Join(platforms.Keys(), ", "))
+		}
+		if searchers[k] == nil {
+			return nil, fmt.Errorf("fanout: platform %q has no search", k)
+		}
+		if slices.Contains(e.platforms, k) {
+			return nil, fmt.Errorf("fanout: platform %q is named twice", k)
+		}
+		e.platforms = append(e.platforms, k)
+	}
+	return e, nil
+}
+
+// Platforms are the platforms the engine offers, in order.
+func (e *Engine) Platforms() []string { return slices.Clone(e.platforms) }
+
+// Deadline is the engine's one deadline per search.
+func (e *Engine) Deadline() time.Duration { return e.deadline }
+
+// Check validates q against this engine: q.Validate, and every platform it
+// names must be one the engine offers.
+func (e *Engine) Check(q Query) error {
+	if err := q.Validate(); err != nil {
+		return err
+	}
+	for _, k := range q.Platforms {
+		if !slices.Contains(e.platforms, k) {
+			return fmt.Errorf("platform %q is not offered here: use %s", k, strings.Join(e.platforms, ", "))
+		}
+	}
+	return nil
+}
+
+// asked are the platforms q asks, in the engine's order.
+func (e *Engine) asked(q Query) []string {
+	if len(q.Platforms) == 0 {
+		return e.platforms
+	}
+	var out []string
+	for _, k := range e.platforms {
+		if slices.Contains(q.Platforms, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// done is one platform's finished part.
+type done struct {
+	i       int
+	outcome Outcome
+	hits    []Hit
+}
+
+// Search asks every platform q names (every offered one when it names
+// none) at once and merges their answers. It returns at the deadline at
+// the latest: a platform still busy then is "timeout", and what the others
+// answered is the result. progress, when not nil, is called (from Search's
+// own goroutine, one call at a time) with each platform's outcome and hits
+// as it finishes, skipped platforms first. A query Check refuses asks no
+// platform: every outcome is skipped with the reason.
+func (e *Engine) Search(ctx context.Context, q Query, progress func(Outcome, []Hit)) Result {
+	start := e.clock.Now()
+	keys := e.asked(q)
+	res := Result{Query: q, Hits: []Hit{}, Outcomes: make([]Outcome, len(keys))}
+	report := func(o Outcome, hs []Hit) {
+		if progress != nil {
+			progress(o, hs)
+		}
+	}
+	if err := e.Check(q); err != nil {
+		for i, k := range keys {
+			res.Outcomes[i] = outcomeOf(k, StateSkipped)
+			res.Outcomes[i].Error = err.Error()
+			report(res.Outcomes[i], nil)
+		}
+		return res
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := e.clock.AfterFunc(e.deadline, func() { cancel(ErrDeadline) })
+	defer timer.Stop()
+
+	// Buffered for every platform: a platform that finishes after the
+	// deadline never blocks, and Search never waits for it.
+	results := make(chan done, len(keys))
+	perPlatform := make([][]Hit, len(keys))
+	pending := 0
+	for i, k := range keys {
+		if why := skipReason(k, q); why != "" {
+			res.Outcomes[i] = outcomeOf(k, StateSkipped)
+			res.Outcomes[i].Error = why
+			report(res.Outcomes[i], nil)
+			continue
+		}
+		pending++
+		go func() { results <- e.run(ctx, i, k, q, start) }()
+	}
+	finish := func(d done) {
+		res.Outcomes[d.i], perPlatform[d.i] = d.outcome, d.hits
+		pending--
+		report(d.outcome, d.hits)
+	}
+	for pending > 0 {
+		select {
+		case d := <-results:
+			finish(d)
+			continue
+		case <-ctx.Done():
+		}
+		// Platforms that answered in the same instant still count.
+		for drained := false; !drained && pending > 0; {
+			select {
+			case d := <-results:
+				finish(d)
+			default:
+				drained = true
+			}
+		}
+		for i, k := range keys {
+			if res.Outcomes[i].Platform == "" {
+				res.Outcomes[i] = e.timedOut(ctx, k, start)
+				pending--
+				report(res.Outcomes[i], nil)
+			}
+		}
+	}
+	res.Hits = merge(keys, perPlatform)
+	for _, o := range res.Outcomes {
+		if o.State == StateTimeout || o.State == StateOverBudget || o.State == StateFailed {
+			res.Partial = true
+		}
+	}
+	res.TookMS = e.clock.Now().Sub(start).Milliseconds()
+	return res
+}
+
+// timedOut is the outcome of a platform still busy when the search ended.
+func (e *Engine) timedOut(ctx context.Context, k string, start time.Time) Outcome {
+	o := outcomeOf(k, StateTimeout)
+	o.TookMS = e.clock.Now().Sub(start).Milliseconds()
+	if errors.Is(context.Cause(ctx), ErrDeadline) {
+		o.Error = fmt.Sprintf("no answer within the search's deadline of %v; asking again later may come from the cache", e.deadline)
+	} else {
+		o.Error = "the search was cancelled before the platform answered"
+	}
+	return o
+}
+
+func outcomeOf(k, state string) Outcome {
+	p, _ := platforms.Get(k)
+	return Outcome{Platform: k, PlatformName: p.Name, State: state}
+}
+
+// run asks one platform and names its outcome.
+func (e *Engine) run(ctx context.Context, i int, k string, q Query, start time.Time) done {
+	c := &calls{e: e, platform: k}
+	pg, err := searchers[k](ctx, c, q)
+	o := c.outcome(ctx, err)
+	if err == nil {
+		o.Hits, o.Total = len(pg.Hits), pg.Total
+	}
+	o.TookMS = e.clock.Now().Sub(start).Milliseconds()
+	hits := make([]Hit, 0, len(pg.Hits))
+	for _, h := range pg.Hits {
+		hits = append(hits, hitOf(k, o.PlatformName, h))
+	}
+	return done{i: i, outcome: o, hits: hits}
+}
+
+// memo keeps lists a platform's search needs besides the search itself.
+type memo struct {
+	mu sync.Mutex
+	m  map[string]memoEntry
+}
+
+type memoEntry struct {
+	v  any
+	at time.Time
+}
+
+// memoTTL: the TK schema and the court list change in months; the cache
+// behind them keeps them longer still.
+const memoTTL = time.Hour
+
+func (m *memo) get(key string, now time.Time) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	en, ok := m.m[key]
+	if !ok || now.Sub(en.at) > memoTTL {
+		return nil, false
+	}
+	return en.v, true
+}
+
+func (m *memo) put(key string, v any, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]memoEntry{}
+	}
+	m.m[key] = memoEntry{v: v, at: now}
+}

@@ -1,0 +1,107 @@
+package fanout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+)
+
+// Query parameters of GET /search (docs/search.md).
+const (
+	ParamWords        = "q"
+	ParamFrom         = "from"
+	ParamTo           = "to"
+	ParamOrganisation = "organisation"
+	ParamPlatforms    = "platforms" // comma-separated keys; may repeat
+	ParamLimit        = "limit"
+)
+
+// maxQueryBytes bounds the raw query string ParseQuery reads.
+const maxQueryBytes = 4096
+
+// ParseQuery reads a Query from URL query parameters (q, from, to,
+// organisation, platforms, limit) and validates it (Query.Validate). The
+// search page's form uses the same names.
+func ParseQuery(v url.Values) (Query, error) {
+	q := Query{Words: v.Get(ParamWords), From: strings.TrimSpace(v.Get(ParamFrom)), To: strings.TrimSpace(v.Get(ParamTo)),
+		Organisation: strings.TrimSpace(v.Get(ParamOrganisation))}
+	if _, ok := v["organization"]; ok && q.Organisation == "" { // the American spelling, as obv_search takes it
+		q.Organisation = strings.TrimSpace(v.Get("organization"))
+	}
+	for _, list := range v[ParamPlatforms] {
+		for _, k := range strings.Split(list, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				q.Platforms = append(q.Platforms, k)
+			}
+			if len(q.Platforms) > MaxPlatforms {
+				// Validate refuses it; stop reading a hostile list.
+				break
+			}
+		}
+	}
+	if s := strings.TrimSpace(v.Get(ParamLimit)); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return q, fmt.Errorf("limit %q is not a number: use 1 to %d", adapters.Cut(s, 20), MaxLimit)
+		}
+		q.Limit = n
+	}
+	return q, q.Validate()
+}
+
+// ServeJSON answers GET /search for apps: it reads the query parameters,
+// asks e and writes the merged Result as JSON (200, also when some
+// platforms timed out or failed: see Result.Partial and the outcomes). A
+// query it refuses is a 400 with {"error": what to fix}; a method other
+// than GET or HEAD is a 405. The error it returns is only a failure to
+// write.
+func ServeJSON(w http.ResponseWriter, r *http.Request, e *Engine) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "use GET /search?q=..."})
+	}
+	if len(r.URL.RawQuery) > maxQueryBytes {
+		return writeJSON(w, http.StatusBadRequest, errorBody{Error: fmt.Sprintf("the query string is %d bytes long: use at most %d", len(r.URL.RawQuery), maxQueryBytes)})
+	}
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return writeJSON(w, http.StatusBadRequest, errorBody{Error: "the query string is not valid URL encoding: " + err.Error()})
+	}
+	q, err := ParseQuery(v)
+	if err == nil {
+		err = e.Check(q)
+	}
+	if err != nil {
+		return writeJSON(w, http.StatusBadRequest, errorBody{Error: err.Error(), Platforms: e.Platforms(),
+			Hint: "GET /search?q=stikstof&from=2024-01-01&to=2024-12-31&organisation=utrecht&platforms=obv,tk&limit=10"})
+	}
+	res := e.Search(r.Context(), q, nil)
+	// A search answer changes as the platforms do; the platform answers
+	// behind it are cached, this merge is not.
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, res)
+}
+
+type errorBody struct {
+	Error     string   `json:"error"`
+	Platforms []string `json:"platforms,omitempty"`
+	Hint      string   `json:"hint,omitempty"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errors.Join(errors.New("fanout: rendering the answer"), err)
+	}
+	w.WriteHeader(status)
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

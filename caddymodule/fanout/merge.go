@@ -1,0 +1,180 @@
+package fanout
+
+import (
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+)
+
+// hitOf is a platform's compact hit in the merged answer's shape.
+func hitOf(k, name string, h adapters.Hit) Hit {
+	return Hit{Platform: k, PlatformName: name, Type: h.Type, ID: h.ID, Title: h.Title, Date: h.Date,
+		Organisation: h.Source, Snippet: h.Snippet, URL: h.URL}
+}
+
+// Shared identifiers, as the platforms write them (see docs/search.md):
+//   - an ECLI: Rechtspraak's hit id (ECLI:NL:HR:2014:952), and any link
+//     that names one;
+//   - a kamerstuk number: Officiële Bekendmakingen' identifier
+//     kst-<dossier>-<volgnummer> (kst-36200-VII-12, kst-26100-1), also in
+//     its links (zoek.officielebekendmakingen.nl/kst-36200-VII-12.html,
+//     repository.overheid.nl/frbr/officielepublicaties/kst/...);
+//   - a Tweede Kamer document number (2023D41173): the hit id of both the
+//     Gegevensmagazijn (tk) and OpenTK, and OpenTK's links
+//     (document.html?nummer=..., getdoc/...).
+var (
+	kstRE   = regexp.MustCompile(`(?i)\bkst-([0-9]{4,6}(?:-[a-z0-9]{1,12})*?)-([0-9]{1,5})(?:\b|[^0-9a-z])`)
+	tkDocRE = regexp.MustCompile(`(?i)(?:^|[=/])([0-9]{4}D[0-9]{3,6})\b`)
+)
+
+// identifiers are the shared identifiers a hit carries.
+func identifiers(h Hit) []string {
+	var out []string
+	add := func(k string) {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	for _, s := range []string{h.ID, h.URL} {
+		if m := ecliRE.FindString(s); m != "" {
+			add("ecli:" + strings.ToUpper(m))
+		}
+		if m := kstRE.FindStringSubmatch(s + " "); m != nil {
+			add("kst:" + strings.ToUpper(m[1]) + ":" + strings.TrimLeft(m[2], "0"))
+		}
+		if m := tkDocRE.FindStringSubmatch(s); m != nil {
+			add("tkdoc:" + strings.ToUpper(m[1]))
+		}
+	}
+	return out
+}
+
+// preference is which platform's hit stands for a document found on
+// several: the official source first (the court's, the publisher's, the
+// House's own), mirrors and aggregators after.
+var preference = []string{platforms.Rechtspraak, platforms.OB, platforms.TK, platforms.OpenTK, platforms.OBV, platforms.ORI, platforms.OA}
+
+func prefOf(k string) int {
+	if i := slices.Index(preference, k); i >= 0 {
+		return i
+	}
+	return len(preference)
+}
+
+// dayOf is a hit's date as YYYY-MM-DD, or "" when it has none.
+func dayOf(d string) string {
+	if len(d) >= 10 && d[4] == '-' && d[7] == '-' && isDigits(d[:4]+d[5:7]+d[8:10]) {
+		return d[:10]
+	}
+	return ""
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// merge folds duplicates under a shared identifier into one hit (the
+// preferred platform's, with Also links to the others and their date,
+// organisation and snippet where it lacks them) and orders the hits by
+// date, newest first, undated last; ties keep the engine's platform order
+// and each platform's own order.
+func merge(keys []string, per [][]Hit) []Hit {
+	var items []*item
+	for i, hs := range per {
+		for r, h := range hs {
+			items = append(items, &item{h: h, plat: i, rank: r, group: -1})
+		}
+	}
+	// Group in preference order, so the preferred hit leads its group.
+	byPref := slices.Clone(items)
+	sort.SliceStable(byPref, func(a, b int) bool {
+		pa, pb := prefOf(keys[byPref[a].plat]), prefOf(keys[byPref[b].plat])
+		if pa != pb {
+			return pa < pb
+		}
+		return byPref[a].rank < byPref[b].rank
+	})
+	var groups []*item
+	owner := map[string]int{} // identifier -> group
+	for _, it := range byPref {
+		ids := identifiers(it.h)
+		g := -1
+		for _, id := range ids {
+			if o, ok := owner[id]; ok && !groupHas(groups[o], it.h.Platform) {
+				g = o
+				break
+			}
+		}
+		if g < 0 {
+			it.group = len(groups)
+			groups = append(groups, it)
+		} else {
+			lead := groups[g]
+			lead.h.Also = append(lead.h.Also, Link{Platform: it.h.Platform, PlatformName: it.h.PlatformName, ID: it.h.ID, URL: it.h.URL})
+			if dayOf(lead.h.Date) == "" && dayOf(it.h.Date) != "" {
+				lead.h.Date = it.h.Date
+			}
+			if lead.h.Organisation == "" {
+				lead.h.Organisation = it.h.Organisation
+			}
+			if lead.h.Snippet == "" {
+				lead.h.Snippet = it.h.Snippet
+			}
+			it.group = g
+		}
+		for _, id := range ids {
+			if _, ok := owner[id]; !ok {
+				owner[id] = max(g, it.group)
+			}
+		}
+	}
+	sort.SliceStable(groups, func(a, b int) bool {
+		da, db := dayOf(groups[a].h.Date), dayOf(groups[b].h.Date)
+		if da != db {
+			if da == "" || db == "" {
+				return db == "" // dated before undated
+			}
+			return da > db
+		}
+		if groups[a].plat != groups[b].plat {
+			return groups[a].plat < groups[b].plat
+		}
+		return groups[a].rank < groups[b].rank
+	})
+	out := make([]Hit, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, g.h)
+	}
+	return out
+}
+
+// item is a hit while merging: its platform's index in the engine's
+// order, its rank in that platform's answer, and its group.
+type item struct {
+	h          Hit
+	plat, rank int
+	group      int
+}
+
+// groupHas tells whether a group already holds a hit of platform k: two
+// hits of one platform are two documents, even under one identifier.
+func groupHas(lead *item, k string) bool {
+	if lead.h.Platform == k {
+		return true
+	}
+	for _, l := range lead.h.Also {
+		if l.Platform == k {
+			return true
+		}
+	}
+	return false
+}

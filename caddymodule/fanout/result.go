@@ -1,0 +1,63 @@
+package fanout
+
+// Hit is one document in the merged answer.
+type Hit struct {
+	Platform     string `json:"platform"`      // platform key, e.g. obv
+	PlatformName string `json:"platform_name"` // e.g. OpenBesluitvorming
+	Type         string `json:"type,omitempty"`
+	ID           string `json:"id"` // the platform's id, for its fetch tool
+	Title        string `json:"title"`
+	Date         string `json:"date,omitempty"` // YYYY-MM-DD when the platform gave one
+	Organisation string `json:"organisation,omitempty"`
+	Snippet      string `json:"snippet,omitempty"`
+	URL          string `json:"url,omitempty"` // the document at its source
+	// Also is the same document on other platforms, found under a
+	// shared identifier (a kamerstuk number, a TK document number, an
+	// ECLI).
+	Also []Link `json:"also,omitempty"`
+}
+
+// Link is a duplicate of a hit on another platform.
+type Link struct {
+	Platform     string `json:"platform"`
+	PlatformName string `json:"platform_name"`
+	ID           string `json:"id"`
+	URL          string `json:"url,omitempty"`
+}
+
+// Outcome states.
+const (
+	StateAnswered   = "answered"    // the platform answered now
+	StateCache      = "cache"       // every answer came from BesluitBron's cache
+	StateTimeout    = "timeout"     // no answer before the deadline
+	StateOverBudget = "over_budget" // BesluitBron's budget or the platform (429) turned it away
+	StateFailed     = "failed"      // the platform failed or answered in an unexpected form
+	StateSkipped    = "skipped"     // not asked: the question does not fit the platform
+)
+
+// Outcome is what became of one platform's part of the question.
+type Outcome struct {
+	Platform     string `json:"platform"`
+	PlatformName string `json:"platform_name"`
+	State        string `json:"state"` // answered, cache, timeout, over_budget, failed, skipped
+	// RetryAfterSeconds is, for over_budget (and a failing platform that
+	// said so), when asking again may succeed.
+	RetryAfterSeconds int    `json:"retry_after_seconds,omitempty"`
+	Error             string `json:"error,omitempty"` // short reason, for failed, skipped, timeout, over_budget
+	Hits              int    `json:"hits"`            // hits this platform gave (before duplicates merged)
+	Total             int    `json:"total,omitempty"` // hits the platform reports in all, when it says
+	TookMS            int64  `json:"took_ms"`
+	QueueWaitMS       int64  `json:"queue_wait_ms,omitempty"` // waited for the platform's budget
+}
+
+// Result is the merged answer.
+type Result struct {
+	Query    Query     `json:"query"`
+	Hits     []Hit     `json:"hits"`     // newest first, undated last
+	Outcomes []Outcome `json:"outcomes"` // one per platform asked or skipped, in the engine's order
+	// Partial is true when some platform asked gave no hits because it
+	// timed out, was over budget or failed: the hits are what the others
+	// answered.
+	Partial bool  `json:"partial"`
+	TookMS  int64 `json:"took_ms"`
+}
