@@ -102,7 +102,6 @@ func TestUnmarshalCaddyfileRejects(t *testing.T) {
 		"zero max_queue":     "besluitbron {\n platform obv {\n max_queue 0\n }\n}",
 		"process no burst":   "besluitbron {\n process_limit 5/s\n}",
 		"process bad burst":  "besluitbron {\n process_limit 5/s many\n}",
-		"cache_dir no value": "besluitbron {\n cache_dir\n}",
 		"search_paths empty": "besluitbron {\n platform ori {\n search_paths\n }\n}",
 		"platform option":    "besluitbron {\n platform obv {\n contact x\n }\n}",
 	} {

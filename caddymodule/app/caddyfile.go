@@ -30,7 +30,7 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //			contact         [<address>]
 //			allow_private   [<cidr|ip>...]
 //			trusted_sources [<cidr|ip>...]
-//			cache_dir       <path>|off
+//			cache_dir       [<path>|off]
 //			process_limit   <rate> <burst> | off
 //			store           [local|<redis-url>]
 //			instances       <n>
@@ -51,7 +51,8 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //
 // Every option may be left out: the defaults table (caddymodule/platforms)
 // holds the platforms' addresses, budgets, searches and caches. contact,
-// allow_private, trusted_sources and base_url may stand without a value,
+// allow_private, trusted_sources, cache_dir, store, instances, store_prefix
+// and base_url may stand without a value,
 // which keeps the default: so an environment variable that is unset, read
 // as a {$VAR} placeholder, changes nothing (base_url {$BESLUITBRON_OBV_URL}).
 // A value with spaces (several base URLs) gives several arguments.
@@ -108,17 +109,18 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			a.StoreTimeout = caddy.Duration(dur)
 		case "cache_dir", "store_prefix":
-			if !d.NextArg() {
+			// No value (an unset {$BESLUITBRON_CACHE_DIR}) keeps the default.
+			args := d.RemainingArgs()
+			if len(args) > 1 {
 				return d.ArgErr()
 			}
-			v := d.Val()
-			if d.NextArg() {
-				return d.ArgErr()
+			if len(args) == 0 {
+				continue
 			}
 			if opt == "store_prefix" {
-				a.StorePrefix = v
+				a.StorePrefix = args[0]
 			} else {
-				a.CacheDir = v
+				a.CacheDir = args[0]
 			}
 		case "process_limit":
 			args := d.RemainingArgs()
