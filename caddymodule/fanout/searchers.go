@@ -239,6 +239,11 @@ func searchRechtspraak(ctx context.Context, c *calls, q Query) (adapters.Page, e
 		return adapters.Page{}, err
 	}
 	p := rechtspraak.SearchParams{Creators: []string{court}, DateFrom: q.From, DateTo: q.To, Sort: "DESC", Limit: q.limit()}
+	if p.DateFrom != "" && p.DateTo == "" {
+		// One date alone is that one day to the platform: "from" means
+		// up to today.
+		p.DateTo = c.e.clock.Now().Format("2006-01-02")
+	}
 	r, err := rechtspraak.SearchRequest(p)
 	if err != nil {
 		return adapters.Page{}, skip(err)
