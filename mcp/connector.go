@@ -53,14 +53,14 @@ type connector struct {
 // Localhost protection is off: the handler checks Host and Origin itself
 // (Handler.checkHostOrigin), since Caddy does the host routing.
 func newConnector(name string, idle time.Duration, reg *session.Registry) *connector {
-	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name}}
+	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name, ttl: idle}}
 	c.mcp = server.NewMCPServer("besluitbron-"+name, version.Current(),
 		server.WithToolCapabilities(true),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 	)
 	c.http = server.NewStreamableHTTPServer(c.mcp,
-		server.WithSessionIdManager(c.ids),
+		server.WithSessionIdManagerResolver(idResolver{c.ids}),
 		server.WithDisableLocalhostProtection(true),
 		server.WithSessionIdleTTL(idle),
 		server.WithHeartbeatInterval(0),

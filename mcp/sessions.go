@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
@@ -19,23 +21,32 @@ const idPrefix = "mcp-session-"
 // config) under the connector's name: the connector accepts only the ids it issued itself (an id from /mcp/raad is
 // unknown at /mcp/rijk), ids issued before a config reload stay valid
 // after it (the pooled connector keeps its name), and the fair queue and
-// inbound limits recognise them as real sessions.
+// inbound limits recognise them as real sessions. With a shared store
+// (issue 13) the registry makes them valid on every instance.
 type issuedIDs struct {
-	reg       *session.Registry
+	reg       *session.Registry // as session.IDs, plus Key for the sub-requests (module.go)
 	connector string
+	ttl       time.Duration // the connector's idle time: the id's lifetime in a shared store
+	// end makes Terminate end the session everywhere: set for a client's
+	// DELETE (idResolver), not for mcp-go's idle sweep or shutdown, which
+	// only know of this instance's use of the session.
+	end bool
 }
 
 // Generate issues a new random session id, owned by this connector.
 func (m issuedIDs) Generate() string {
 	id := idPrefix + uuid.NewString()
-	m.reg.Add(id, m.connector)
+	m.reg.Issue(id, m.connector, m.ttl)
 	return id
 }
 
 // Validate accepts only ids this connector issued and did not end. mcp-go
 // answers an error with 404 "Invalid session ID", the MCP transport's
 // answer to a session the server does not know, so the client starts a
-// new one.
+// new one. An id the registry cannot verify (unknown here while the shared
+// store is degraded) is accepted if it has the form of ours: it may be a
+// session another instance issued, and it counts as no session anywhere
+// else (inbound limits, fair queue), so a made-up one gains nothing.
 func (m issuedIDs) Validate(id string) (isTerminated bool, err error) {
 	if id == "" {
 		return false, fmt.Errorf("missing session id")
@@ -43,18 +54,40 @@ func (m issuedIDs) Validate(id string) (isTerminated bool, err error) {
 	if !strings.HasPrefix(id, idPrefix) || len(id) > 100 {
 		return false, fmt.Errorf("invalid session id")
 	}
-	if !m.reg.IssuedBy(id, m.connector) {
-		return false, fmt.Errorf("session not found")
+	switch m.reg.Check(id, m.connector) {
+	case session.Known:
+		return false, nil
+	case session.Unverified:
+		if _, err := uuid.Parse(id[len(idPrefix):]); err == nil {
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("session not found")
+}
+
+// Terminate ends a session: a client's DELETE everywhere, an idle sweep or
+// shutdown here only (another instance may still serve it; the shared
+// store expires it by its own TTL). Only this connector's own ids are
+// removed; ServeHTTP has already answered 404 to a DELETE naming any
+// other.
+func (m issuedIDs) Terminate(id string) (isNotAllowed bool, err error) {
+	if m.end {
+		m.reg.End(id, m.connector)
+	} else {
+		m.reg.Remove(id, m.connector)
 	}
 	return false, nil
 }
 
-// Terminate ends a session (DELETE by the client, idle expiry, shutdown).
-// Only this connector's own ids are removed; ServeHTTP has already
-// answered 404 to a DELETE naming any other.
-func (m issuedIDs) Terminate(id string) (isNotAllowed bool, err error) {
-	m.reg.Remove(id, m.connector)
-	return false, nil
+// idResolver hands mcp-go the connector's manager per request, so a
+// client's DELETE (a request) can be told from the idle sweep and
+// shutdown (no request).
+type idResolver struct{ ids issuedIDs }
+
+func (r idResolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
+	m := r.ids
+	m.end = req != nil && req.Method == http.MethodDelete
+	return m
 }
 
 // refuseUnknownSession answers a legacy-era GET or DELETE that names no
@@ -84,3 +117,8 @@ func (c *connector) refuseUnknownSession(w http.ResponseWriter, r *http.Request)
 	}
 	return false
 }
+
+var (
+	_ server.SessionIdManager         = issuedIDs{}
+	_ server.SessionIdManagerResolver = idResolver{}
+)

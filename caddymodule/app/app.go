@@ -211,6 +211,10 @@ func (a *App) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("besluitbron: loading the session registry: %w", err)
 	}
 	a.sessions = v.(*session.Registry)
+	// With a shared store the sessions are valid on every instance
+	// (issue 13); this config's store takes over when it starts.
+	reg, store := a.sessions, a.shared
+	a.OnStart(func() { reg.Share(store) })
 	return nil
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,11 @@ type Registry struct {
 	cap  int
 	idle time.Duration
 	now  func() time.Time
+
+	// sh is the Redis side when several instances share a store (Share),
+	// nil when this instance runs alone: then every method is as before.
+	sh      atomic.Pointer[shared]
+	shareMu sync.Mutex // serialises Share
 }
 
 // touchEvery is how stale an id's last sight may be before a lookup
@@ -43,6 +49,14 @@ type entry struct {
 	issuer     string // the connector that issued id
 	seen       time.Time
 	prev, next *entry
+
+	// With a shared store: the key's TTL in Redis (the issuing
+	// connector's idle time), when this instance last refreshed it there,
+	// and whether it still has to be written (issued while Redis was
+	// unreachable).
+	ttl     time.Duration
+	synced  time.Time
+	pending bool
 }
 
 // NewRegistry returns a registry that forgets an id idle for longer than
@@ -64,23 +78,29 @@ const (
 	DefaultIdle   = 24 * time.Hour
 )
 
-// Destruct lets the registry live in a caddy.UsagePool; it holds nothing
-// to release.
-func (g *Registry) Destruct() error { return nil }
+// Destruct lets the registry live in a caddy.UsagePool: it stops
+// listening to the shared store, if any.
+func (g *Registry) Destruct() error {
+	g.Share(nil)
+	return nil
+}
 
 // Add records id as issued by the named connector (or marks a known id
-// seen). An id keeps the connector that first issued it: a second Add
-// under another name does not move it there.
-func (g *Registry) Add(id, issuer string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	now := g.now()
+// seen), with the registry's idle time as its lifetime in a shared store.
+// An id keeps the connector that first issued it: a second Add under
+// another name does not move it there.
+func (g *Registry) Add(id, issuer string) { g.Issue(id, issuer, 0) }
+
+// addLocked records id as issued by issuer (or marks it seen) and returns
+// its entry, or nil when another connector issued it.
+func (g *Registry) addLocked(id, issuer string, now time.Time) *entry {
 	if e, ok := g.ids[id]; ok {
-		if e.issuer == issuer {
-			e.seen = now
-			g.toFront(e)
+		if e.issuer != issuer {
+			return nil
 		}
-		return
+		e.seen = now
+		g.toFront(e)
+		return e
 	}
 	// Expired ids leave from the tail, one Add at a time: each id is
 	// removed once, so this is O(1) amortised.
@@ -97,12 +117,16 @@ func (g *Registry) Add(id, issuer string) {
 	}
 	g.ids[id] = e
 	g.link(e)
+	return e
 }
 
 // Has reports whether some connector issued id and it is still live, and
 // marks it seen. The fair queue and the inbound limits ask this: they run
 // before the request reaches a connector.
 func (g *Registry) Has(id string) bool {
+	if sh := g.sh.Load(); sh != nil {
+		return g.check(sh, id, "", false) == Known
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.ids[id]
@@ -113,6 +137,9 @@ func (g *Registry) Has(id string) bool {
 // live, and marks it seen. An id another connector issued is unknown here
 // and is left as it was.
 func (g *Registry) IssuedBy(id, issuer string) bool {
+	if sh := g.sh.Load(); sh != nil {
+		return g.check(sh, id, issuer, true) == Known
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.ids[id]
@@ -134,9 +161,11 @@ func (g *Registry) liveLocked(e *entry) bool {
 	return true
 }
 
-// Remove forgets id (the client ended its session) if the named connector
-// issued it, and reports whether it did: a connector cannot end another
-// connector's session.
+// Remove forgets id here (the client ended its session, or the connector
+// swept it as idle) if the named connector issued it, and reports whether
+// it did: a connector cannot end another connector's session. With a
+// shared store the id stays valid on the other instances; End ends it
+// everywhere.
 func (g *Registry) Remove(id, issuer string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
