@@ -16,6 +16,9 @@ type flight struct {
 	waiters int             // callers still interested; guarded by Store.flightsMu
 	ctx     context.Context // the upstream request's: outlives the leader
 	cancel  context.CancelFunc
+	// sharedLead: this instance holds the key's lease in the shared tier
+	// (other instances may wait for this request); guarded by flightsMu.
+	sharedLead *sharedState
 }
 
 // newFlightLocked starts a flight led by r; registered, it is the one
@@ -80,10 +83,29 @@ func (s *Store) lead(w http.ResponseWriter, r *http.Request, inm, key string, f 
 	stop := context.AfterFunc(r.Context(), func() { s.leave(key, f) })
 	defer stop()
 
+	// With a shared tier, one instance asks the platform for everyone
+	// (sharedflight.go).
+	var lease *sharedLease
+	if st := s.shared.Load(); st != nil {
+		token, res, err := s.awaitShared(f.ctx, st, key)
+		switch {
+		case err != nil: // every local caller went away
+			s.publish(key, f, &result{err: err, shared: true})
+			return err
+		case res != nil:
+			s.publish(key, f, res)
+			return s.answerRemote(w, r, inm, res, pol, next, stale, dropped)
+		case token != "":
+			lease = s.holdLease(st, key, token, f)
+			defer lease.finish(&result{err: ErrIncomplete, shared: true}) // a panic: nothing for the others
+		}
+	}
+
 	s.note(pol.Kind, "miss")
 	fw := &fetchWriter{w: w, header: http.Header{}, max: pol.MaxBody}
 	fw.onPassthrough = func() {
 		s.publish(key, f, &result{shared: false})
+		lease.finish(&result{shared: false})
 		reason := "too-large"
 		if strings.HasPrefix(fw.header.Get("Content-Type"), "text/event-stream") {
 			reason = "streaming"
@@ -102,6 +124,7 @@ func (s *Store) lead(w http.ResponseWriter, r *http.Request, inm, key string, f 
 	res := fw.result(err, aborted)
 	s.keep(key, res, pol, now)
 	s.publish(key, f, res)
+	lease.finish(res)
 	if stale != nil && staleOnError(res, stale, pol, now) {
 		s.note(pol.Kind, "stale")
 		return s.writeEntry(w, r, inm, stale, now, staleErrorStatus(res, stale, now), "")
@@ -165,6 +188,12 @@ func (s *Store) leave(key string, f *flight) {
 	if f.waiters <= 0 {
 		if s.flights[key] == f {
 			delete(s.flights, key)
+		}
+		if st := f.sharedLead; st != nil {
+			// Other instances may wait for this request: ask first.
+			f.sharedLead = nil
+			go s.cancelUnlessFollowed(key, f, st)
+			return
 		}
 		f.cancel()
 	}

@@ -119,7 +119,7 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 	key, rawKey := hashKey(raw), string(raw)
 	*bp = raw
 	keyBufs.Put(bp)
-	e, dropped := s.get(key, rawKey, now)
+	e, dropped := s.get(r.Context(), key, rawKey, now)
 	var stale *Entry
 	if e != nil {
 		if now.Before(e.Expires) {

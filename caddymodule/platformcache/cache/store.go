@@ -55,6 +55,10 @@ type Options struct {
 	// Observe, when set, is told of every answer: kind and result (hit,
 	// miss, stale, coalesced, bypass).
 	Observe func(kind, result string)
+	// Shared, when set, is the tier several instances share (shared.go),
+	// behind the local ones, and coalesces misses across instances. Nil:
+	// this instance alone. SetShared changes it later.
+	Shared Shared
 }
 
 // Store is one platform's cache.
@@ -65,9 +69,10 @@ type Store struct {
 	logger   *zap.Logger
 	observe  func(kind, result string) // nil: nobody listens; set once, in Open
 
-	mem  *bigcache.BigCache
-	hot  *hotSet
-	disk *disk // nil: memory only
+	mem    *bigcache.BigCache
+	hot    *hotSet
+	disk   *disk                       // nil: memory only
+	shared atomic.Pointer[sharedState] // nil: this instance alone
 
 	flightsMu sync.Mutex
 	flights   map[string]*flight
@@ -162,6 +167,9 @@ func Open(o Options) (*Store, error) {
 			go s.sweepLoop(o.SweepEvery)
 		}
 	}
+	if o.Shared != nil {
+		s.SetShared(o.Shared)
+	}
 	return s, nil
 }
 
@@ -197,12 +205,29 @@ func (s *Store) note(kind, result string) {
 // a damaged one, or one past its last stale window is removed from both
 // tiers and reported as absent; dropped tells which it was.
 func (s *Store) Get(key string) (e *Entry, dropped string) {
-	return s.get(key, "", s.clock())
+	return s.get(context.Background(), key, "", s.clock())
 }
 
 // get is Get; raw is the unhashed key under which a found entry joins the
-// hot set ("" for none).
-func (s *Store) get(key, raw string, now time.Time) (e *Entry, dropped string) {
+// hot set ("" for none). The local tiers are asked first; the shared tier
+// (if any) only when they hold nothing usable.
+func (s *Store) get(ctx context.Context, key, raw string, now time.Time) (e *Entry, dropped string) {
+	e, dropped = s.getLocal(key, raw, now)
+	if e != nil {
+		return e, ""
+	}
+	if st := s.shared.Load(); st != nil {
+		// After a local drop too: another instance of the new version
+		// may have stored the entry anew.
+		if e, d := s.sharedGet(ctx, st, key, raw, now); e != nil || d != "" {
+			return e, d
+		}
+	}
+	return nil, dropped
+}
+
+// getLocal looks in the memory tier, then the durable file.
+func (s *Store) getLocal(key, raw string, now time.Time) (e *Entry, dropped string) {
 	if b, err := s.mem.Get(key); err == nil {
 		if v, ok := peekVersion(b); !ok || v != s.Version() {
 			s.remove(key)
@@ -248,8 +273,8 @@ func (s *Store) get(key, raw string, now time.Time) (e *Entry, dropped string) {
 	return e, ""
 }
 
-// Put stores e under key in both tiers; the durable write is committed
-// before Put returns.
+// Put stores e under key in the local tiers and the shared one (if any);
+// the durable write is committed before Put returns.
 func (s *Store) Put(key string, e *Entry) error {
 	if !e.fits() {
 		return errors.New("cache: entry does not fit the format")
@@ -263,6 +288,7 @@ func (s *Store) Put(key string, e *Entry) error {
 			return err
 		}
 	}
+	s.sharedPut(key, b, e)
 	s.stored.Add(1)
 	return nil
 }
@@ -275,8 +301,28 @@ func (s *Store) remove(key string) {
 	}
 }
 
-// Purge removes every entry of this platform from both tiers.
+// Purge removes every entry of this platform from the local tiers and,
+// with a shared tier, from it and the other instances' local tiers. When
+// the shared tier fails, the local tiers are purged all the same and the
+// error says so.
 func (s *Store) Purge() error {
+	var serr error
+	if st := s.shared.Load(); st != nil {
+		// The shared tier first: a miss meanwhile must not fetch an old
+		// entry back into the local tiers.
+		if serr = st.tier.Purge(context.Background()); serr != nil {
+			st.failed(serr)
+			serr = fmt.Errorf("local tiers purged; shared tier not (other instances keep their entries): %w", serr)
+		}
+	}
+	if err := s.purgeLocal(); err != nil {
+		return err
+	}
+	return serr
+}
+
+// purgeLocal removes every entry from the hot set, memory and the file.
+func (s *Store) purgeLocal() error {
 	s.hot.clear()
 	if err := s.mem.Reset(); err != nil {
 		return err
@@ -331,6 +377,9 @@ type Stats struct {
 	VersionDrops   int64  `json:"version_drops"`
 	Refreshes      int64  `json:"refreshes"`
 	UpstreamErrors int64  `json:"upstream_errors"`
+	// Shared is the shared tier's figures; absent when this instance
+	// runs alone.
+	Shared *SharedStats `json:"shared,omitempty"`
 }
 
 // Stats returns the store's figures.
@@ -354,6 +403,9 @@ func (s *Store) Stats() Stats {
 	if s.disk != nil {
 		st.DiskEntries, st.DiskBytes = s.disk.stats()
 	}
+	if sh := s.shared.Load(); sh != nil {
+		st.Shared = sh.stats()
+	}
 	return st
 }
 
@@ -365,6 +417,9 @@ func (s *Store) WaitBackground() { s.bg.Wait() }
 func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
+		if old := s.shared.Swap(nil); old != nil && old.stop != nil {
+			old.stop()
+		}
 		s.flightsMu.Lock() // no refresh starts after this
 		close(s.stopSweep)
 		s.closeAll()
