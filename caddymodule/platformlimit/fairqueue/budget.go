@@ -156,6 +156,9 @@ type Admission struct {
 	At      time.Time
 	// Wait is At - Arrived.
 	Wait time.Duration
+	// Ref is another budget implementation's own record of the call (the
+	// global budget's refund token); nil for this package's budgets.
+	Ref any
 
 	// For Refund: the budget, the session charged, and the admission's
 	// entry in the budget's history.

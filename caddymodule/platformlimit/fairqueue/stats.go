@@ -38,6 +38,13 @@ type Stats struct {
 	Refunded      uint64  `json:"refunded"`
 	UnitsRefunded float64 `json:"units_refunded"`
 	UnitsSpent    float64 `json:"units_spent"`
+	// Mode is set by budgets shared between instances (globalbudget):
+	// "global" while Redis decides, "fallback" while this instance keeps
+	// its conservative local share. Empty for a budget of one process.
+	Mode string `json:"mode,omitempty"`
+	// GlobalWaiting is the number of waiting flows (a session's calls on
+	// one instance) of all instances, as of this instance's last decision.
+	GlobalWaiting int `json:"global_waiting_flows,omitempty"`
 }
 
 // Stats returns a snapshot.
