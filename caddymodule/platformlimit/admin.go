@@ -29,6 +29,10 @@ func init() {
 // no answer from the platform and gave their units back), and the heaviest clients'
 // usage with their heaviest sessions (?top=N, default 10; client
 // addresses and session keys are shown here, on the admin endpoint only).
+// With a shared store it also shows this instance's id, the mode
+// ("global", or "fallback" while Redis does not answer), the waiting flows
+// of all instances, and this instance's own totals (admitted and
+// units_spent count what this instance let through).
 type Admin struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -49,6 +53,10 @@ const adminPrefix = "/besluitbron/budget/"
 // Status is one platform's budget as the admin API shows it.
 type Status struct {
 	Platform string `json:"platform"`
+	// Instance is this instance's id on the shared store (empty without
+	// one); mode (in Stats) says whether Redis decides ("global") or this
+	// instance's conservative local share ("fallback").
+	Instance string `json:"instance,omitempty"`
 	fairqueue.Stats
 	Window   string                  `json:"window"`
 	Heaviest []fairqueue.ClientUsage `json:"heaviest"`
@@ -68,14 +76,14 @@ func serveAdmin(w http.ResponseWriter, r *http.Request) error {
 	}
 	want := strings.Trim(strings.TrimPrefix(r.URL.Path, adminPrefix), "/")
 	var out []Status
-	budgets.Range(func(key, value any) bool {
-		p := key.(string)
+	budgets.Range(func(_, value any) bool {
+		b := value.(*pooledBudget)
+		p := b.platform
 		if want != "" && p != want {
 			return true
 		}
-		b := value.(*pooledBudget)
 		st := b.Stats()
-		out = append(out, Status{Platform: p, Stats: st, Window: st.Window.String(), Heaviest: b.Heaviest(top)})
+		out = append(out, Status{Platform: p, Instance: b.instance, Stats: st, Window: st.Window.String(), Heaviest: b.Heaviest(top)})
 		return true
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Platform < out[j].Platform })

@@ -31,24 +31,29 @@ var (
 		paused:    prometheus.NewDesc("caddy_platform_limit_paused", "1 while the platform's budget is paused after a 429.", []string{"platform"}, nil),
 		refunds:   prometheus.NewDesc("caddy_platform_limit_refunds_total", "Admitted calls whose units went back to the platform's budget: they got no answer from the platform (nothing sent, or the path died first).", []string{"platform"}, nil),
 		refunded:  prometheus.NewDesc("caddy_platform_limit_units_refunded_total", "Units given back to the platform's budget by refunds.", []string{"platform"}, nil),
+		mode:      prometheus.NewDesc("caddy_platform_limit_mode", "With a shared store: 1 for the budget's current mode, global (Redis decides) or fallback (this instance's local share while Redis does not answer), 0 for the other.", []string{"platform", "mode"}, nil),
+		degraded:  prometheus.NewDesc("caddy_platform_limit_fallbacks_total", "With a shared store: switches of the platform's budget to this instance's local share.", []string{"platform"}, nil),
+		local:     prometheus.NewDesc("caddy_platform_limit_fallback_units_total", "With a shared store: units this instance admitted from its local share while Redis did not answer.", []string{"platform"}, nil),
 	}
 )
 
 // figuresCollector reads every budget's figures at scrape time.
 type figuresCollector struct {
 	queue, available, sessions, clients, spent, calls, paused, refunds, refunded *prometheus.Desc
+	mode, degraded, local                                                        *prometheus.Desc
 }
 
 func (c *figuresCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.queue, c.available, c.sessions, c.clients, c.spent, c.calls, c.paused, c.refunds, c.refunded} {
+	for _, d := range []*prometheus.Desc{c.queue, c.available, c.sessions, c.clients, c.spent, c.calls, c.paused, c.refunds, c.refunded, c.mode, c.degraded, c.local} {
 		ch <- d
 	}
 }
 
 func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
-	budgets.Range(func(key, value any) bool {
-		p := key.(string)
-		st := value.(*pooledBudget).Stats()
+	budgets.Range(func(_, value any) bool {
+		pb := value.(*pooledBudget)
+		p := pb.platform
+		st := pb.Stats()
 		ch <- prometheus.MustNewConstMetric(c.queue, prometheus.GaugeValue, float64(st.Waiting), p)
 		ch <- prometheus.MustNewConstMetric(c.available, prometheus.GaugeValue, st.Available, p)
 		ch <- prometheus.MustNewConstMetric(c.sessions, prometheus.GaugeValue, float64(st.Sessions), p)
@@ -65,6 +70,18 @@ func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
 			paused = 1
 		}
 		ch <- prometheus.MustNewConstMetric(c.paused, prometheus.GaugeValue, paused, p)
+		if pb.global != nil {
+			f := pb.global.Figures()
+			for _, m := range []string{"global", "fallback"} {
+				v := 0.0
+				if f.Mode == m {
+					v = 1
+				}
+				ch <- prometheus.MustNewConstMetric(c.mode, prometheus.GaugeValue, v, p, m)
+			}
+			ch <- prometheus.MustNewConstMetric(c.degraded, prometheus.CounterValue, float64(f.Degradations), p)
+			ch <- prometheus.MustNewConstMetric(c.local, prometheus.CounterValue, f.LocalUnits, p)
+		}
 		return true
 	})
 }

@@ -7,6 +7,7 @@
 package platformlimit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -23,6 +24,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/globalbudget"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
@@ -118,8 +120,9 @@ type Handler struct {
 	trusted  []netip.Prefix
 	sessions *session.Registry // the issued MCP sessions (the app's)
 	app      *app.App          // the config's besluitbron app, which starts it
-	budget   *fairqueue.Budget
+	budget   budget
 	clock    fairqueue.Clock
+	poolKey  string
 	pooled   bool
 	logger   *zap.Logger
 }
@@ -228,12 +231,28 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.clock = clock
 	logger := h.logger.With(zap.String("platform", h.Platform))
-	val, _, err := budgets.LoadOrNew(h.Platform, func() (caddy.Destructor, error) {
-		b, err := fairqueue.New(cfg, clock)
-		if err != nil {
-			return nil, err
+	// With a shared store, the budget lives in Redis and is shared by
+	// every instance (globalbudget); without one, in this process.
+	store := a.Shared()
+	h.poolKey = h.Platform
+	if store != nil {
+		h.poolKey = fmt.Sprintf("%s|shared|%p", h.Platform, store)
+	}
+	val, _, err := budgets.LoadOrNew(h.poolKey, func() (caddy.Destructor, error) {
+		pb := &pooledBudget{platform: h.Platform}
+		if store != nil {
+			g, err := globalbudget.New(globalbudget.Options{Platform: h.Platform, Store: store, Config: cfg, Clock: clock, Logger: logger})
+			if err != nil {
+				return nil, err
+			}
+			pb.budget, pb.global, pb.instance = g, g, store.Instance()
+		} else {
+			b, err := fairqueue.New(cfg, clock)
+			if err != nil {
+				return nil, err
+			}
+			pb.budget = b
 		}
-		pb := &pooledBudget{Budget: b}
 		pb.config = app.NewSetting(func(cfg fairqueue.Config) { pb.reconfigure(cfg, logger) })
 		return pb, nil
 	})
@@ -242,7 +261,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.pooled = true
 	pb := val.(*pooledBudget)
-	h.budget = pb.Budget
+	h.budget = pb.budget
 	// A reload's new limits apply when its config starts; a config
 	// whose handlers of one platform disagree does not load.
 	describe := func(c fairqueue.Config) string {
@@ -323,7 +342,7 @@ func (h *Handler) validate() error {
 func (h *Handler) Cleanup() error {
 	if h.pooled {
 		h.pooled = false
-		_, err := budgets.Delete(h.Platform)
+		_, err := budgets.Delete(h.poolKey)
 		return err
 	}
 	return nil
@@ -476,9 +495,27 @@ var budgets = caddy.NewUsagePool()
 // clock is the budgets' clock; tests swap it.
 var clock fairqueue.Clock = fairqueue.RealClock{}
 
+// budget is what the handler needs of a platform's budget: a
+// fairqueue.Budget in one process, or a globalbudget.Budget shared by the
+// instances on one Redis.
+type budget interface {
+	Acquire(ctx context.Context, key fairqueue.Key, cost float64) (fairqueue.Admission, error)
+	Refund(a fairqueue.Admission) bool
+	Pause(until time.Time)
+	PullDown(remaining float64, resetIn time.Duration)
+	Stats() fairqueue.Stats
+	Heaviest(n int) []fairqueue.ClientUsage
+	Used(client string) float64
+	Config() fairqueue.Config
+	SetConfig(cfg fairqueue.Config) error
+}
+
 type pooledBudget struct {
-	*fairqueue.Budget
-	config *app.Setting[fairqueue.Config] // the limits of the config in force
+	budget
+	platform string
+	global   *globalbudget.Budget           // nil without a shared store
+	instance string                         // the shared store's instance id
+	config   *app.Setting[fairqueue.Config] // the limits of the config in force
 }
 
 // reconfigure puts cfg (validated in Provision) in force in place: the
@@ -495,9 +532,15 @@ func (pb *pooledBudget) reconfigure(cfg fairqueue.Config, logger *zap.Logger) {
 		zap.Float64("capacity", cfg.Capacity), zap.Duration("window", cfg.Window))
 }
 
-// Destruct implements caddy.Destructor; a budget holds only memory and
-// stopped timers.
-func (*pooledBudget) Destruct() error { return nil }
+// Destruct implements caddy.Destructor: a local budget holds only memory
+// and stopped timers; a global one stops its goroutine and subscription
+// (its keys in Redis lapse by their TTLs).
+func (pb *pooledBudget) Destruct() error {
+	if pb.global != nil {
+		return pb.global.Close()
+	}
+	return nil
+}
 
 // Interface guards
 var (

@@ -15,9 +15,9 @@ import (
 func BudgetStats(platform string) (fairqueue.Stats, bool) {
 	var st fairqueue.Stats
 	found := false
-	budgets.Range(func(key, value any) bool {
-		if key.(string) == platform {
-			st, found = value.(*pooledBudget).Stats(), true
+	budgets.Range(func(_, value any) bool {
+		if pb := value.(*pooledBudget); pb.platform == platform {
+			st, found = pb.Stats(), true
 			return false
 		}
 		return true
