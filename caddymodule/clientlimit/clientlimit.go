@@ -63,7 +63,16 @@ var now = time.Now
 //     session passes its session's bucket alone, as a client of its own.
 //
 // A request passes all layers or none: a refused request consumes nothing
-// in any layer. In-process sub-requests (MCP tool calls, marked with
+// in any layer.
+//
+// With a shared store (the besluitbron app's store setting, for several
+// instances on one Redis) the session and address buckets are global: a
+// client spreading its requests over the instances meets the same limits
+// as on one. The process and connector layers stay per process. While the
+// store is degraded each instance judges sessions and addresses on a
+// local share of the limits (rate and burst ÷ the app's instances) and
+// rejoins by itself; no request fails because Redis did
+// (docs/inbound-limits.md). In-process sub-requests (MCP tool calls, marked with
 // session.WithInternal) pass uncounted: the tool call was counted already.
 //
 // Every answer that passed carries RateLimit-Limit, RateLimit-Remaining
@@ -157,6 +166,7 @@ type Handler struct {
 	logger        *zap.Logger
 	requests      [3]counter // allowed, rejected, internal
 	rejectedLayer [5]counter // by inbound.Layer
+	tier          [3]counter // by inbound.Tier (shared store only)
 }
 
 // LimitConfig is one layer's limit: a bucket of Burst requests refilled at
@@ -275,6 +285,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	for _, l := range []inbound.Layer{inbound.LayerSession, inbound.LayerAddress, inbound.LayerConnector, inbound.LayerProcess} {
 		h.rejectedLayer[l] = rejectedTotal.WithLabelValues(h.Zone, l.String())
 	}
+	for _, t := range []inbound.Tier{inbound.TierShared, inbound.TierShare} {
+		h.tier[t] = tierTotal.WithLabelValues(h.Zone, t.String())
+	}
+	// With a shared store the session and address buckets are global;
+	// the store in force is the running config's (staged like the limits).
+	if err := h.zone.store.Stage(a, a.Shared(), true, describeStore); err != nil {
+		return fmt.Errorf("zone %s: %w", h.Zone, err)
+	}
 	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
 	}
@@ -316,7 +334,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			c.Address = "" // a trusted source's session is a client of its own
 		}
 	}
-	d := h.zone.zone.Allow(now(), h.process.bucket, c)
+	d := h.zone.zone.AllowContext(r.Context(), now(), h.process.bucket, c)
+	if d.Tier != inbound.TierLocal {
+		h.tier[d.Tier].Inc()
+	}
 	if d.Layer != inbound.LayerNone {
 		// Canonical keys set directly, with one allocation for the three
 		// values: this runs on every request.

@@ -28,6 +28,12 @@ var (
 		Name:      "keys",
 		Help:      "Sessions and addresses a zone remembers (after the last sweep; idle keys are dropped every minute).",
 	}, []string{"zone"})
+	tierTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "caddy",
+		Subsystem: "client_limit",
+		Name:      "tier_total",
+		Help:      "With a shared store: requests whose session and address buckets were judged in the store (tier shared) or, while it was degraded, on this instance's local share of the limits (tier local_share), by zone.",
+	}, []string{"zone", "tier"})
 	evictedGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: "caddy",
 		Subsystem: "client_limit",
@@ -40,7 +46,7 @@ func registerMetrics(reg *prometheus.Registry) error {
 	if reg == nil {
 		return nil
 	}
-	for _, c := range []prometheus.Collector{requestsTotal, rejectedTotal, keysGauge, evictedGauge} {
+	for _, c := range []prometheus.Collector{requestsTotal, rejectedTotal, tierTotal, keysGauge, evictedGauge} {
 		if err := reg.Register(c); err != nil {
 			var already prometheus.AlreadyRegisteredError
 			if !errors.As(err, &already) {

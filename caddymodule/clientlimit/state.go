@@ -8,6 +8,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
+	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 )
 
 // pool holds the limiter state, so it survives config reloads: the key
@@ -44,6 +45,7 @@ type zoneState struct {
 	name     string
 	zone     *inbound.Zone
 	settings *app.Setting[inbound.Config]
+	store    *app.Setting[*sharedstore.Store] // the running config's shared store, or nil
 	stop     chan struct{}
 	stopped  sync.WaitGroup
 }
@@ -51,6 +53,7 @@ type zoneState struct {
 func newZoneState(name string) *zoneState {
 	z := &zoneState{name: name, zone: inbound.NewZone(inbound.Config{MaxKeys: defaultMaxKeys}), stop: make(chan struct{})}
 	z.settings = app.NewSetting(z.zone.Configure)
+	z.store = app.NewSetting(z.useStore)
 	z.stopped.Add(1)
 	go z.sweep()
 	return z
@@ -67,11 +70,36 @@ func (z *zoneState) sweep() {
 		case <-z.stop:
 			return
 		case <-t.C:
+			if g := z.zone.Global(); g != nil {
+				g.Share().Sweep(now())
+			}
 			n := z.zone.Keys().Sweep(now())
 			keysGauge.WithLabelValues(z.name).Set(float64(n))
 			evictedGauge.WithLabelValues(z.name).Set(float64(z.zone.Keys().Evicted()))
 		}
 	}
+}
+
+// useStore puts the zone's session and address buckets in store (nil: in
+// this process). The same store again keeps the buckets as they are.
+func (z *zoneState) useStore(store *sharedstore.Store) {
+	switch g := z.zone.Global(); {
+	case store == nil:
+		z.zone.SetGlobal(nil)
+	case g == nil || g.Store() != store:
+		z.zone.SetGlobal(inbound.NewGlobal(store, z.name, z.zone.Keys().MaxKeys(), callerClock))
+	}
+}
+
+// callerClock makes global buckets run on the handler's clock (now)
+// instead of Redis's; tests that replace now set it.
+var callerClock = false
+
+func describeStore(s *sharedstore.Store) string {
+	if s == nil {
+		return "no shared store"
+	}
+	return "a shared store"
 }
 
 // Destruct implements caddy.Destructor: the last config using the zone is

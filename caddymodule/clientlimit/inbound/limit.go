@@ -171,6 +171,9 @@ type Decision struct {
 	Limit     int
 	Remaining int
 	Reset     time.Duration
+	// Tier says where the session and address buckets were judged:
+	// TierLocal without a shared store.
+	Tier Tier
 }
 
 // RetryAfterSeconds is RetryAfter rounded up to whole seconds (at least 1

@@ -1,6 +1,7 @@
 package inbound
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 )
@@ -30,6 +31,7 @@ type Zone struct {
 	keys      *Keyed
 	session   atomic.Pointer[Limit]
 	address   atomic.Pointer[Limit]
+	global    atomic.Pointer[Global] // session and address buckets in a shared store, or nil
 }
 
 // NewZone returns a zone with every bucket full.
@@ -52,6 +54,14 @@ func (z *Zone) Configure(cfg Config) {
 // Keys returns the zone's session and address buckets.
 func (z *Zone) Keys() *Keyed { return z.keys }
 
+// SetGlobal keeps the session and address buckets in a shared store from
+// now on (nil: in this process again). The local buckets keep their fill
+// for a switch back.
+func (z *Zone) SetGlobal(g *Global) { z.global.Store(g) }
+
+// Global returns the shared-store buckets in use, or nil.
+func (z *Zone) Global() *Global { return z.global.Load() }
+
 // Allow judges one request of client c at now; process is the shared
 // process bucket (nil for none). The request is counted in every layer if
 // every layer lets it pass, and in none otherwise.
@@ -69,6 +79,15 @@ func (z *Zone) Keys() *Keyed { return z.keys }
 // request refused at its own keys, the usual case of a flooding client,
 // thus writes nothing shared.
 func (z *Zone) Allow(now time.Time, process *Bucket, c Client) Decision {
+	return z.AllowContext(context.Background(), now, process, c)
+}
+
+// AllowContext is Allow; with a shared store (SetGlobal) ctx bounds the
+// store's call, and the session and address buckets are global.
+func (z *Zone) AllowContext(ctx context.Context, now time.Time, process *Bucket, c Client) Decision {
+	if g := z.global.Load(); g != nil {
+		return z.allowGlobal(ctx, now, process, c, g)
+	}
 	t := now.UnixNano()
 	var rs [4]result
 	var hs [2]uint64
@@ -122,6 +141,51 @@ func (z *Zone) Allow(now time.Time, process *Bucket, c Client) Decision {
 			z.connector.undo(rs[2])
 		}
 	}
+	return refusedDecision(&rs, &layers)
+}
+
+// allowGlobal is Allow with the session and address buckets in the shared
+// store. The local layers go first, so a request they refuse costs the
+// store only a look (for the longest wait); a request the store refuses
+// gives back what it reserved in them.
+func (z *Zone) allowGlobal(ctx context.Context, now time.Time, process *Bucket, c Client, g *Global) Decision {
+	t := now.UnixNano()
+	var rs [4]result
+	layers := [4]Layer{LayerSession, LayerAddress, LayerConnector, LayerProcess}
+	rs[2] = z.connector.reserve(t)
+	refused := !rs[2].ok
+	switch {
+	case process == nil:
+		rs[3] = unlimitedResult
+	case refused:
+		rs[3] = process.peek(t)
+	default:
+		rs[3] = process.reserve(t)
+		if !rs[3].ok {
+			refused = true
+			z.connector.undo(rs[2])
+		}
+	}
+	tier := g.judge(ctx, t, c, [2]*Limit{z.session.Load(), z.address.Load()}, refused, &rs)
+	if !refused && (!rs[0].ok || !rs[1].ok) {
+		refused = true
+		z.connector.undo(rs[2])
+		if process != nil {
+			process.undo(rs[3])
+		}
+	}
+	var d Decision
+	if refused {
+		d = refusedDecision(&rs, &layers)
+	} else {
+		d = allowedDecision(&rs, &layers)
+	}
+	d.Tier = tier
+	return d
+}
+
+// refusedDecision names the refusing layers and the longest wait.
+func refusedDecision(rs *[4]result, layers *[4]Layer) Decision {
 	d := Decision{}
 	for i, r := range rs {
 		if r.ok {
