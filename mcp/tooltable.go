@@ -24,6 +24,7 @@ var (
 func init() {
 	connectorTools = []toolSpec{
 		typed("besluitbron_platforms", "Platforms and their health", costFree, platformsDesc, (*connector).platformsTool),
+		typed("search_all", "Search every platform at once", costBudget, searchAllDesc, (*connector).searchAll),
 	}
 	toolTable = []platformTools{
 		{platforms.OBV, []toolSpec{

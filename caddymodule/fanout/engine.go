@@ -50,7 +50,10 @@ func (systemClock) AfterFunc(d time.Duration, f func()) interface{ Stop() bool }
 // short enough for a person at a search box.
 const DefaultDeadline = 8 * time.Second
 
-// MaxDeadline bounds Options.Deadline.
+// DefaultGrace is how long a platform call may go on after the deadline.
+const DefaultGrace = time.Minute
+
+// MaxDeadline bounds Options.Deadline and Options.Grace.
 const MaxDeadline = 2 * time.Minute
 
 // ErrDeadline is the cause of a platform's context when the search's
@@ -74,6 +77,13 @@ type Options struct {
 	// Deadline is the one deadline for all platforms of a search;
 	// default DefaultDeadline, at most MaxDeadline.
 	Deadline time.Duration
+	// Grace is how long a platform's call may go on after the deadline
+	// (the search has returned without it), so that its answer lands in
+	// the cache and the next search for the same question finds it there;
+	// default DefaultGrace, at most MaxDeadline; negative: cancel it at the
+	// deadline. A caller that goes away does not cut it short either: the
+	// work was asked for, and its answer serves whoever asks next.
+	Grace time.Duration
 	// Clock is the time source; default the system clock.
 	Clock Clock
 	// TKRoot is the Tweede Kamer's OData root (default tk.DefaultRoot),
@@ -88,6 +98,7 @@ type Engine struct {
 	do        Doer
 	platforms []string
 	deadline  time.Duration
+	grace     time.Duration
 	clock     Clock
 	tkRoot    string
 	oa        oa.Endpoints
@@ -99,7 +110,15 @@ func New(o Options) (*Engine, error) {
 	if o.Do == nil {
 		return nil, errors.New("fanout: no Doer to reach the platforms")
 	}
-	e := &Engine{do: o.Do, deadline: o.Deadline, clock: o.Clock, tkRoot: o.TKRoot, oa: o.OA.WithDefaults()}
+	e := &Engine{do: o.Do, deadline: o.Deadline, grace: o.Grace, clock: o.Clock, tkRoot: o.TKRoot, oa: o.OA.WithDefaults()}
+	switch {
+	case e.grace == 0:
+		e.grace = DefaultGrace
+	case e.grace < 0:
+		e.grace = 0
+	case e.grace > MaxDeadline:
+		return nil, fmt.Errorf("fanout: grace %v is out of range: use at most %v", o.Grace, MaxDeadline)
+	}
 	if e.deadline == 0 {
 		e.deadline = DefaultDeadline
 	}
@@ -203,6 +222,19 @@ func (e *Engine) Search(ctx context.Context, q Query, progress func(Outcome, []H
 	defer cancel(nil)
 	timer := e.clock.AfterFunc(e.deadline, func() { cancel(ErrDeadline) })
 	defer timer.Stop()
+	// The platform calls run on their own context: Search stops waiting
+	// at the deadline (or when its caller goes), the calls end at the
+	// deadline plus the grace, so a late answer still fills the cache.
+	runCtx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
+	graceTimer := e.clock.AfterFunc(e.deadline+e.grace, func() { stop(ErrDeadline) })
+	var running sync.WaitGroup
+	defer func() {
+		go func() {
+			running.Wait()
+			graceTimer.Stop()
+			stop(nil)
+		}()
+	}()
 
 	// Buffered for every platform: a platform that finishes after the
 	// deadline never blocks, and Search never waits for it.
@@ -217,7 +249,11 @@ func (e *Engine) Search(ctx context.Context, q Query, progress func(Outcome, []H
 			continue
 		}
 		pending++
-		go func() { results <- e.run(ctx, i, k, q, start) }()
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			results <- e.run(runCtx, i, k, q, start)
+		}()
 	}
 	finish := func(d done) {
 		res.Outcomes[d.i], perPlatform[d.i] = d.outcome, d.hits
@@ -263,7 +299,10 @@ func (e *Engine) timedOut(ctx context.Context, k string, start time.Time) Outcom
 	o := outcomeOf(k, StateTimeout)
 	o.TookMS = e.clock.Now().Sub(start).Milliseconds()
 	if errors.Is(context.Cause(ctx), ErrDeadline) {
-		o.Error = fmt.Sprintf("no answer within the search's deadline of %v; asking again later may come from the cache", e.deadline)
+		o.Error = fmt.Sprintf("no answer within the search's deadline of %v", e.deadline)
+		if e.grace > 0 {
+			o.Error += fmt.Sprintf("; the request goes on for up to %v more, so asking again soon may come from the cache", e.grace)
+		}
 	} else {
 		o.Error = "the search was cancelled before the platform answered"
 	}

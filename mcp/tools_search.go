@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/besluitbron/besluitbron/caddymodule/fanout"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
+)
+
+// searchAllDesc says what search_all costs in the platforms table's words
+// (OpenBesluitvorming's price for a search), like obv_search's.
+var searchAllDesc = searchAllDescFor(obv.SearchCost())
+
+func searchAllDescFor(price platforms.Cost) string {
+	obvCost := price.String()
+	if price.Param == "limit" && price.Per > 0 {
+		obvCost += fmt.Sprintf(" (limit %d = %s, %d = %s)", fanout.DefaultLimit, platforms.FormatUnits(price.UnitsFor(fanout.DefaultLimit)),
+			fanout.MaxLimit, platforms.FormatUnits(price.UnitsFor(fanout.MaxLimit)))
+	}
+	return fmt.Sprintf(`Ask one question of every platform this connector offers at once and get one merged answer: hits newest first (platform, type, id, title, date, organisation, snippet, link), where one document found on several platforms under a shared identifier (a kamerstuk number, a Tweede Kamer document number, an ECLI) is one hit with links to the others (also). Each platform's outcome is named: answered, cache, timeout, over_budget (with retry_after_seconds), failed, or skipped with the reason (Tweede Kamer and OpenTK have no organisation filter; Rechtspraak has no free text and answers only for an ECLI in the query or a court as organisation). A partial answer is an answer: the platforms that did not answer within the deadline (%v) are named. Fetch a hit's text with its platform's fetch tool.
+Cost: one search on each platform at once, each against that platform's own budget exactly as its search tool: at OpenBesluitvorming a search costs %s of the budget all BesluitBron users share; OpenTK's full-text search is heavy for the platform. Asking the same question again (here, on the search page or through an app) comes from the cache. Narrow with platforms when you need only some.`, fanout.DefaultDeadline, obvCost)
+}
+
+type searchAllIn struct {
+	Query        string `json:"query,omitempty" jsonschema_description:"Words to find, in each platform's own syntax (most require all words). Optional when organisation is given. An ECLI in the query is looked up at Rechtspraak."`
+	Organisation string `json:"organisation,omitempty" jsonschema_description:"One body: an OpenBesluitvorming key (utrecht; see obv_sources), an issuing body for official publications (Bergeijk), a court for Rechtspraak (HR). Skips platforms without such a filter."`
+	Platforms    string `json:"platforms,omitempty" jsonschema_description:"Only these platforms: keys separated by commas, e.g. obv,tk (see besluitbron_platforms); default every platform of this connector."`
+	Limit        int    `json:"limit,omitempty" jsonschema_description:"Hits asked of each platform. Larger pages cost OpenBesluitvorming more budget (see Cost)." jsonschema_extras:"minimum=1,maximum=50,default=10"`
+	datesIn
+}
+
+type searchAllOut struct {
+	resultMeta
+	fanout.Result
+}
+
+// engineSlot is a connector's engine for one version of its settings: a
+// reload makes a new one (platforms, TK root, OA endpoints may change).
+type engineSlot struct {
+	s *settings
+	e *fanout.Engine
+}
+
+var searchEngines sync.Map // *connector -> engineSlot
+
+// engine returns the fan-out engine over the connector's platforms.
+func (c *connector) engine() (*fanout.Engine, error) {
+	s := c.settings()
+	if v, ok := searchEngines.Load(c); ok && v.(engineSlot).s == s {
+		return v.(engineSlot).e, nil
+	}
+	e, err := fanout.New(fanout.Options{Do: c.searchDo, Platforms: s.platforms, TKRoot: s.tkRoot, OA: s.oa})
+	if err != nil {
+		return nil, err
+	}
+	searchEngines.Store(c, engineSlot{s: s, e: e})
+	return e, nil
+}
+
+// searchDo is the engine's way to the platforms: the tool call's own
+// sub-requests (same session, same route as every tool), kept in the
+// connector's health as the other tools' calls are.
+func (c *connector) searchDo(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+	o, ok := subrequest.OriginFrom(ctx)
+	if !ok {
+		return nil, fmt.Errorf("the tool call has no Caddy server to send its platform request to")
+	}
+	a, err := subrequest.Do(ctx, o, platform, req)
+	now := time.Now()
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			c.health.record(platform, a, err.Error(), 0, now)
+		}
+	case a.OK():
+		c.health.record(platform, a, "", 0, now)
+	default:
+		retry, _ := subrequest.RetryAfter(a.Header, now)
+		c.health.record(platform, a, fmt.Sprintf("HTTP %d", a.Status), retry, now)
+	}
+	return a, err
+}
+
+func (c *connector) searchAll(ctx context.Context, in searchAllIn) (*searchAllOut, *mcpgo.CallToolResult) {
+	e, err := c.engine()
+	if err != nil {
+		return nil, mcpgo.NewToolResultError("internal error: " + err.Error())
+	}
+	q := fanout.Query{Words: in.Query, From: in.DateFrom, To: in.DateTo, Organisation: in.Organisation, Limit: in.Limit}
+	for _, k := range strings.Split(in.Platforms, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			q.Platforms = append(q.Platforms, k)
+		}
+	}
+	if err := e.Check(q); err != nil {
+		return nil, invalid(err)
+	}
+	res := e.Search(ctx, q, nil)
+	m := resultMeta{Platform: "besluitbron", FromCache: true}
+	asked := 0
+	for _, o := range res.Outcomes {
+		if o.State == fanout.StateSkipped {
+			continue
+		}
+		asked++
+		m.FromCache = m.FromCache && o.State == fanout.StateCache
+		m.QueueWaitMS += o.QueueWaitMS
+	}
+	m.FromCache = m.FromCache && asked > 0
+	return &searchAllOut{resultMeta: m, Result: res}, nil
+}
