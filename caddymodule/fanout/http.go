@@ -31,10 +31,14 @@ const maxQueryBytes = 4096
 func ParseQuery(v url.Values) (Query, error) {
 	q := Query{Words: v.Get(ParamWords), From: strings.TrimSpace(v.Get(ParamFrom)), To: strings.TrimSpace(v.Get(ParamTo)),
 		Organisation: strings.TrimSpace(v.Get(ParamOrganisation))}
-	if _, ok := v["organization"]; ok && q.Organisation == "" { // the American spelling, as obv_search takes it
-		q.Organisation = strings.TrimSpace(v.Get("organization"))
+	// Other spellings: the American one obv_search takes, and the search
+	// page's form fields (org, one platform per checkbox).
+	for _, alias := range []string{"organization", "org"} {
+		if q.Organisation == "" {
+			q.Organisation = strings.TrimSpace(v.Get(alias))
+		}
 	}
-	for _, list := range v[ParamPlatforms] {
+	for _, list := range append(v[ParamPlatforms], v["platform"]...) {
 		for _, k := range strings.Split(list, ",") {
 			if k = strings.TrimSpace(k); k != "" {
 				q.Platforms = append(q.Platforms, k)

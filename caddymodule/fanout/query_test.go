@@ -110,6 +110,11 @@ func TestServeJSON(t *testing.T) {
 		t.Errorf("result: %d outcomes, limit %d, %d hits", len(res.Outcomes), res.Query.Limit, len(res.Hits))
 	}
 	_ = m
+	// The page's form spells them org and platform (one per checkbox).
+	q, err := ParseQuery(url.Values{"q": {"x"}, "org": {" utrecht "}, "platform": {"obv", "tk"}})
+	if err != nil || q.Organisation != "utrecht" || strings.Join(q.Platforms, ",") != "obv,tk" {
+		t.Errorf("org/platform: %+v %v", q, err)
+	}
 	for _, tc := range []struct{ query, want string }{
 		{"", "give words"},
 		{"q=a&limit=lots", "not a number"},
