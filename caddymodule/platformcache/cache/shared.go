@@ -87,6 +87,9 @@ type sharedState struct {
 	waitMu sync.Mutex
 	waits  map[string][]chan struct{} // keys this instance waits for
 
+	lookupMu sync.Mutex
+	lookups  map[string]*lookup // shared-tier reads under way, by key
+
 	hits, misses, errs, skipped   atomic.Int64
 	coalesced, leads, takeovers   atomic.Int64
 	keptForRemote, purgesReceived atomic.Int64
@@ -97,7 +100,7 @@ type sharedState struct {
 func (s *Store) SetShared(t Shared) {
 	var st *sharedState
 	if t != nil {
-		st = &sharedState{tier: t, waits: map[string][]chan struct{}{}}
+		st = &sharedState{tier: t, waits: map[string][]chan struct{}{}, lookups: map[string]*lookup{}}
 		st.stop = t.Watch(st.wake, s.purgedElsewhere)
 	}
 	if old := s.shared.Swap(st); old != nil && old.stop != nil {
@@ -129,7 +132,43 @@ func (st *sharedState) failed(err error) {
 // A found entry is checked as the local tiers check theirs (version,
 // damage, last stale window) and promoted to memory; bad ones are removed
 // from the shared tier too.
+// Identical lookups at the same moment share one read: a burst of misses
+// for one key costs Redis one GET, not one per caller.
 func (s *Store) sharedGet(ctx context.Context, st *sharedState, key, raw string, now time.Time) (e *Entry, dropped string) {
+	st.lookupMu.Lock()
+	if l := st.lookups[key]; l != nil {
+		st.lookupMu.Unlock()
+		select {
+		case <-l.done:
+			return l.e, l.dropped
+		case <-ctx.Done():
+			return nil, ""
+		}
+	}
+	l := &lookup{done: make(chan struct{})}
+	st.lookups[key] = l
+	st.lookupMu.Unlock()
+	defer func() {
+		st.lookupMu.Lock()
+		delete(st.lookups, key)
+		st.lookupMu.Unlock()
+		l.e, l.dropped = e, dropped
+		close(l.done)
+	}()
+	// The read is not the first caller's alone: its hanging up must not
+	// fail the others' lookup (the tier's deadline bounds it).
+	return s.sharedRead(context.WithoutCancel(ctx), st, key, raw, now)
+}
+
+// lookup is one shared-tier read that identical lookups wait for.
+type lookup struct {
+	done    chan struct{}
+	e       *Entry
+	dropped string
+}
+
+// sharedRead reads key from the shared tier.
+func (s *Store) sharedRead(ctx context.Context, st *sharedState, key, raw string, now time.Time) (e *Entry, dropped string) {
 	b, err := st.tier.Get(ctx, key)
 	if err != nil {
 		st.failed(err)

@@ -104,7 +104,11 @@ func TestShared200MissesOverThreeInstancesOneUpstreamCall(t *testing.T) {
 		go func(i int) { defer wg.Done(); recs[i] = do(t, stores[i%3], listPolicy, u, get("/big")) }(i)
 	}
 	eventually(t, "200 callers waiting", func() bool {
-		return stores[0].Waiting()+stores[1].Waiting()+stores[2].Waiting() == n && u.calls.Load() == 1
+		w := stores[0].Waiting() + stores[1].Waiting() + stores[2].Waiting()
+		if u.calls.Load() > 1 {
+			t.Fatalf("%d upstream calls, waiting %d, shared %+v %+v %+v", u.calls.Load(), w, stores[0].Stats().Shared, stores[1].Stats().Shared, stores[2].Stats().Shared)
+		}
+		return w == n && u.calls.Load() == 1
 	})
 	close(release)
 	wg.Wait()
