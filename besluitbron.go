@@ -22,5 +22,6 @@ import (
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy"
+	_ "github.com/besluitbron/besluitbron/caddymodule/site"
 	_ "github.com/besluitbron/besluitbron/mcp"
 )

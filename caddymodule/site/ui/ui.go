@@ -215,7 +215,7 @@ func (v SearchView) Heading() string {
 type ReaderView struct {
 	Page
 	Platform, PlatformName, ID, Type, Title, Date, Organisation string
-	SourceURL, BackURL, PrevURL, NextURL                        string
+	SourceURL, SourceHost, BackURL, PrevURL, NextURL            string
 	Text                                                        string
 	From, To, Total                                             int
 	Error                                                       string

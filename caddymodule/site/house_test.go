@@ -1,0 +1,74 @@
+package site_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
+)
+
+// repoRoot is the module root, two folders up.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// offlineHouse runs the default Caddyfile with every platform served by
+// its emulator (Caddyfile.offline), as ./xcaddy.sh offline does, in a
+// child process of the offline binary (product plus emulators), each
+// emulator on a free port. It returns the site's base URL.
+func offlineHouse(t *testing.T) string {
+	t.Helper()
+	root := repoRoot(t)
+	main, err := os.ReadFile(filepath.Join(root, "Caddyfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	offline, err := os.ReadFile(filepath.Join(root, "Caddyfile.offline"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	emulators := map[string][]string{}
+	site := regexp.MustCompile(`(?s)http://:(\d+) \{\n(.*?)\n\}\n`)
+	key := regexp.MustCompile(`besluitbron_emulator (\w+)`)
+	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
+	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
+		m := site.FindStringSubmatch(block)
+		port := strconv.Itoa(testcaddy.FreePort(t))
+		base := "http://127.0.0.1:" + port
+		if p := prefix.FindStringSubmatch(m[2]); p != nil {
+			base += p[1]
+		}
+		k := key.FindStringSubmatch(m[2])[1]
+		emulators[k] = append(emulators[k], base)
+		return strings.Replace(block, ":"+m[1]+" {", ":"+port+" {", 1)
+	})
+	text = strings.Replace(text, "import Caddyfile", string(main), 1)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port := testcaddy.FreePort(t)
+	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	env := []string{
+		"BESLUITBRON_PORT=" + strconv.Itoa(port),
+		"BESLUITBRON_ADMIN=localhost:" + strconv.Itoa(testcaddy.FreePort(t)),
+		"BESLUITBRON_ALLOW_PRIVATE=127.0.0.1/8",
+		"BESLUITBRON_CONTACT=test@example.org",
+	}
+	for _, p := range platforms.All() {
+		env = append(env, p.EnvVar+"="+strings.Join(emulators[p.Key], " "))
+	}
+	testcaddy.StartBinary(t, testcaddy.OfflineBinary(t), path, dir, base+"/status.json", env...)
+	return base
+}

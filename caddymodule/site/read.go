@@ -1,0 +1,148 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
+	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
+)
+
+// maxOffset bounds the reader's offset (as the fetch tools' schema does).
+const maxOffset = 1 << 30
+
+// serveRead is the reader view: /lezen?platform=&id=[&type=][&offset=].
+func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	pg := h.page(r, "", "search")
+	platform, id, kind := q.Get("platform"), q.Get("id"), q.Get("type")
+	offset := 0
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxOffset {
+			return h.renderError(w, r, http.StatusBadRequest, pg.F("error.bad", fmt.Sprintf("offset must be a number from 0 to %d", maxOffset)))
+		}
+		offset = n
+	}
+	if !h.offers(platform) || !reader.Readable(platform) {
+		return h.renderError(w, r, http.StatusBadRequest, pg.F("error.bad", fmt.Sprintf("the reader reads documents of %v, not %q", h.readablePlatforms(), platform)))
+	}
+	o, err := origin(r)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(subrequest.WithOrigin(r.Context(), o), time.Duration(h.Deadline))
+	defer cancel()
+	view := ui.ReaderView{Page: pg, Platform: platform, PlatformName: h.platformName(platform), ID: id, Type: kind,
+		BackURL: pg.Link("/")}
+	if ref := r.URL.Query().Get("back"); ref != "" && len(ref) < 2000 && ref[0] == '/' && (len(ref) == 1 || ref[1] != '/') {
+		view.BackURL = ref // only a path of this site
+	}
+	d, err := h.reader.Fetch(ctx, platform, id, kind)
+	if err != nil {
+		status, msg := readFailure(err)
+		view.Title = pg.T("reader.title")
+		view.Page.Title = view.Title
+		view.Error = pg.F("reader.error", msg)
+		var ce *reader.CallError
+		if errors.As(err, &ce) && ce.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(ce.RetryAfter))
+		}
+		return h.render(w, r, status, "reader", view)
+	}
+	view.Title, view.Date, view.Organisation, view.SourceURL = d.Title, d.Date, d.Source, d.URL
+	if view.SourceURL == "" {
+		view.SourceURL = sourceLink(q.Get("src"))
+	}
+	if u, err := url.Parse(view.SourceURL); err == nil {
+		view.SourceHost = u.Host
+	}
+	if d.Type != "" {
+		view.Type = d.Type
+	}
+	view.Page.Title = d.Title
+	if view.Page.Title == "" {
+		view.Page.Title = id
+	}
+	tp := adapters.PageText(d.Text, offset, h.PageChars)
+	view.Text, view.From, view.Total = tp.Text, tp.Offset, tp.TotalChars
+	view.To = tp.Offset + len([]rune(tp.Text))
+	link := func(off int) string {
+		v := url.Values{"platform": {platform}, "id": {id}}
+		if kind != "" {
+			v.Set("type", kind)
+		}
+		if src := q.Get("src"); sourceLink(src) != "" {
+			v.Set("src", src)
+		}
+		if off > 0 {
+			v.Set("offset", strconv.Itoa(off))
+		}
+		return pg.LinkQ(pathRead, v)
+	}
+	if tp.NextOffset > 0 {
+		view.NextURL = link(tp.NextOffset)
+	}
+	if tp.Offset > 0 {
+		view.PrevURL = link(max(0, tp.Offset-h.PageChars))
+	}
+	return h.render(w, r, http.StatusOK, "reader", view)
+}
+
+// maxSourceLen bounds a source link carried in the reader's address.
+const maxSourceLen = 1000
+
+// sourceLink keeps a source link from the reader's address only when it
+// is an absolute http(s) URL of sane length; the page shows its host
+// beside it, so a crafted address cannot hide where the link goes.
+func sourceLink(s string) string {
+	if s == "" || len(s) > maxSourceLen {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return ""
+	}
+	return u.String()
+}
+
+// readFailure maps a reader error to a status and a message.
+func readFailure(err error) (int, string) {
+	var ce *reader.CallError
+	switch {
+	case errors.Is(err, reader.ErrInvalid):
+		return http.StatusBadRequest, err.Error()
+	case errors.As(err, &ce) && ce.Status == http.StatusNotFound:
+		return http.StatusNotFound, ce.Error()
+	case errors.As(err, &ce) && (ce.OverBudget || ce.Status == http.StatusTooManyRequests):
+		return http.StatusServiceUnavailable, ce.Error()
+	case errors.As(err, &ce):
+		return http.StatusBadGateway, ce.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout, "the platform did not answer in time"
+	}
+	return http.StatusBadGateway, err.Error()
+}
+
+// offers tells whether the site searches and reads the platform.
+func (h *Handler) offers(platform string) bool {
+	_, ok := h.names[platform]
+	return ok
+}
+
+func (h *Handler) readablePlatforms() []string {
+	var out []string
+	for _, k := range h.Platforms {
+		if reader.Readable(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}

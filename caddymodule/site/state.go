@@ -1,0 +1,133 @@
+package site
+
+import (
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache"
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+	"github.com/besluitbron/besluitbron/caddymodule/platformlimit"
+	"github.com/besluitbron/besluitbron/caddymodule/site/rolling"
+)
+
+// state is the site's process-wide state, shared by every
+// besluitbron_site handler and kept across reloads (a UsagePool): the
+// readings behind the last-hour figures, and what the page's own calls
+// saw of each platform. It holds no client address and no session.
+type state struct {
+	window *rolling.Window
+	stop   chan struct{}
+	done   chan struct{}
+
+	mu     sync.Mutex
+	recent map[string]seen
+}
+
+// seen is the last outcome of the page's own calls to a platform.
+type seen struct {
+	ok  bool
+	at  time.Time
+	why string
+}
+
+const (
+	stateKey = "besluitbron_site"
+	// span is the window of the cache hit ratio and the waits; a reading
+	// is taken every step (and when the status page is asked for).
+	span = time.Hour
+	step = time.Minute
+	// recentFor is how long a page call's outcome says whether a
+	// platform is reachable.
+	recentFor = 15 * time.Minute
+)
+
+var states = caddy.NewUsagePool()
+
+func acquireState() (*state, error) {
+	v, _, err := states.LoadOrNew(stateKey, func() (caddy.Destructor, error) {
+		s := &state{window: rolling.New(span, step), stop: make(chan struct{}), done: make(chan struct{}), recent: map[string]seen{}}
+		go s.loop()
+		return s, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*state), nil
+}
+
+func releaseState() { _, _ = states.Delete(stateKey) }
+
+// Destruct stops the readings.
+func (s *state) Destruct() error {
+	close(s.stop)
+	<-s.done
+	return nil
+}
+
+// loop takes a reading of every platform each step, so the last hour is
+// covered even when nobody looks at the status page.
+func (s *state) loop() {
+	defer close(s.done)
+	t := time.NewTicker(step)
+	defer t.Stop()
+	s.read(time.Now())
+	for {
+		select {
+		case <-s.stop:
+			return
+		case now := <-t.C:
+			s.read(now)
+		}
+	}
+}
+
+// readings are the platforms' cumulative figures now, per window key:
+// "cache:<key>" (hits of lookups), "up:<key>" (answers stored of answers
+// stored plus upstream errors) and "wait:<key>" (the wait histogram).
+func readings(now time.Time) map[string]rolling.Reading {
+	out := map[string]rolling.Reading{}
+	for _, st := range platformcache.StoreStats() {
+		out["cache:"+st.Platform] = rolling.Reading{At: now, Hits: hits(st), Lookups: lookups(st)}
+		out["up:"+st.Platform] = rolling.Reading{At: now, Hits: st.Stored, Lookups: st.Stored + st.UpstreamErrors}
+	}
+	for _, k := range allKeys() {
+		if _, ok := platformlimit.BudgetStats(k); !ok {
+			continue
+		}
+		bounds, cum, count := platformlimit.WaitHistogram(k)
+		out["wait:"+k] = rolling.Reading{At: now, Bounds: bounds, Wait: cum, Count: count}
+	}
+	return out
+}
+
+// hits counts the lookups the cache answered itself, fresh or stale.
+func hits(st cache.Stats) int64 { return st.Hits + st.Stale }
+
+// lookups counts every lookup that could have been a hit (bypassed
+// requests, which the cache never keeps, are not).
+func lookups(st cache.Stats) int64 { return st.Hits + st.Stale + st.Misses + st.Coalesced }
+
+func (s *state) read(now time.Time) {
+	for k, r := range readings(now) {
+		s.window.Add(k, r)
+	}
+}
+
+// record keeps the outcome of one of the page's own platform calls.
+func (s *state) record(platform string, ok bool, why string, now time.Time) {
+	s.mu.Lock()
+	s.recent[platform] = seen{ok: ok, at: now, why: why}
+	s.mu.Unlock()
+}
+
+func (s *state) lastSeen(platform string, now time.Time) (seen, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.recent[platform]
+	if !ok || now.Sub(v.at) > recentFor {
+		return seen{}, false
+	}
+	return v, true
+}

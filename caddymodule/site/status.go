@@ -1,0 +1,135 @@
+package site
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache"
+	"github.com/besluitbron/besluitbron/caddymodule/platformlimit"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
+	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/mcp"
+)
+
+func allKeys() []string { return platforms.Keys() }
+
+// statusJSON is /status.json: totals only, no client address and no
+// session (those stay on the admin endpoint).
+type statusJSON struct {
+	Version    string         `json:"version"`
+	Time       time.Time      `json:"time"`
+	Platforms  []ui.StatusRow `json:"platforms"`
+	Laadstatus *ui.LaadView   `json:"laadstatus,omitempty"`
+}
+
+// statusRows reads every figure now, and takes a reading for the window.
+func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
+	cur := readings(now)
+	stores := map[string]bool{}
+	entries := map[string]int64{}
+	for _, st := range platformcache.StoreStats() {
+		stores[st.Platform] = true
+		entries[st.Platform] = st.MemoryEntries
+		if st.DiskEntries > st.MemoryEntries {
+			// The durable tier holds everything the memory tier does.
+			entries[st.Platform] = st.DiskEntries
+		}
+	}
+	var laad *ui.LaadView
+	rows := make([]ui.StatusRow, 0, len(h.Platforms))
+	for _, k := range h.Platforms {
+		row := ui.StatusRow{Key: k, Name: h.platformName(k), Reachable: "unknown", P50MS: -1, P95MS: -1, HitRatio: -1}
+		if b, ok := platformlimit.BudgetStats(k); ok {
+			row.HasBudget, row.Available, row.Capacity, row.Waiting = true, b.Available, b.Capacity, b.Waiting
+			row.Paused = !b.PausedUntil.IsZero()
+			d := h.state.window.Since("wait:"+k, cur["wait:"+k])
+			if q := d.Quantile(0.5); q >= 0 {
+				row.P50MS, row.P95MS = q*1000, d.Quantile(0.95)*1000
+			}
+		}
+		if stores[k] {
+			row.HasCache, row.Entries = true, entries[k]
+			d := h.state.window.Since("cache:"+k, cur["cache:"+k])
+			row.HitRatio, row.Lookups = d.HitRatio(), d.Lookups
+		}
+		up := h.state.window.Since("up:"+k, cur["up:"+k])
+		switch last, ok := h.state.lastSeen(k, now); {
+		case ok && last.ok:
+			row.Reachable = "yes"
+		case ok:
+			row.Reachable, row.ReachNote = "no", last.why
+		case up.Lookups > 0 && up.Hits > 0:
+			row.Reachable = "yes"
+		case up.Lookups > 0:
+			row.Reachable, row.ReachNote = "no", fmt.Sprintf("%d upstream errors in the last hour", up.Lookups)
+		}
+		if k == platforms.OBV {
+			laad = laadView()
+			if laad.Known {
+				row.ReachNote = joinNote(row.ReachNote, fmt.Sprintf("Laadstatus: %d/%d", laad.OK, laad.Total))
+				if row.Reachable == "unknown" {
+					// A fresh load status is an answer of the platform.
+					row.Reachable = "yes"
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	for key, r := range cur {
+		h.state.window.Add(key, r)
+	}
+	return rows, laad
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// laadView summarises the load status the MCP maintenance keeps (the page
+// asks the platform nothing for it).
+func laadView() *ui.LaadView {
+	st, at, ok := mcp.Laadstatus()
+	if !ok {
+		return &ui.LaadView{}
+	}
+	v := &ui.LaadView{Known: true, Measured: at.UTC().Format("2006-01-02 15:04 UTC")}
+	for _, s := range st.Suppliers {
+		v.OK += s.OKSourceCount
+		v.Total += s.SourceCount
+		v.Suppliers = append(v.Suppliers, ui.SupplierRow{Label: s.Label, State: s.State, OK: s.OKSourceCount, Count: s.SourceCount})
+	}
+	if len(st.Suppliers) == 0 {
+		for _, s := range st.Sources {
+			v.Total++
+			if s.State == "ok" {
+				v.OK++
+			}
+		}
+	}
+	return v
+}
+
+func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
+	now := time.Now()
+	rows, laad := h.statusRows(now)
+	pg := h.page(r, "", "status")
+	pg.Title = pg.T("status.title")
+	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
+		Updated: now.UTC().Format("2006-01-02 15:04:05 UTC"), UpdatedISO: now.UTC().Format(time.RFC3339)}
+	return h.render(w, r, http.StatusOK, "status", v)
+}
+
+func (h *Handler) serveStatusJSON(w http.ResponseWriter, r *http.Request) error {
+	now := time.Now()
+	rows, laad := h.statusRows(now)
+	w.Header().Set("Cache-Control", "no-store")
+	if laad != nil && !laad.Known {
+		laad = nil
+	}
+	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Platforms: rows, Laadstatus: laad})
+}
