@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
 
@@ -967,5 +970,36 @@ func TestHitHeadersAreCopies(t *testing.T) {
 	r = do(t, s, listPolicy, u, get("/c"))
 	if got := r.Header()["X-A"]; len(got) != 2 || got[0] != "1" || got[1] != "2" {
 		t.Fatalf("stored header changed by a caller: %q", got)
+	}
+}
+
+// A second instance on the same cache directory starts at once: the lock
+// wait is short (7 platforms × openTimeout), and the log says what to do.
+func TestFileInUseFailsFastWithAClearMessage(t *testing.T) {
+	if openTimeout > 100*time.Millisecond {
+		t.Fatalf("a second instance waits %v per platform for the first one's lock", openTimeout)
+	}
+	dir := t.TempDir()
+	first := openStore(t, dir, newClock(), "1")
+	core, logs := observer.New(zap.ErrorLevel)
+	second, err := Open(Options{Platform: "obv", Version: "1", Dir: dir, Logger: zap.New(core), SweepEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if second.disk != nil || first.disk == nil {
+		t.Fatal("the file was opened twice")
+	}
+	entries := logs.FilterMessage(InUseMessage).All()
+	if len(entries) != 1 {
+		t.Fatalf("logged %v", logs.All())
+	}
+	if f := entries[0].ContextMap()["file"]; f != filepath.Join(dir, "obv.db") {
+		t.Fatalf("file field %v", f)
+	}
+	for _, want := range []string{"another instance", "memory-only", "cache_dir", "BESLUITBRON_CACHE_DIR"} {
+		if !strings.Contains(InUseMessage, want) {
+			t.Fatalf("message lacks %q", want)
+		}
 	}
 }

@@ -110,7 +110,11 @@ func openBolt(path string) (db *bolt.DB, entries, size int64, err error) {
 	return db, entries, size, nil
 }
 
-var openTimeout = 5 * time.Second
+// openTimeout is how long opening waits for another process's lock on
+// the file. Short: a second instance on the same machine and cache
+// directory must start at once (memory-only for that platform), not wait
+// for a lock the first instance holds as long as it runs.
+var openTimeout = 100 * time.Millisecond
 
 func setAsideFile(path string, now time.Time) (string, error) {
 	aside := fmt.Sprintf("%s.damaged-%d", path, now.Unix())

@@ -61,6 +61,13 @@ type Options struct {
 	Shared Shared
 }
 
+// InUseMessage is logged when a platform's durable file is locked by
+// another process: most likely a second BesluitBron instance on the same
+// machine with the same cache directory.
+const InUseMessage = "durable cache file is in use by another instance (another Caddy on this cache directory); " +
+	"this platform's cache runs memory-only in this instance: give each instance its own cache_dir " +
+	"(besluitbron { cache_dir <path> }; the default Caddyfile takes BESLUITBRON_CACHE_DIR)"
+
 // Store is one platform's cache.
 type Store struct {
 	platform string
@@ -155,8 +162,8 @@ func Open(o Options) (*Store, error) {
 	if o.Dir != "" {
 		s.disk, err = openDisk(filepath.Join(o.Dir, o.Platform+".db"), o.DiskBytes, o.Clock(), o.Logger)
 		if errors.Is(err, errInUse) {
-			o.Logger.Error("durable cache file in use by another process; this platform's cache is memory-only",
-				zap.String("platform", o.Platform), zap.String("dir", o.Dir))
+			o.Logger.Error(InUseMessage,
+				zap.String("platform", o.Platform), zap.String("file", filepath.Join(o.Dir, o.Platform+".db")))
 			s.disk, err = nil, nil
 		}
 		if err != nil {
