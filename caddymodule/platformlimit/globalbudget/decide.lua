@@ -318,7 +318,10 @@ if nb then
   readyAt = fmt(math.max(now, tat + nb.cost - W))
   if best ~= me then redis.call('PUBLISH', channel, best .. ' ' .. readyAt) end
 end
-local waiting = 0
-for _ in pairs(flows) do waiting = waiting + 1 end
+local waiting, mine = 0, 0
+for _, f in pairs(flows) do
+  waiting = waiting + 1
+  if f.i == me then mine = mine + 1 end
+end
 return {admitted[1] or '', admitted[2] or '', admitted[3] or '', admitted[4] or gen, admitted[5] or '', admitted[6] or '',
-  best, bestID, readyAt, fmt(tat), tostring(waiting)}
+  best, bestID, readyAt, fmt(tat), tostring(waiting), tostring(mine)}

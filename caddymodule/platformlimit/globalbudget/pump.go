@@ -95,6 +95,7 @@ type decision struct {
 	readyAt       int64
 	tat           int64
 	globalWaiting int
+	mine          int // flows of this instance that Redis holds
 }
 
 func (b *Budget) decide(now int64, ups []update) (decision, error) {
@@ -150,6 +151,7 @@ func (b *Budget) decide(now int64, ups []update) (decision, error) {
 	d.readyAt, _ = strconv.ParseInt(vals[8], 10, 64)
 	d.tat, _ = strconv.ParseInt(vals[9], 10, 64)
 	d.globalWaiting, _ = strconv.Atoi(vals[10])
+	d.mine, _ = strconv.Atoi(vals[11])
 	b.mu.Lock()
 	b.decisions++
 	b.decisionTime += took
@@ -193,13 +195,32 @@ func (b *Budget) apply(d decision, now int64) bool {
 			out = append(out, completion{w, result{adm: adm}})
 		}
 	}
+	// Redis dropped some of our flows (our heartbeat lapsed while we
+	// waited, as another instance saw it): register them all again.
+	registered := 0
+	for _, f := range b.q.flows {
+		if f.registered {
+			registered++
+		}
+	}
+	if registered != d.mine && len(b.q.dirty) == 0 {
+		for _, f := range b.q.flows {
+			f.registered = false
+			b.q.markDirty(f)
+		}
+		again = true
+	}
+	// Ask again when our best flow is ready, and within one Poll anyway
+	// while we have waiting calls (the heartbeat; a lost notice).
 	switch {
 	case d.bestInst == b.me && d.readyAt <= now:
 		again = true
-	case d.bestInst == b.me:
-		b.setTimerLocked(d.readyAt)
 	case len(b.q.flows) > 0:
-		b.setTimerLocked(now + b.poll.Microseconds())
+		at := now + b.poll.Microseconds()
+		if d.bestInst == b.me {
+			at = min(at, d.readyAt)
+		}
+		b.setTimerLocked(at)
 	default:
 		b.stopTimerLocked()
 	}
