@@ -115,3 +115,18 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// checkTTLs fails the test when a key under the cluster's prefix has no
+// TTL.
+func (cl *cluster) checkTTLs() {
+	cl.t.Helper()
+	keys := redistest.Keys(cl.t, cl.prefix)
+	if len(keys) == 0 {
+		cl.t.Fatal("no keys written")
+	}
+	for k, ttl := range keys {
+		if ttl <= 0 {
+			cl.t.Errorf("key %s has no TTL (%v)", k, ttl)
+		}
+	}
+}
