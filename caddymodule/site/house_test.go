@@ -26,7 +26,7 @@ func repoRoot(t testing.TB) string {
 // its emulator (Caddyfile.offline), as ./xcaddy.sh offline does, in a
 // child process of the offline binary (product plus emulators), each
 // emulator on a free port. It returns the site's base URL.
-func offlineHouse(t *testing.T) string {
+func offlineHouse(t *testing.T, edits ...func(string) string) string {
 	t.Helper()
 	root := repoRoot(t)
 	main, err := os.ReadFile(filepath.Join(root, "Caddyfile"))
@@ -53,6 +53,9 @@ func offlineHouse(t *testing.T) string {
 		return strings.Replace(block, ":"+m[1]+" {", ":"+port+" {", 1)
 	})
 	text = strings.Replace(text, "import Caddyfile", string(main), 1)
+	for _, e := range edits {
+		text = e(text)
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "Caddyfile")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
