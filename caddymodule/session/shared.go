@@ -146,6 +146,13 @@ func (g *Registry) Share(store *sharedstore.Store) {
 	if store == nil {
 		g.sh.Store(nil)
 	} else {
+		// Ids known before (issued alone, or into another store) are
+		// written to this store on their next use, not taken for ended.
+		g.mu.Lock()
+		for _, e := range g.ids {
+			e.pending, e.synced = true, time.Time{}
+		}
+		g.mu.Unlock()
 		sh := &shared{store: store, channel: store.Channel("sess", "end"), touchEvery: SharedTouchEvery, misses: map[string]time.Time{}}
 		sh.unsub = store.Subscribe(sh.channel, func(id string) {
 			sh.notices.Add(1)

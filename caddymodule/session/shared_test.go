@@ -238,3 +238,26 @@ func TestSharedNone(t *testing.T) {
 		t.Fatal("mode")
 	}
 }
+
+// A reload from one instance alone to a shared store keeps the sessions
+// issued before it: they are written to the store on their next use,
+// not taken for ended.
+func TestSharedKeepsEarlierSessions(t *testing.T) {
+	prefix := redistest.Prefix(t)
+	g := NewRegistry(1000, 24*time.Hour, nil)
+	defer g.Destruct()
+	g.Issue(sid, "raad", time.Hour) // alone
+	g.Share(redistest.Open(t, sharedstore.Options{Prefix: prefix}))
+	if !g.IssuedBy(sid, "raad") {
+		t.Fatal("the session issued before the store was lost")
+	}
+	other := NewRegistry(1000, 24*time.Hour, nil)
+	defer other.Destruct()
+	other.Share(redistest.Open(t, sharedstore.Options{Prefix: prefix}))
+	if !other.IssuedBy(sid, "raad") {
+		t.Fatal("the earlier session is unknown to the other instance after its use")
+	}
+	if ttl := redistest.Keys(t, prefix)[prefix+":sess:"+sid]; ttl <= 59*time.Minute {
+		t.Fatalf("TTL %s, want 1h", ttl)
+	}
+}
