@@ -212,3 +212,35 @@ func TestGlobalRedisCut(t *testing.T) {
 	}
 	checkTTLs(t, prefix)
 }
+
+// One request through the global session and address buckets (one script
+// call to the local Redis), allowed; and the same while the store is
+// degraded (the local share, no Redis call).
+func BenchmarkGlobalAllow(b *testing.B) {
+	for _, mode := range []string{"shared", "degraded"} {
+		b.Run(mode, func(b *testing.B) {
+			o := sharedstore.Options{Instances: 2}
+			var proxy *redistest.Proxy
+			if mode == "degraded" {
+				proxy = redistest.NewProxy(b)
+				o.URL, o.ProbeEvery = proxy.URL(), time.Hour
+			}
+			st := redistest.Open(b, o)
+			z, p := benchZone(1_000_000)
+			z.SetGlobal(NewGlobal(st, "bench", 1_000_000, false))
+			if proxy != nil {
+				proxy.Cut()
+				z.Allow(t0, p, Client{Address: "addr:x"}) // meets the cut
+			}
+			ks := keys(1024)
+			now := t0
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				now = now.Add(2 * time.Microsecond)
+				if d := z.Allow(now, p, Client{Session: "mcp:s" + ks[i&1023][5:], Address: ks[i&1023]}); !d.Allowed {
+					b.Fatal("refused", d)
+				}
+			}
+		})
+	}
+}
