@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,6 +230,7 @@ func TestBrowser(t *testing.T) {
 	b := browser(t)
 	axeSource(t)
 	base := offlineHouse(t)
+	checkHTTP(t, base)
 	for _, scripts := range []bool{true, false} {
 		name := "javascript"
 		if !scripts {
@@ -322,5 +325,57 @@ func walk(t *testing.T, ctx context.Context, base string, scripts bool) {
 	step(t, ctx, "english", chromedp.Click(chromedp.CSS(`a[hreflang="en"]`)), chromedp.WaitVisible(chromedp.CSS("table.status")))
 	if lang := eval[string](t, ctx, `document.documentElement.lang`); lang != "en" {
 		t.Errorf("after the language switch the page's language is %q", lang)
+	}
+}
+
+// checkHTTP holds the routes to what apps and the status page promise:
+// /search as JSON for a client that asks for it, /status.json without any
+// client address or session, the pages' security headers, GET only.
+func checkHTTP(t *testing.T, base string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/search?q=woningbouw&platform=obv&platform=tk", nil)
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Hits     []struct{ Platform string } `json:"hits"`
+		Outcomes []struct{ Platform, State string }
+	}
+	err = json.NewDecoder(resp.Body).Decode(&res)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || len(res.Outcomes) != 2 || len(res.Hits) == 0 {
+		t.Errorf("GET /search as JSON: HTTP %d, %v, %+v", resp.StatusCode, err, res.Outcomes)
+	}
+	resp, err = http.Get(base + "/status.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"platforms"`) {
+		t.Errorf("/status.json: HTTP %d\n%s", resp.StatusCode, body)
+	}
+	for _, leak := range []string{"127.0.0.1", "addr:", "mcp:", "app:", "session"} {
+		if strings.Contains(string(body), leak) {
+			t.Errorf("/status.json shows %q:\n%s", leak, body)
+		}
+	}
+	resp, err = http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("the page's Content-Security-Policy is %q", csp)
+	}
+	resp, err = http.Post(base+"/search", "text/plain", strings.NewReader("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /search: HTTP %d, want 405", resp.StatusCode)
 	}
 }

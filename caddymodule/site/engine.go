@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
@@ -37,19 +36,9 @@ func newSearcher(h *Handler) (searcher, error) {
 	return e, nil
 }
 
-// serveJSON is GET /search for an app: the engine's merged answer as
-// JSON, or 400 with {"error": ...} saying what to fix.
+// serveJSON is GET /search for an app: the engine's own JSON API
+// (fanout.ServeJSON: the same parameters as the form, 400 with
+// {"error": ...} for a question it refuses).
 func (h *Handler) serveJSON(w http.ResponseWriter, r *http.Request) error {
-	q, _ := h.query(r)
-	if v := r.URL.Query().Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return writeJSON(w, http.StatusBadRequest, map[string]string{"error": "limit must be a whole number"})
-		}
-		q.Limit = n
-	}
-	if err := h.checkQuery(q); err != nil {
-		return writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-	}
-	return writeJSON(w, http.StatusOK, h.engine.Search(r.Context(), q, nil))
+	return fanout.ServeJSON(w, r, h.engine)
 }
