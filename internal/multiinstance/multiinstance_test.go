@@ -8,7 +8,6 @@ package multiinstance
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -37,10 +36,23 @@ type instance struct {
 
 var emulatorPlatforms = []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"}
 
+// houseOptions change startHouse's defaults.
+type houseOptions struct {
+	redisURL string            // default redistest.URL()
+	urls     map[string]string // platform → base URL replacing its emulator
+}
+
 // startHouse starts the emulators in one process and n instances of the
 // default Caddyfile pointed at them, sharing a Redis prefix.
 func startHouse(t *testing.T, n int) *house {
+	return startHouseWith(t, n, houseOptions{})
+}
+
+func startHouseWith(t *testing.T, n int, o houseOptions) *house {
 	t.Helper()
+	if o.redisURL == "" {
+		o.redisURL = redistest.URL()
+	}
 	prefix := redistest.Prefix(t)
 	bin := testcaddy.OfflineBinary(t)
 	dir := t.TempDir()
@@ -68,17 +80,38 @@ func startHouse(t *testing.T, n int) *house {
 		env := []string{
 			fmt.Sprintf("BESLUITBRON_PORT=%d", port),
 			fmt.Sprintf("BESLUITBRON_ADMIN=127.0.0.1:%d", adminPort),
-			"BESLUITBRON_REDIS=" + redistest.URL(),
+			"BESLUITBRON_REDIS=" + o.redisURL,
 			"BESLUITBRON_STORE_PREFIX=" + prefix,
 			fmt.Sprintf("BESLUITBRON_INSTANCES=%d", n),
 			"BESLUITBRON_CACHE_DIR=" + filepath.Join(dir, fmt.Sprintf("cache-%d", i)),
 			"BESLUITBRON_ALLOW_PRIVATE=127.0.0.1/8",
 		}
 		for _, p := range emulatorPlatforms {
-			env = append(env, "BESLUITBRON_"+strings.ToUpper(p)+"_URL="+h.emulators[p])
+			u := h.emulators[p]
+			if o.urls[p] != "" {
+				u = o.urls[p]
+			}
+			env = append(env, "BESLUITBRON_"+strings.ToUpper(p)+"_URL="+u)
 		}
 		in.proc = testcaddy.StartBinary(t, bin, caddyfile, filepath.Join(dir, fmt.Sprintf("xdg-%d", i)), in.admin+"/besluitbron/store", env...)
 		h.instances = append(h.instances, in)
+	}
+	// The admin endpoint answers before the config's apps started: wait
+	// (bounded) until each instance serves and its store is joined.
+	for i, in := range h.instances {
+		ok := false
+		for try := 0; try < 400 && !ok; try++ {
+			if resp, err := http.Get(in.base + "/status.json"); err == nil {
+				resp.Body.Close()
+				ok = storeMode(in.admin) == "shared"
+			}
+			if !ok {
+				time.Sleep(25 * time.Millisecond) // polling a child process's start
+			}
+		}
+		if !ok {
+			t.Fatalf("instance %d did not start serving with a joined store (store: %s):\n%s", i+1, storeMode(in.admin), in.proc.Log())
+		}
 	}
 	return h
 }
@@ -107,24 +140,6 @@ func get(t *testing.T, url string) (*http.Response, []byte) {
 
 func TestThreeInstancesShareCacheSessionsAndStore(t *testing.T) {
 	h := startHouse(t, 3)
-	for i, in := range h.instances {
-		// The admin endpoint answers before the config's apps started:
-		// wait (bounded) for the store of the running config.
-		var b []byte
-		for try := 0; try < 200; try++ {
-			_, b = get(t, in.admin+"/besluitbron/store")
-			var st struct{ Mode string }
-			_ = json.Unmarshal(b, &st)
-			if st.Mode == "shared" {
-				break
-			}
-			time.Sleep(25 * time.Millisecond) // polling a child process's start
-		}
-		if !bytes.Contains(b, []byte(`"mode":"shared"`)) {
-			t.Fatalf("instance %d store: %s", i+1, b)
-		}
-	}
-
 	t.Run("a miss on one instance is a hit on the others", func(t *testing.T) {
 		tk := h.emulators["tk"]
 		before := testcaddy.EmulatorRequests(t, tk)
