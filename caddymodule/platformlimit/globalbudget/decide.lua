@@ -108,11 +108,11 @@ for i = 1, #fraw, 2 do
     removedF[f.id] = true -- its instance stopped beating: it is gone
   end
 end
-local function count(client)
-  local n = 0
-  for _, f in pairs(flows) do if f.c == client then n = n + 1 end end
-  return n
-end
+-- Flows per client, kept as flows come and go (O(1) per change).
+local counts = {}
+for _, f in pairs(flows) do counts[f.c] = (counts[f.c] or 0) + 1 end
+local function count(client) return counts[client] or 0 end
+local function dec(client) counts[client] = (counts[client] or 1) - 1 end
 local function leave(client)
   -- The client has no flow left: its session tags start afresh.
   local ce = loadClient(client)
@@ -139,6 +139,7 @@ for _ = 1, ndel do
   if f then
     flows[id] = nil
     removedF[id] = true
+    dec(f.c)
     if count(f.c) == 0 then leave(f.c) end
   end
 end
@@ -161,6 +162,7 @@ for _, u in ipairs(ups) do
     f.fi = f.st + f.k / wSess(u.c, u.s)
     f.id = u.id
     flows[u.id] = f
+    counts[u.c] = count(u.c) + 1
     removedF[u.id] = nil
     dirtyC[u.c] = true
   end
@@ -261,6 +263,7 @@ if e and e.head.i == me and math.max(now, tat + e.cost - W) <= now then
     flows[f.id] = nil
     removedF[f.id] = true
     dirtyF[f.id] = nil
+    dec(f.c)
   end
   -- Between clients.
   if fairPick then vt = e.fi end

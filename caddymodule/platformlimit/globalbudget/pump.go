@@ -162,6 +162,10 @@ func (b *Budget) decide(now int64, ups []update) (decision, error) {
 // apply hands an admission to its call and arms the next attempt. It
 // reports whether to decide again at once.
 func (b *Budget) apply(d decision, now int64) bool {
+	if ce := b.logger.Check(zap.DebugLevel, "global budget: decision"); ce != nil {
+		ce.Write(zap.String("platform", b.platform), zap.String("admitted", d.admitted), zap.String("best", d.bestID),
+			zap.Int64("ready_in_us", d.readyAt-now), zap.Int64("tat_in_us", d.tat-now), zap.Int("waiting_flows", d.globalWaiting))
+	}
 	b.mu.Lock()
 	b.lastTat = d.tat
 	b.globalWaiting = d.globalWaiting
