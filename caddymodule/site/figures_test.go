@@ -72,3 +72,42 @@ func TestFigureFirstRender(t *testing.T) {
 	t.Logf("GET /search warm: n=%d p50 %s p95 %s", len(warm), ms(p(warm, 0.5)), ms(p(warm, 0.95)))
 	t.Logf("cold/warm at p50: %.1fx", float64(p(cold, 0.5))/float64(p(warm, 0.5)))
 }
+
+// TestFigureSameSearchManyAddresses measures the budget 100 page searches
+// of the same question spend when they come at once from 100 addresses
+// (each its own loopback address, as 100 browsers would): the requests
+// each platform's emulator answered, the calls each budget admitted and
+// the outcomes the searchers saw, through GET /search as HTML and as JSON,
+// against the offline house in a child process, each run in a fresh
+// house. Once with the default Caddyfile's limits (site_search: 10 a
+// minute and 20 at once per address, 120 a minute and 60 at once for
+// everyone), once with the zone-wide limit raised so that all 100 reach
+// the engine. Figures only: run with BESLUITBRON_FIGURES=1
+// (docs/benchmarks.md, "Search page: 100 visitors, one question").
+func TestFigureSameSearchManyAddresses(t *testing.T) {
+	if os.Getenv("BESLUITBRON_FIGURES") != "1" {
+		t.Skip("figures: run with BESLUITBRON_FIGURES=1")
+	}
+	raise := func(s string) string { return strings.Replace(s, "connector 120/m 60", "connector 100000/s 100000", 1) }
+	for _, run := range []struct {
+		name   string
+		asJSON bool
+		edits  []func(string) string
+	}{
+		{"html, default limits", false, nil},
+		{"json, default limits", true, nil},
+		{"html, zone-wide limit raised", false, []func(string) string{raise}},
+		{"json, zone-wide limit raised", true, []func(string) string{raise}},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			h := startOfflineHouse(t, run.edits...)
+			f := pageFlood(t, h, 100, "omgevingsvisie", run.asJSON)
+			t.Logf("100 searches at once from 100 addresses, %s:\n%s", run.name, f.report())
+			// And once more, after the first wave: every answer is now in
+			// the cache (the default limits refuse most of this wave: the
+			// zone's bucket is still empty).
+			f = pageFlood(t, h, 100, "omgevingsvisie", run.asJSON)
+			t.Logf("the same 100 again, right after:\n%s", f.report())
+		})
+	}
+}

@@ -28,6 +28,19 @@ func repoRoot(t testing.TB) string {
 // emulator on a free port. It returns the site's base URL.
 func offlineHouse(t *testing.T, edits ...func(string) string) string {
 	t.Helper()
+	return startOfflineHouse(t, edits...).base
+}
+
+// house is a running offline house: the site's base URL, its admin
+// endpoint, and each platform's emulators (base URLs, with their path
+// prefix), for tests that count what reached the platforms.
+type house struct {
+	base, admin string
+	emulators   map[string][]string
+}
+
+func startOfflineHouse(t *testing.T, edits ...func(string) string) house {
+	t.Helper()
 	root := repoRoot(t)
 	main, err := os.ReadFile(filepath.Join(root, "Caddyfile"))
 	if err != nil {
@@ -63,9 +76,10 @@ func offlineHouse(t *testing.T, edits ...func(string) string) string {
 	}
 	port := testcaddy.FreePort(t)
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
+	admin := "localhost:" + strconv.Itoa(testcaddy.FreePort(t))
 	env := []string{
 		"BESLUITBRON_PORT=" + strconv.Itoa(port),
-		"BESLUITBRON_ADMIN=localhost:" + strconv.Itoa(testcaddy.FreePort(t)),
+		"BESLUITBRON_ADMIN=" + admin,
 		"BESLUITBRON_ALLOW_PRIVATE=127.0.0.1/8",
 		"BESLUITBRON_CONTACT=test@example.org",
 	}
@@ -73,5 +87,5 @@ func offlineHouse(t *testing.T, edits ...func(string) string) string {
 		env = append(env, p.EnvVar+"="+strings.Join(emulators[p.Key], " "))
 	}
 	testcaddy.StartBinary(t, testcaddy.OfflineBinary(t), path, dir, base+"/status.json", env...)
-	return base
+	return house{base: base, admin: "http://" + admin, emulators: emulators}
 }
