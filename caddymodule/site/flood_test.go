@@ -142,7 +142,9 @@ func pageFlood(t *testing.T, h house, n int, words string, asJSON bool) flood {
 			got := map[string]string{}
 			if resp.StatusCode == http.StatusOK {
 				if asJSON {
-					var res struct{ Outcomes []struct{ Platform, State string } }
+					var res struct {
+						Outcomes []struct{ Platform, State string }
+					}
 					if err := json.Unmarshal(body, &res); err != nil {
 						t.Errorf("search %d: %v", i, err)
 					}
