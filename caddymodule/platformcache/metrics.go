@@ -21,6 +21,12 @@ var (
 	storeFigures = &figuresCollector{
 		entries: prometheus.NewDesc("caddy_platform_cache_entries", "Entries held per platform and tier (memory, disk).", []string{"platform", "tier"}, nil),
 		bytes:   prometheus.NewDesc("caddy_platform_cache_bytes", "Bytes held per platform and tier: memory (bigcache's allocated queues plus hot decoded entries) and disk (entries in the durable file).", []string{"platform", "tier"}, nil),
+		shared: prometheus.NewDesc("caddy_platform_cache_shared_total",
+			"Shared (Redis) tier events per platform, with several instances: hit and miss (lookups after the local tiers missed), error (failed calls), skipped (not tried: degraded), coalesced (misses answered by another instance's platform request), lead (platform requests made holding the lease), takeover (leases taken after a holder's lapsed), kept_for_remote (requests kept for waiting instances after their own callers hung up), purge_received (purges of other instances applied here).",
+			[]string{"platform", "result"}, nil),
+		degraded: prometheus.NewDesc("caddy_platform_cache_shared_degraded",
+			"1 while the platform's shared (Redis) tier is degraded (local tiers and the platform serve), else 0; absent without a shared tier.",
+			[]string{"platform"}, nil),
 	}
 )
 
@@ -30,12 +36,15 @@ func observe(platform string) func(kind, result string) {
 	}
 }
 
-// figuresCollector reads the pooled stores' sizes when scraped.
-type figuresCollector struct{ entries, bytes *prometheus.Desc }
+// figuresCollector reads the pooled stores' sizes and shared-tier
+// figures when scraped.
+type figuresCollector struct{ entries, bytes, shared, degraded *prometheus.Desc }
 
 func (c *figuresCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.entries
 	ch <- c.bytes
+	ch <- c.shared
+	ch <- c.degraded
 }
 
 func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
@@ -44,6 +53,25 @@ func (c *figuresCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.entries, prometheus.GaugeValue, float64(st.DiskEntries), st.Platform, "disk")
 		ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(st.MemoryBytes), st.Platform, "memory")
 		ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(st.DiskBytes), st.Platform, "disk")
+		sh := st.Shared
+		if sh == nil {
+			continue
+		}
+		for _, f := range []struct {
+			result string
+			n      int64
+		}{
+			{"hit", sh.Hits}, {"miss", sh.Misses}, {"error", sh.Errors}, {"skipped", sh.Skipped},
+			{"coalesced", sh.Coalesced}, {"lead", sh.Leads}, {"takeover", sh.Takeovers},
+			{"kept_for_remote", sh.KeptForRemote}, {"purge_received", sh.PurgesReceived},
+		} {
+			ch <- prometheus.MustNewConstMetric(c.shared, prometheus.CounterValue, float64(f.n), st.Platform, f.result)
+		}
+		degraded := 0.0
+		if sh.Mode == "degraded" {
+			degraded = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.degraded, prometheus.GaugeValue, degraded, st.Platform)
 	}
 }
 

@@ -183,6 +183,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			MaxBody:     h.maxBody(),
 			Logger:      logger.With(zap.String("platform", h.Platform)),
 			Observe:     observe(h.Platform),
+			Shared:      sharedTier(a, h.Platform, nil),
 		})
 		if err != nil {
 			return nil, err
@@ -199,9 +200,29 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		// applies when this config starts (old entries then drop when
 		// asked for). Memory and disk bounds apply from the next start.
 		store, v := h.store, h.Version
-		a.OnStart(func() { store.SetVersion(v) })
+		shared := sharedTier(a, h.Platform, store.SharedTier())
+		a.OnStart(func() {
+			store.SetVersion(v)
+			if shared != store.SharedTier() {
+				store.SetShared(shared) // the store setting changed in this reload
+			}
+		})
 	}
 	return nil
+}
+
+// sharedTier returns the platform's shared cache tier over the app's
+// shared store (nil when this instance runs alone): cur when it already
+// runs on that store, else a new one.
+func sharedTier(a *app.App, platform string, cur cache.Shared) cache.Shared {
+	ss := a.Shared()
+	if ss == nil {
+		return nil
+	}
+	if rs, ok := cur.(*cache.RedisShared); ok && rs.Backend() == ss {
+		return cur
+	}
+	return cache.NewRedisShared(ss, platform, cache.RedisSharedOptions{})
 }
 
 func (h *Handler) maxBody() int64 {

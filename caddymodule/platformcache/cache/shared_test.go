@@ -27,7 +27,10 @@ import (
 // url when not empty: a proxy the test cuts).
 func instance(t *testing.T, prefix, url string, c *clock, version string) *Store {
 	t.Helper()
-	ss := redistest.Open(t, sharedstore.Options{Prefix: prefix, URL: url, ProbeEvery: 10 * time.Millisecond})
+	// A generous deadline: these tests are about coordination, and a
+	// loaded test machine must not turn them into degraded-mode tests
+	// (those cut Redis off through a proxy).
+	ss := redistest.Open(t, sharedstore.Options{Prefix: prefix, URL: url, ProbeEvery: 10 * time.Millisecond, Timeout: 2 * time.Second})
 	s, err := Open(Options{Platform: "obv", Version: version, Dir: t.TempDir(), MemoryBytes: 8 << 20, MaxBody: 1 << 20, Clock: c.Now, SweepEvery: -1,
 		Shared: NewRedisShared(ss, "obv", RedisSharedOptions{Poll: 5 * time.Millisecond})})
 	if err != nil {
