@@ -68,13 +68,13 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 			o.State = StateCache
 		}
 	case errors.As(err, &sk):
-		o.State, o.Error = StateSkipped, sk.why
+		o.State, o.Error, o.Reason = StateSkipped, sk.why, sk.reason
 	case ctx.Err() != nil && !errors.As(err, &se):
 		// The deadline (or the caller) ended it while it waited.
-		o.State = StateTimeout
+		o.State, o.Reason = StateTimeout, ReasonDeadline
 		o.Error = "no answer within the search's deadline of " + c.e.deadline.String()
 		if !errors.Is(context.Cause(ctx), ErrDeadline) {
-			o.Error = "the search was cancelled before the platform answered"
+			o.Error, o.Reason = "the search was cancelled before the platform answered", ReasonCancelled
 		}
 	case errors.As(err, &se) && (se.a.OverBudget() || se.a.Status == http.StatusTooManyRequests):
 		o.State = StateOverBudget
@@ -84,12 +84,14 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 		}
 		o.RetryAfterSeconds = retry
 		if se.a.OverBudget() {
+			o.Reason = ReasonBudget
 			o.Error = fmt.Sprintf("BesluitBron's request budget for %s has no room now; retry in %d s", o.PlatformName, retry)
 		} else {
+			o.Reason = ReasonRateLimited
 			o.Error = fmt.Sprintf("%s itself answered HTTP 429; retry in %d s", o.PlatformName, retry)
 		}
 	case errors.As(err, &se):
-		o.State = StateFailed
+		o.State, o.Reason = StateFailed, ReasonPlatformError
 		o.Error = fmt.Sprintf("%s answered HTTP %d", o.PlatformName, se.a.Status)
 		if se.a.Status >= 500 {
 			if retry, ok := subrequest.RetryAfter(se.a.Header, c.e.clock.Now()); ok {
@@ -100,10 +102,10 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 			o.Error += ": " + msg
 		}
 	case errors.As(err, &pe):
-		o.State = StateFailed
+		o.State, o.Reason = StateFailed, ReasonUnexpectedAnswer
 		o.Error = adapters.Cut(o.PlatformName+" "+pe.Error(), 300)
 	default:
-		o.State = StateFailed
+		o.State, o.Reason = StateFailed, ReasonUnreachable
 		o.Error = adapters.Cut(o.PlatformName+" could not be asked: "+err.Error(), 300)
 	}
 	return o

@@ -213,7 +213,7 @@ func (e *Engine) Search(ctx context.Context, q Query, progress func(Outcome, []H
 	if err := e.Check(q); err != nil {
 		for i, k := range keys {
 			res.Outcomes[i] = outcomeOf(k, StateSkipped)
-			res.Outcomes[i].Error = err.Error()
+			res.Outcomes[i].Error, res.Outcomes[i].Reason = err.Error(), ReasonQueryRefused
 			report(res.Outcomes[i], nil)
 		}
 		return res
@@ -242,9 +242,9 @@ func (e *Engine) Search(ctx context.Context, q Query, progress func(Outcome, []H
 	perPlatform := make([][]Hit, len(keys))
 	pending := 0
 	for i, k := range keys {
-		if why := skipReason(k, q); why != "" {
+		if why, code := skipReason(k, q); why != "" {
 			res.Outcomes[i] = outcomeOf(k, StateSkipped)
-			res.Outcomes[i].Error = why
+			res.Outcomes[i].Error, res.Outcomes[i].Reason = why, code
 			report(res.Outcomes[i], nil)
 			continue
 		}
@@ -299,12 +299,13 @@ func (e *Engine) timedOut(ctx context.Context, k string, start time.Time) Outcom
 	o := outcomeOf(k, StateTimeout)
 	o.TookMS = e.clock.Now().Sub(start).Milliseconds()
 	if errors.Is(context.Cause(ctx), ErrDeadline) {
+		o.Reason = ReasonDeadline
 		o.Error = fmt.Sprintf("no answer within the search's deadline of %v", e.deadline)
 		if e.grace > 0 {
 			o.Error += fmt.Sprintf("; the request goes on for up to %v more, so asking again soon may come from the cache", e.grace)
 		}
 	} else {
-		o.Error = "the search was cancelled before the platform answered"
+		o.Error, o.Reason = "the search was cancelled before the platform answered", ReasonCancelled
 	}
 	return o
 }

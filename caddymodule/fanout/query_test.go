@@ -71,13 +71,36 @@ func TestPlatformsThatDoNotFit(t *testing.T) {
 	e, _ := engine(t, d.do, "obv", "tk", "opentk", "rechtspraak")
 	res := e.Search(context.Background(), Query{Organisation: "HR", From: "2020-01-01"}, nil)
 	for k, want := range map[string]string{"tk": StateSkipped, "opentk": StateSkipped, "rechtspraak": StateAnswered} {
-		if o := outcomeOfKey(t, res, k); o.State != want || (want == StateAnswered && o.Hits == 0) {
+		o := outcomeOfKey(t, res, k)
+		if o.State != want || (want == StateAnswered && o.Hits == 0) {
 			t.Errorf("organisation HR: %s %+v, want %s", k, o, want)
+		}
+		if want == StateSkipped && o.Reason != ReasonNoOrganisationFilter {
+			t.Errorf("organisation HR: %s reason %q, want %s", k, o.Reason, ReasonNoOrganisationFilter)
+		}
+		if want == StateAnswered && (o.Reason != "" || o.Error != "") {
+			t.Errorf("organisation HR: %s answered with reason %q, error %q", k, o.Reason, o.Error)
 		}
 	}
 	res = e.Search(context.Background(), Query{Words: "stikstof", Organisation: "provincie-utrecht", Platforms: []string{"rechtspraak"}}, nil)
-	if o := outcomeOfKey(t, res, "rechtspraak"); o.State != StateSkipped || !strings.Contains(o.Error, "no single court") {
+	if o := outcomeOfKey(t, res, "rechtspraak"); o.State != StateSkipped || !strings.Contains(o.Error, "no single court") || o.Reason != ReasonUnknownCourt {
 		t.Errorf("organisation zeist at Rechtspraak: %+v", o)
+	}
+	// Words alone: Rechtspraak has no free-text search.
+	res = e.Search(context.Background(), Query{Words: "stikstof", Platforms: []string{"rechtspraak"}}, nil)
+	if o := outcomeOfKey(t, res, "rechtspraak"); o.State != StateSkipped || o.Reason != ReasonNoWordSearch {
+		t.Errorf("words at Rechtspraak: %+v", o)
+	}
+	// A question Check refuses asks no platform: each is skipped, the
+	// reason the question's.
+	res = e.Search(context.Background(), Query{Words: "stikstof", From: "2025-02-01", To: "2025-01-01", Platforms: []string{"obv"}}, nil)
+	if o := outcomeOfKey(t, res, "obv"); o.State != StateSkipped || o.Reason != ReasonQueryRefused {
+		t.Errorf("swapped dates: %+v", o)
+	}
+	e, _ = engine(t, d.do, "obv", "ori")
+	res = e.Search(context.Background(), Query{Organisation: "utrecht"}, nil)
+	if o := outcomeOfKey(t, res, "ori"); o.State != StateSkipped || o.Reason != ReasonNeedsWords {
+		t.Errorf("no words at ORI: %+v", o)
 	}
 }
 
@@ -109,7 +132,18 @@ func TestServeJSON(t *testing.T) {
 	if len(res.Outcomes) != 2 || res.Query.Limit != 5 || len(res.Hits) == 0 || len(res.Hits) > 10 {
 		t.Errorf("result: %d outcomes, limit %d, %d hits", len(res.Outcomes), res.Query.Limit, len(res.Hits))
 	}
-	_ = m
+	// The reason code is in the JSON next to the English error.
+	_, m = get("GET", url.Values{"q": {"woningbouw"}, "org": {"utrecht"}, "platforms": {"obv,tk"}}.Encode())
+	found := false
+	for _, o := range m["outcomes"].([]any) {
+		o := o.(map[string]any)
+		if o["platform"] == "tk" {
+			found = o["state"] == StateSkipped && o["reason"] == ReasonNoOrganisationFilter && o["error"] != ""
+		}
+	}
+	if !found {
+		t.Errorf("tk with an organisation: want skipped with reason %s in the JSON: %v", ReasonNoOrganisationFilter, m["outcomes"])
+	}
 	// The page's form spells them org and platform (one per checkbox).
 	q, err := ParseQuery(url.Values{"q": {"x"}, "org": {" utrecht "}, "platform": {"obv", "tk"}})
 	if err != nil || q.Organisation != "utrecht" || strings.Join(q.Platforms, ",") != "obv,tk" {

@@ -35,6 +35,29 @@ const (
 	StateSkipped    = "skipped"     // not asked: the question does not fit the platform
 )
 
+// Outcome reasons: why a platform was skipped, timed out, over budget or
+// failed, as a code a page or an app can translate (Outcome.Reason);
+// Outcome.Error says the same in English, with the details.
+const (
+	// skipped
+	ReasonQueryRefused         = "query_refused"          // the question itself was refused (Check); no platform asked
+	ReasonNoOrganisationFilter = "no_organisation_filter" // the platform cannot filter by organisation (TK, OpenTK)
+	ReasonNoWordSearch         = "no_word_search"         // Rechtspraak: no free text; name a court or an ECLI
+	ReasonNeedsWords           = "needs_words"            // the platform searches only with words
+	ReasonUnknownCourt         = "unknown_court"          // the organisation names no single court of Rechtspraak
+	ReasonQueryUnfit           = "query_unfit"            // the platform's request builder refused the arguments
+	// timeout
+	ReasonDeadline  = "deadline"  // no answer within the search's deadline
+	ReasonCancelled = "cancelled" // the caller went away before the platform answered
+	// over_budget
+	ReasonBudget      = "budget"       // BesluitBron's own budget for the platform has no room now
+	ReasonRateLimited = "rate_limited" // the platform itself answered HTTP 429
+	// failed
+	ReasonPlatformError    = "platform_error"    // the platform answered an error status
+	ReasonUnexpectedAnswer = "unexpected_answer" // the answer did not parse
+	ReasonUnreachable      = "unreachable"       // the platform could not be asked
+)
+
 // Outcome is what became of one platform's part of the question.
 type Outcome struct {
 	Platform     string `json:"platform"`
@@ -43,11 +66,15 @@ type Outcome struct {
 	// RetryAfterSeconds is, for over_budget (and a failing platform that
 	// said so), when asking again may succeed.
 	RetryAfterSeconds int    `json:"retry_after_seconds,omitempty"`
-	Error             string `json:"error,omitempty"` // short reason, for failed, skipped, timeout, over_budget
+	Error             string `json:"error,omitempty"` // short reason in English, for failed, skipped, timeout, over_budget
 	Hits              int    `json:"hits"`            // hits this platform gave (before duplicates merged)
 	Total             int    `json:"total,omitempty"` // hits the platform reports in all, when it says
 	TookMS            int64  `json:"took_ms"`
 	QueueWaitMS       int64  `json:"queue_wait_ms,omitempty"` // waited for the platform's budget
+
+	// Reason says Error as a code (Reason* above), set whenever Error
+	// is: for pages and apps that say it in their own language.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Result is the merged answer.

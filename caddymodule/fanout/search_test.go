@@ -2,6 +2,7 @@ package fanout
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -140,8 +141,8 @@ func TestStalledPlatformKeepsDeadline(t *testing.T) {
 		if o.State != want {
 			t.Errorf("%s: %s (%s), want %s", k, o.State, o.Error, want)
 		}
-		if want == StateTimeout && (o.TookMS != e.Deadline().Milliseconds() || !strings.Contains(o.Error, "deadline")) {
-			t.Errorf("%s: took %d ms, error %q: want the deadline", k, o.TookMS, o.Error)
+		if want == StateTimeout && (o.TookMS != e.Deadline().Milliseconds() || !strings.Contains(o.Error, "deadline") || o.Reason != ReasonDeadline) {
+			t.Errorf("%s: took %d ms, error %q, reason %q: want the deadline", k, o.TookMS, o.Error, o.Reason)
 		}
 		if want == StateAnswered && o.TookMS != 0 {
 			t.Errorf("%s took %d ms on a clock that stood still", k, o.TookMS)
@@ -156,7 +157,8 @@ func TestStalledPlatformKeepsDeadline(t *testing.T) {
 }
 
 // TestRefusals: BesluitBron's budget (Cache-Status detail=over-budget),
-// the platform's own 429, a 500 and an unreadable answer are named apart.
+// the platform's own 429, a 500, an unreadable answer and a platform that
+// cannot be asked are named apart, each with its reason code.
 func TestRefusals(t *testing.T) {
 	answers := map[string]*subrequest.Answer{
 		"obv": {Status: 503, Header: http.Header{"Retry-After": {"17"}}, Cache: "BesluitBron; fwd=miss; detail=over-budget", Body: []byte("over budget")},
@@ -165,22 +167,27 @@ func TestRefusals(t *testing.T) {
 		"oa":  {Status: 200, Header: http.Header{}, Body: []byte("<html>not json</html>")},
 	}
 	do := func(_ context.Context, platform string, _ adapters.Request) (*subrequest.Answer, error) {
+		if platform == "opentk" {
+			return nil, errors.New("dial tcp: connection refused")
+		}
 		return answers[platform], nil
 	}
-	e, _ := engine(t, do, "obv", "ob", "ori", "oa")
+	e, _ := engine(t, do, "obv", "ob", "ori", "oa", "opentk")
 	res := e.Search(context.Background(), Query{Words: "stikstof"}, nil)
 	for k, want := range map[string]struct {
-		state string
-		retry int
-		err   string
+		state  string
+		retry  int
+		err    string
+		reason string
 	}{
-		"obv": {StateOverBudget, 17, "BesluitBron's request budget"},
-		"ob":  {StateOverBudget, 5, "answered HTTP 429"},
-		"ori": {StateFailed, 0, "HTTP 500: search exploded"},
-		"oa":  {StateFailed, 0, "unexpected form"},
+		"obv":    {StateOverBudget, 17, "BesluitBron's request budget", ReasonBudget},
+		"ob":     {StateOverBudget, 5, "answered HTTP 429", ReasonRateLimited},
+		"ori":    {StateFailed, 0, "HTTP 500: search exploded", ReasonPlatformError},
+		"oa":     {StateFailed, 0, "unexpected form", ReasonUnexpectedAnswer},
+		"opentk": {StateFailed, 0, "could not be asked", ReasonUnreachable},
 	} {
 		o := outcomeOfKey(t, res, k)
-		if o.State != want.state || o.RetryAfterSeconds != want.retry || !strings.Contains(o.Error, want.err) {
+		if o.State != want.state || o.RetryAfterSeconds != want.retry || !strings.Contains(o.Error, want.err) || o.Reason != want.reason {
 			t.Errorf("%s: %+v, want %s, retry %d, error with %q", k, o, want.state, want.retry, want.err)
 		}
 	}

@@ -37,32 +37,35 @@ var searchers = map[string]searcher{
 // skipError is a question the platform cannot answer (an organisation it
 // does not know, arguments its adapter refuses): the outcome is skipped,
 // not failed, and no budget is spent.
-type skipError struct{ why string }
+type skipError struct{ why, reason string }
 
 func (s skipError) Error() string { return s.why }
 
-func skip(err error) error { return skipError{why: adapters.Cut(err.Error(), 300)} }
+func skip(err error) error {
+	return skipError{why: adapters.Cut(err.Error(), 300), reason: ReasonQueryUnfit}
+}
 
-// skipReason says why q does not fit platform k, before asking it.
-func skipReason(k string, q Query) string {
+// skipReason says why q does not fit platform k, before asking it, in
+// English and as a reason code; "" when it fits.
+func skipReason(k string, q Query) (why, reason string) {
 	words := strings.TrimSpace(q.Words) != ""
 	org := strings.TrimSpace(q.Organisation) != ""
 	name := platformName(k)
 	switch k {
 	case platforms.TK, platforms.OpenTK:
 		if org {
-			return name + " has no organisation filter (its documents are parliament's): search without organisation to include it"
+			return name + " has no organisation filter (its documents are parliament's): search without organisation to include it", ReasonNoOrganisationFilter
 		}
 	case platforms.Rechtspraak:
 		if !org && len(eclis(q.Words)) == 0 {
-			return "Rechtspraak has no free-text search: name a court as organisation (HR, Rechtbank Den Haag) or search for an ECLI"
+			return "Rechtspraak has no free-text search: name a court as organisation (HR, Rechtbank Den Haag) or search for an ECLI", ReasonNoWordSearch
 		}
-		return ""
+		return "", ""
 	}
 	if !words && k != platforms.OBV && k != platforms.OB {
-		return name + " needs words to search for"
+		return name + " needs words to search for", ReasonNeedsWords
 	}
-	return ""
+	return "", ""
 }
 
 func searchOBV(ctx context.Context, c *calls, q Query) (adapters.Page, error) {
@@ -292,7 +295,8 @@ func (c *calls) court(ctx context.Context, v string) (string, error) {
 	if len(near) == 1 {
 		return near[0].Key, nil
 	}
-	return "", skipError{why: fmt.Sprintf("%q names no single court of Rechtspraak (%d match): give a court such as HR or Rechtbank Den Haag", adapters.Cut(v, 60), len(near))}
+	return "", skipError{why: fmt.Sprintf("%q names no single court of Rechtspraak (%d match): give a court such as HR or Rechtbank Den Haag", adapters.Cut(v, 60), len(near)),
+		reason: ReasonUnknownCourt}
 }
 
 func searchORI(ctx context.Context, c *calls, q Query) (adapters.Page, error) {
