@@ -86,7 +86,7 @@ func TestFiguresCrossInstanceWait(t *testing.T) {
 		}
 		waits = append(waits, time.Since(start))
 		if os.Getenv("GB_DEBUG") != "" {
-			t.Logf("wait %v figures %+v", time.Since(start), bs[1].Figures())
+			t.Logf("wait %v used A %v", time.Since(start), bs[1].Used("addr:a"))
 		}
 	}
 	cancel()
