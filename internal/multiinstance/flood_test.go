@@ -30,7 +30,8 @@ import (
 // emulator runs in this process, so every call's arrival time and price
 // is recorded: units over the budget in any interval are computed from
 // them. With BESLUITBRON_FLOOD_CUT=<d>, Redis is cut off (through a proxy
-// this test controls) for d in the middle of the flood. Beside the flood,
+// this test controls) for d in the middle of the flood;
+// BESLUITBRON_FLOOD_INSTANCES=<n> runs n instances with 50 sessions each. Beside the flood,
 // once a minute, a lone session asks one search through instance 2: its
 // wait is the cross-instance wait. It runs only when asked:
 //
@@ -51,7 +52,13 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 			t.Fatalf("BESLUITBRON_FLOOD_CUT: %v", err)
 		}
 	}
-	const instances, sessions = 3, 150
+	instances, sessions := 3, 150
+	if v := os.Getenv("BESLUITBRON_FLOOD_INSTANCES"); v != "" {
+		if instances, err = strconv.Atoi(v); err != nil || instances < 1 || instances > 9 {
+			t.Fatalf("BESLUITBRON_FLOOD_INSTANCES: want 1 to 9, got %q", v)
+		}
+		sessions = 50 * instances
+	}
 
 	em := obv.NewEmulator(obv.Config{Seed: 1})
 	type arrival struct {
@@ -91,7 +98,7 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range sessions {
-		cl := clientFrom(1, byte(10+i))
+		cl := clientFrom(byte(1+i/200), byte(10+i%200))
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			for ctx.Err() == nil {
@@ -134,7 +141,7 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 			}
 			path := fmt.Sprintf("/platforms/obv/api/search?limit=24&query=lone+%d", n)
 			t0 := time.Now()
-			resp, err := cl.Get(h.instances[1].base + path)
+			resp, err := cl.Get(h.instances[min(1, instances-1)].base + path)
 			if err != nil {
 				continue
 			}
