@@ -244,35 +244,3 @@ func (f flood) report() string {
 	return b.String()
 }
 
-// TestSameSearchFromManyAddresses holds the page's promise that a question
-// many visitors ask at once costs each platform one search: 10 identical
-// searches from 10 addresses at the same moment, through the real route
-// (the default Caddyfile's limits, the shared session, the cache, the
-// budgets, the emulators), reach each platform's emulator exactly once;
-// the others wait for that answer in the cache.
-func TestSameSearchFromManyAddresses(t *testing.T) {
-	h := startOfflineHouse(t)
-	f := pageFlood(t, h, 10, "omgevingsvisie", false)
-	t.Log(f.report())
-	if f.status[http.StatusOK] != 10 {
-		t.Fatalf("want 10 answers: %v", f.status)
-	}
-	for k, states := range f.states {
-		if states["skipped"] == 10 {
-			if f.requests[k] != 0 {
-				t.Errorf("%s: skipped, but its emulator answered %d requests", k, f.requests[k])
-			}
-			continue
-		}
-		want := oneSearch[k]
-		if want == 0 {
-			want = 1
-		}
-		if n := f.requests[k]; n != want {
-			t.Errorf("%s: its emulator answered %d requests %v, want %d (one search's)", k, n, f.paths[k], want)
-		}
-		if v, ok := f.budgets[k]; ok && v[0] != 1 {
-			t.Errorf("%s: its budget admitted %.0f calls, want 1", k, v[0])
-		}
-	}
-}

@@ -41,6 +41,13 @@ type house struct {
 
 func startOfflineHouse(t *testing.T, edits ...func(string) string) house {
 	t.Helper()
+	return startOfflineHouseEnv(t, nil, edits...)
+}
+
+// startOfflineHouseEnv is startOfflineHouse with more environment for the
+// child (BESLUITBRON_REDIS, ...).
+func startOfflineHouseEnv(t *testing.T, extraEnv []string, edits ...func(string) string) house {
+	t.Helper()
 	root := repoRoot(t)
 	main, err := os.ReadFile(filepath.Join(root, "Caddyfile"))
 	if err != nil {
@@ -86,6 +93,7 @@ func startOfflineHouse(t *testing.T, edits ...func(string) string) house {
 	for _, p := range platforms.All() {
 		env = append(env, p.EnvVar+"="+strings.Join(emulators[p.Key], " "))
 	}
+	env = append(env, extraEnv...)
 	testcaddy.StartBinary(t, testcaddy.OfflineBinary(t), path, dir, base+"/status.json", env...)
 	return house{base: base, admin: "http://" + admin, emulators: emulators}
 }

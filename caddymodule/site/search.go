@@ -106,7 +106,7 @@ func (h *Handler) fill(v *ui.SearchView, outcomes []fanout.Outcome, hits []fanou
 	v.Outcomes = v.Outcomes[:0]
 	for _, o := range outcomes {
 		v.Outcomes = append(v.Outcomes, ui.Outcome{Platform: o.Platform, Name: nameOr(o.PlatformName, h.platformName(o.Platform)),
-			State: o.State, RetryAfterSeconds: o.RetryAfterSeconds, Error: o.Error, Hits: o.Hits})
+			State: o.State, RetryAfterSeconds: o.RetryAfterSeconds, Reason: o.Reason, Error: o.Error, Hits: o.Hits})
 	}
 	v.Hits = v.Hits[:0]
 	for _, hit := range hits {
@@ -154,9 +154,9 @@ func (h *Handler) recordOutcomes(outs []fanout.Outcome) {
 	for _, o := range outs {
 		switch o.State {
 		case "answered", "over_budget":
-			h.state.record(o.Platform, true, "", now)
+			h.state.record(o.Platform, true, "", "", now)
 		case "failed", "timeout":
-			h.state.record(o.Platform, false, o.Error, now)
+			h.state.record(o.Platform, false, o.Error, o.Reason, now)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
@@ -208,17 +209,21 @@ func (h *Handler) getter() reader.Getter {
 		a, err := subrequest.Do(ctx, o, platform, req)
 		now := time.Now()
 		if err != nil {
-			h.state.record(platform, false, err.Error(), now)
+			h.state.record(platform, false, err.Error(), fanout.ReasonUnreachable, now)
 			return nil, err
 		}
 		if a.OK() {
-			h.state.record(platform, true, "", now)
+			h.state.record(platform, true, "", "", now)
 			return a.Body, nil
 		}
 		retry, _ := subrequest.RetryAfter(a.Header, now)
 		ce := &reader.CallError{Platform: platform, Status: a.Status, RetryAfter: retry, OverBudget: a.OverBudget()}
 		// A 4xx the platform sent (a wrong id) says it is reachable.
-		h.state.record(platform, a.Status < 500 || a.OverBudget(), ce.Error(), now)
+		reason := fanout.ReasonPlatformError
+		if a.OverBudget() {
+			reason = fanout.ReasonBudget
+		}
+		h.state.record(platform, a.Status < 500 || a.OverBudget(), ce.Error(), reason, now)
 		if a.Status >= 500 && !a.OverBudget() {
 			h.logger.Debug("platform call from the reader view failed", zap.String("platform", platform), zap.Int("status", a.Status))
 		}

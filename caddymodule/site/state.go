@@ -29,7 +29,10 @@ type state struct {
 type seen struct {
 	ok  bool
 	at  time.Time
-	why string
+	why string // in English, for /status.json
+	// reason is why as a code (fanout.Reason*), which the status page
+	// says in its own language.
+	reason string
 }
 
 const (
@@ -116,9 +119,9 @@ func (s *state) read(now time.Time) {
 }
 
 // record keeps the outcome of one of the page's own platform calls.
-func (s *state) record(platform string, ok bool, why string, now time.Time) {
+func (s *state) record(platform string, ok bool, why, reason string, now time.Time) {
 	s.mu.Lock()
-	s.recent[platform] = seen{ok: ok, at: now, why: why}
+	s.recent[platform] = seen{ok: ok, at: now, why: why, reason: reason}
 	s.mu.Unlock()
 }
 

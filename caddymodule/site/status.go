@@ -18,8 +18,14 @@ func allKeys() []string { return platforms.Keys() }
 // statusJSON is /status.json: totals only, no client address and no
 // session (those stay on the admin endpoint).
 type statusJSON struct {
-	Version    string         `json:"version"`
-	Time       time.Time      `json:"time"`
+	Version string    `json:"version"`
+	Time    time.Time `json:"time"`
+	// Store is "shared" (cache and budgets shared with other instances
+	// through Redis), "degraded" (Redis unreachable: this instance serves
+	// alone from its local tiers with conservative local budget shares)
+	// or "local" (no shared store configured). Never the Redis URL or an
+	// instance id.
+	Store      string         `json:"store"`
 	Platforms  []ui.StatusRow `json:"platforms"`
 	Laadstatus *ui.LaadView   `json:"laadstatus,omitempty"`
 }
@@ -60,15 +66,18 @@ func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
 			row.Reachable = "yes"
 		case ok:
 			row.Reachable, row.ReachNote = "no", last.why
+			row.ReachReason, row.ReachWhy = last.reason, last.why
 		case up.Lookups > 0 && up.Hits > 0:
 			row.Reachable = "yes"
 		case up.Lookups > 0:
 			row.Reachable, row.ReachNote = "no", fmt.Sprintf("%d upstream errors in the last hour", up.Lookups)
+			row.ReachReason, row.UpstreamErrors = ui.ReasonUpstreamErrors, up.Lookups
 		}
 		if k == platforms.OBV {
 			laad = laadView()
 			if laad.Known {
 				row.ReachNote = joinNote(row.ReachNote, fmt.Sprintf("Laadstatus: %d/%d", laad.OK, laad.Total))
+				row.LaadOK, row.LaadTotal = laad.OK, laad.Total
 				if row.Reachable == "unknown" {
 					// A fresh load status is an answer of the platform.
 					row.Reachable = "yes"
@@ -88,6 +97,29 @@ func joinNote(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// Store modes, as /status.json and the status page say them.
+const (
+	storeLocal    = "local"
+	storeShared   = "shared"
+	storeDegraded = "degraded"
+)
+
+// storeMode says whether this instance shares its cache and budgets with
+// others: only the mode, read from the besluitbron app's shared store.
+func (h *Handler) storeMode() string {
+	if h.app == nil {
+		return storeLocal
+	}
+	s := h.app.Shared()
+	if s == nil {
+		return storeLocal
+	}
+	if s.Status().Mode == storeDegraded {
+		return storeDegraded
+	}
+	return storeShared
 }
 
 // laadView summarises the load status the MCP maintenance keeps (the page
@@ -119,7 +151,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 	rows, laad := h.statusRows(now)
 	pg := h.page(r, "", "status")
 	pg.Title = pg.T("status.title")
-	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
+	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
 		Updated: now.UTC().Format("2006-01-02 15:04:05 UTC"), UpdatedISO: now.UTC().Format(time.RFC3339)}
 	return h.render(w, r, http.StatusOK, "status", v)
 }
@@ -131,5 +163,5 @@ func (h *Handler) serveStatusJSON(w http.ResponseWriter, r *http.Request) error 
 	if laad != nil && !laad.Known {
 		laad = nil
 	}
-	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Platforms: rows, Laadstatus: laad})
+	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Store: h.storeMode(), Platforms: rows, Laadstatus: laad})
 }

@@ -117,8 +117,11 @@ type PlatformChoice struct {
 type Outcome struct {
 	Platform, Name, State string
 	RetryAfterSeconds     int
-	Error                 string
-	Hits                  int
+	// Reason is the engine's reason code (fanout.Reason*), which the page
+	// says in its own language; Error the engine's English text, shown
+	// only for a code the page does not know.
+	Reason, Error string
+	Hits          int
 }
 
 // Hit is one search result.
@@ -161,6 +164,24 @@ func (v SearchView) StateText(o Outcome) string {
 		return s
 	}
 	return o.State
+}
+
+// ReasonText says why a platform was skipped, timed out, over budget or
+// failed, in the page's language: the text for the engine's reason code;
+// the engine's own (English) text only for a code the page does not know,
+// so that a new reason is shown rather than hidden.
+func (v SearchView) ReasonText(o Outcome) string { return v.reasonText(o.Reason, o.Error) }
+
+func (p Page) reasonText(code, fallback string) string {
+	if code != "" {
+		if s, ok := messages[p.Lang]["reason."+code]; ok {
+			return s
+		}
+		if s, ok := messages[NL]["reason."+code]; ok {
+			return s
+		}
+	}
+	return fallback
 }
 
 // CountText says how many results there are.
@@ -228,9 +249,19 @@ func (v ReaderView) RangeText() string { return v.F("reader.pages", v.From+1, v.
 type StatusRow struct {
 	Key  string `json:"platform"`
 	Name string `json:"name"`
-	// Reachable is yes, no or unknown; ReachNote says why.
-	Reachable string `json:"reachable"`
-	ReachNote string `json:"reachable_note,omitempty"`
+	// Reachable is yes, no or unknown; ReachNote says why, in English.
+	// ReachReason is the same as a code: the last search's or reader's
+	// reason (fanout.Reason*), or ReasonUpstreamErrors with their count
+	// in UpstreamErrors; ReachWhy the English text alone, for a code the
+	// page does not know; LaadOK of LaadTotal sources were fine
+	// (OpenBesluitvorming's load status; both 0 when unknown).
+	Reachable      string `json:"reachable"`
+	ReachNote      string `json:"reachable_note,omitempty"`
+	ReachReason    string `json:"reachable_reason,omitempty"`
+	UpstreamErrors int64  `json:"upstream_errors_last_hour,omitempty"`
+	ReachWhy       string `json:"-"`
+	LaadOK         int    `json:"-"`
+	LaadTotal      int    `json:"-"`
 	// HasBudget: BesluitBron keeps a budget for the platform; Available
 	// units of Capacity are left, Waiting calls wait. P50MS and P95MS are
 	// the wait over the last hour (-1: no call in it).
@@ -274,6 +305,19 @@ type StatusView struct {
 	Updated        string
 	UpdatedISO     string
 	RefreshSeconds int
+
+	// Store is "shared", "degraded" or "local": whether this instance
+	// shares its cache and budgets with others through Redis.
+	Store string
+}
+
+// StoreText says the store mode in words.
+func (v StatusView) StoreText() string {
+	switch v.Store {
+	case "shared", "degraded":
+		return v.T("status.store." + v.Store)
+	}
+	return v.T("status.store.local")
 }
 
 // ReachText says reachable in words.
@@ -285,6 +329,26 @@ func (v StatusView) ReachText(r StatusRow) string {
 		return v.T("status.no")
 	}
 	return v.T("status.unknown")
+}
+
+// ReasonUpstreamErrors is a status row's reason when the platform cache
+// stored answers against upstream errors in the last hour.
+const ReasonUpstreamErrors = "upstream_errors"
+
+// NoteText says why a platform may not be reachable, and its load status,
+// in the page's language.
+func (v StatusView) NoteText(r StatusRow) string {
+	var parts []string
+	switch {
+	case r.ReachReason == ReasonUpstreamErrors:
+		parts = append(parts, v.F("status.upstream_errors", r.UpstreamErrors))
+	case r.ReachReason != "" || r.ReachWhy != "":
+		parts = append(parts, v.reasonText(r.ReachReason, r.ReachWhy))
+	}
+	if r.LaadTotal > 0 {
+		parts = append(parts, fmt.Sprintf("Laadstatus: %d/%d", r.LaadOK, r.LaadTotal))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // WaitText is the wait's p50 / p95.

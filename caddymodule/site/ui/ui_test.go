@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"html/template"
 	"net/url"
 	"strings"
 	"testing"
@@ -113,5 +114,63 @@ func TestAssets(t *testing.T) {
 	}
 	if len(AssetVersion) != 12 {
 		t.Errorf("AssetVersion %q", AssetVersion)
+	}
+}
+
+// Outcome reasons and the status page's notes are said in the page's
+// language from the engine's reason code; the engine's English text shows
+// only for a code the page does not know.
+func TestReasonsInThePagesLanguage(t *testing.T) {
+	english := "Rechtspraak has no free-text search: name a court as organisation"
+	outcomes := []Outcome{
+		{Platform: "rechtspraak", Name: "Rechtspraak", State: "skipped", Reason: "no_word_search", Error: english},
+		{Platform: "obv", Name: "OpenBesluitvorming", State: "over_budget", RetryAfterSeconds: 9, Reason: "budget", Error: "BesluitBron's request budget for OpenBesluitvorming has no room now; retry in 9 s"},
+		{Platform: "tk", Name: "Tweede Kamer", State: "timeout", Reason: "deadline", Error: "no answer within the search's deadline of 8s"},
+		{Platform: "ob", Name: "Officiële Bekendmakingen", State: "failed", Reason: "platform_error", Error: "Officiële Bekendmakingen answered HTTP 502"},
+		{Platform: "ori", Name: "ORI", State: "failed", Reason: "a_code_from_the_future", Error: "something new"},
+	}
+	want := map[string][]string{
+		NL: {"dit platform zoekt niet op woorden", "het verzoekbudget van BesluitBron voor dit platform heeft nu geen ruimte", "opnieuw over 9 s",
+			"geen antwoord binnen de zoektijd", "het platform antwoordde met een foutmelding", "something new"},
+		EN: {"this platform has no word search", "BesluitBron&#39;s request budget for this platform has no room now", "retry in 9 s",
+			"no answer within the search&#39;s time", "the platform answered with an error", "something new"},
+	}
+	for _, lang := range Languages {
+		v := SearchView{Page: Page{Lang: lang, DefaultLang: NL}, Searched: true, Done: true, Outcomes: outcomes}
+		out, err := RenderString("results", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want[lang] {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the outcomes lack %q:\n%s", lang, w, out)
+			}
+		}
+		for _, o := range outcomes[:4] {
+			if strings.Contains(out, template.HTMLEscapeString(o.Error)) {
+				t.Errorf("%s: the engine's English text %q shows", lang, o.Error)
+			}
+		}
+		st := StatusView{Page: Page{Lang: lang, DefaultLang: NL}, Rows: []StatusRow{
+			{Key: "ob", Name: "Officiële Bekendmakingen", Reachable: "no", ReachNote: "Officiële Bekendmakingen answered HTTP 502", ReachReason: "platform_error", ReachWhy: "Officiële Bekendmakingen answered HTTP 502"},
+			{Key: "tk", Name: "Tweede Kamer", Reachable: "no", ReachNote: "3 upstream errors in the last hour", ReachReason: ReasonUpstreamErrors, UpstreamErrors: 3},
+			{Key: "obv", Name: "OpenBesluitvorming", Reachable: "yes", ReachNote: "Laadstatus: 300/310", LaadOK: 300, LaadTotal: 310},
+		}}
+		out, err = RenderString("statustable", st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := map[string][]string{
+			NL: {"het platform antwoordde met een foutmelding", "3 foutantwoorden van het platform in het laatste uur", "Laadstatus: 300/310"},
+			EN: {"the platform answered with an error", "3 error answers from the platform in the last hour", "Laadstatus: 300/310"},
+		}
+		for _, w := range notes[lang] {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: the status table lacks %q:\n%s", lang, w, out)
+			}
+		}
+		if strings.Contains(out, "answered HTTP 502") || strings.Contains(out, "upstream errors") {
+			t.Errorf("%s: the status table shows the English note:\n%s", lang, out)
+		}
 	}
 }

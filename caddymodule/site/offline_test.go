@@ -1,0 +1,127 @@
+package site_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestOfflineHouse runs the default Caddyfile against the emulators (one
+// child process for the subtests) and holds what the page promises
+// through its real routes and limits.
+func TestOfflineHouse(t *testing.T) {
+	h := startOfflineHouse(t)
+	// First: it counts what reaches the emulators from a fresh house.
+	t.Run("same search from many addresses", func(t *testing.T) { sameSearchFromManyAddresses(t, h) })
+	t.Run("reasons in the page's language", func(t *testing.T) { reasonsInThePagesLanguage(t, h) })
+	t.Run("store local", func(t *testing.T) {
+		if mode := statusStore(t, h); mode != "local" {
+			t.Errorf("/status.json says store %q, want local", mode)
+		}
+		page := get(t, h.base+"/status", nil)
+		if !strings.Contains(page, `data-store="local"`) || !strings.Contains(page, "alleen van deze instantie (lokaal)") {
+			t.Errorf("/status does not say the store is local:\n%s", page)
+		}
+	})
+}
+
+// sameSearchFromManyAddresses holds the page's promise that a question
+// many visitors ask at once costs each platform one search: 10 identical
+// searches from 10 addresses at the same moment, through the real route
+// (the default Caddyfile's limits, the shared session, the cache, the
+// budgets, the emulators), reach each platform's emulator as one search
+// would; the others share that answer.
+func sameSearchFromManyAddresses(t *testing.T, h house) {
+	f := pageFlood(t, h, 10, "omgevingsvisie", false)
+	t.Log(f.report())
+	if f.status[http.StatusOK] != 10 {
+		t.Fatalf("want 10 answers: %v", f.status)
+	}
+	if len(f.states) < 5 {
+		t.Errorf("outcomes of %d platforms, want at least 5: %v", len(f.states), f.states)
+	}
+	for k, states := range f.states {
+		if states["skipped"] == 10 {
+			if f.requests[k] != 0 {
+				t.Errorf("%s: skipped, but its emulator answered %d requests", k, f.requests[k])
+			}
+			continue
+		}
+		want := oneSearch[k]
+		if want == 0 {
+			want = 1
+		}
+		if n := f.requests[k]; n != want {
+			t.Errorf("%s: its emulator answered %d requests %v, want %d (one search's)", k, n, f.paths[k], want)
+		}
+		if v, ok := f.budgets[k]; ok && v[0] != 1 {
+			t.Errorf("%s: its budget admitted %.0f calls, want 1", k, v[0])
+		}
+	}
+}
+
+// reasonsInThePagesLanguage: why Rechtspraak was skipped (it has no word
+// search) is said in Dutch on the Dutch page, in English with lang=en,
+// and as the engine's code in the JSON.
+func reasonsInThePagesLanguage(t *testing.T, h house) {
+	rechtspraak := regexp.MustCompile(`(?s)<li class="outcome[^"]*" data-platform="rechtspraak" data-state="skipped">.*?</li>`)
+	for _, c := range []struct{ lang, want, not string }{
+		{"", "dit platform zoekt niet op woorden", "has no free-text search"},
+		{"en", "this platform has no word search", "has no free-text search"},
+	} {
+		v := url.Values{"q": {"omgevingsvisie"}}
+		if c.lang != "" {
+			v.Set("lang", c.lang)
+		}
+		page := get(t, h.base+"/search?"+v.Encode(), nil)
+		li := rechtspraak.FindString(page)
+		if !strings.Contains(li, c.want) || strings.Contains(li, c.not) {
+			t.Errorf("lang %q: Rechtspraak's outcome %q, want %q", c.lang, li, c.want)
+		}
+	}
+	body := get(t, h.base+"/search?q=omgevingsvisie", http.Header{"Accept": {"application/json"}})
+	var res struct {
+		Outcomes []struct{ Platform, State, Reason, Error string }
+	}
+	if err := json.Unmarshal([]byte(body), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range res.Outcomes {
+		if o.Platform == "rechtspraak" && (o.State != "skipped" || o.Reason != "no_word_search" || o.Error == "") {
+			t.Errorf("JSON: Rechtspraak %+v, want skipped with reason no_word_search and the English error", o)
+		}
+	}
+}
+
+// get reads u (status 200) from 127.0.0.1.
+func get(t *testing.T, u string, header http.Header) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, u, nil)
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d, %v\n%s", u, resp.StatusCode, err, b)
+	}
+	return string(b)
+}
+
+// statusStore is /status.json's store mode.
+func statusStore(t *testing.T, h house) string {
+	t.Helper()
+	var st struct{ Store string }
+	if err := json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Store
+}

@@ -1,0 +1,48 @@
+package site_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
+)
+
+// TestEveryReasonHasItsText: every reason code the fan-out engine names
+// (the Reason* constants of caddymodule/fanout, read from its source so
+// that a new one is not missed) has its text in every language of the
+// page; otherwise the page would fall back to the engine's English.
+func TestEveryReasonHasItsText(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(repoRoot(t), "caddymodule", "fanout", "result.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok {
+			for i, name := range vs.Names {
+				if strings.HasPrefix(name.Name, "Reason") && i < len(vs.Values) {
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+						code, _ := strconv.Unquote(lit.Value)
+						codes = append(codes, code)
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(codes) < 10 {
+		t.Fatalf("found only %d reason codes in fanout: %v", len(codes), codes)
+	}
+	for _, lang := range ui.Languages {
+		for _, c := range codes {
+			if s := ui.Text(lang, "reason."+c); s == "reason."+c {
+				t.Errorf("%s: no text for the engine's reason %q", lang, c)
+			}
+		}
+	}
+}
