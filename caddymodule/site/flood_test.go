@@ -243,4 +243,3 @@ func (f flood) report() string {
 	}
 	return b.String()
 }
-
