@@ -95,6 +95,7 @@ type flood struct {
 	requests map[string]int64          // per platform: requests its emulators answered
 	paths    map[string][]string       // per platform: "path ×n" of those requests
 	budgets  map[string][2]float64     // per platform: calls admitted, units spent
+	refused  map[string]int            // 429s by Retry-After and Content-Type
 }
 
 // htmlOutcome is one platform's outcome in the page (the no-JavaScript
@@ -108,7 +109,7 @@ var htmlOutcome = regexp.MustCompile(`data-platform="(\w+)" data-state="(\w+)"`)
 func pageFlood(t *testing.T, h house, n int, words string, asJSON bool) flood {
 	t.Helper()
 	emuBefore, budBefore := readEmulators(t, h), readBudgets(t, h)
-	f := flood{status: map[int]int{}, states: map[string]map[string]int{}}
+	f := flood{status: map[int]int{}, states: map[string]map[string]int{}, refused: map[string]int{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -160,6 +161,9 @@ func pageFlood(t *testing.T, h house, n int, words string, asJSON bool) flood {
 			mu.Lock()
 			defer mu.Unlock()
 			f.status[resp.StatusCode]++
+			if resp.StatusCode == http.StatusTooManyRequests {
+				f.refused[fmt.Sprintf("Retry-After %s, %s", resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"))]++
+			}
 			if resp.StatusCode == http.StatusOK {
 				f.took = append(f.took, took)
 			}
@@ -209,6 +213,9 @@ func (f flood) report() string {
 	fmt.Fprint(&b, "responses:")
 	for _, c := range codes {
 		fmt.Fprintf(&b, " %d×HTTP %d", f.status[c], c)
+	}
+	for k, n := range f.refused {
+		fmt.Fprintf(&b, " (%d×429 with %s)", n, k)
 	}
 	if len(f.took) > 0 {
 		s := append([]time.Duration(nil), f.took...)
