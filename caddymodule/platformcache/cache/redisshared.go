@@ -206,9 +206,9 @@ func randomToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Lead takes the lease when free, and in the same round trip looks for an
-// entry stored meanwhile (a fetch that ended between this instance's miss
-// and now): then the lease is given back and the entry returned.
+// Lead takes the lease when free, and in the same round trip reads the
+// entry stored under key (a fetch may have ended between this instance's
+// miss and now; the caller judges whether it serves).
 func (r *RedisShared) Lead(ctx context.Context, key string) (string, []byte, error) {
 	token := r.st.Instance() + ":" + randomToken()
 	g := r.generation()
@@ -224,20 +224,11 @@ func (r *RedisShared) Lead(ctx context.Context, key string) (string, []byte, err
 	if err != nil {
 		return "", nil, err
 	}
-	b, berr := eCmd.Bytes()
-	if berr != nil && !errors.Is(berr, redis.Nil) {
-		return "", nil, berr
-	}
-	if b != nil {
-		if setCmd.Val() {
-			_ = r.release(ctx, key, token)
-		}
-		return "", b, nil
-	}
+	b, _ := eCmd.Bytes() // nil when absent
 	if !setCmd.Val() {
-		return "", nil, nil
+		token = ""
 	}
-	return token, nil, nil
+	return token, b, nil
 }
 
 // The lease is changed only by its holder: compare, then act.
@@ -257,12 +248,6 @@ func (r *RedisShared) Renew(ctx context.Context, key, token string) (bool, error
 		return err
 	})
 	return ok, err
-}
-
-func (r *RedisShared) release(ctx context.Context, key, token string) error {
-	return r.st.Do(ctx, func(ctx context.Context, c redis.UniversalClient) error {
-		return releaseScript.Run(ctx, c, []string{r.leaseKey(key)}, token).Err()
-	})
 }
 
 // Finish keeps the answer for the waiting instances (before the lease

@@ -38,9 +38,9 @@ type Shared interface {
 	Purge(ctx context.Context) error
 
 	// Lead tries to take key's lease (the right to ask the platform for
-	// key while the others wait). It returns the lease's token when taken;
-	// when an entry was stored under key meanwhile it returns that
-	// instead, and holds no lease.
+	// key while the others wait). It returns the lease's token when taken,
+	// and the entry stored under key at that moment (nil: none): when
+	// that entry serves, the caller gives the lease back (Finish).
 	Lead(ctx context.Context, key string) (token string, entry []byte, err error)
 	// Renew extends a held lease; false when it was lost (it lapsed).
 	Renew(ctx context.Context, key, token string) (bool, error)

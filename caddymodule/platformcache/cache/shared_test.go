@@ -478,3 +478,25 @@ func TestSingleInstanceHasNoSharedFigures(t *testing.T) {
 		t.Fatal("shared figures without a shared tier")
 	}
 }
+
+// An entry expired on one instance and fetched anew by another is a hit
+// there: the expired local copy does not send it to the platform again.
+func TestSharedRefreshByOneIsFreshForAll(t *testing.T) {
+	prefix, c := redistest.Prefix(t), newClock()
+	s1, s2 := instance(t, prefix, "", c, "1"), instance(t, prefix, "", c, "1")
+	pol := listPolicy
+	pol.StaleWhileRevalidate = 0
+	u := okUpstream("v")
+	do(t, s1, pol, u, get("/r"))
+	do(t, s2, pol, u, get("/r")) // s2 holds it locally now
+	c.Advance(pol.TTL + time.Minute)
+	do(t, s1, pol, u, get("/r")) // expired: s1 fetches anew
+	if u.calls.Load() != 2 {
+		t.Fatalf("calls %d", u.calls.Load())
+	}
+	r := do(t, s2, pol, u, get("/r"))
+	if u.calls.Load() != 2 || !strings.HasPrefix(r.Header().Get(HeaderCacheStatus), "BesluitBron; hit; ttl=") {
+		t.Fatalf("s2 went to the platform again: calls %d, %q", u.calls.Load(), r.Header().Get(HeaderCacheStatus))
+	}
+	noSharedErrors(t, s1, s2)
+}

@@ -220,10 +220,17 @@ func (s *Store) Get(key string) (e *Entry, dropped string) {
 // (if any) only when they hold nothing usable.
 func (s *Store) get(ctx context.Context, key, raw string, now time.Time) (e *Entry, dropped string) {
 	e, dropped = s.getLocal(key, raw, now)
+	st := s.shared.Load()
 	if e != nil {
+		if st != nil && !now.Before(e.Expires) {
+			// Expired here: another instance may have fetched it anew.
+			if fresh, _ := s.sharedGet(ctx, st, key, raw, now); fresh != nil && now.Before(fresh.Expires) {
+				return fresh, ""
+			}
+		}
 		return e, ""
 	}
-	if st := s.shared.Load(); st != nil {
+	if st != nil {
 		// After a local drop too: another instance of the new version
 		// may have stored the entry anew.
 		if e, d := s.sharedGet(ctx, st, key, raw, now); e != nil || d != "" {
