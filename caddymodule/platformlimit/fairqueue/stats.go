@@ -125,6 +125,14 @@ func (b *Budget) Heaviest(n int) []ClientUsage {
 		all = append(all, cu)
 	}
 	b.mu.Unlock()
+	return HeaviestFirst(all, n)
+}
+
+// HeaviestFirst orders clients heaviest usage first (ties by key), keeps
+// each one's five heaviest sessions, and returns at most n clients (all
+// when n < 0). Every budget's Heaviest reports through it, so the admin
+// status reads alike whichever budget a platform has.
+func HeaviestFirst(all []ClientUsage, n int) []ClientUsage {
 	for i := range all {
 		ss := all[i].Sessions
 		sort.Slice(ss, func(i, j int) bool {

@@ -3,7 +3,6 @@ package globalbudget
 import (
 	"context"
 	"math"
-	"sort"
 	"strconv"
 	"time"
 
@@ -140,26 +139,7 @@ func (b *Budget) Heaviest(n int) []fairqueue.ClientUsage {
 		all = append(all, cu)
 	}
 	b.mu.Unlock()
-	for i := range all {
-		ss := all[i].Sessions
-		sort.Slice(ss, func(i, j int) bool {
-			if ss[i].Used != ss[j].Used {
-				return ss[i].Used > ss[j].Used
-			}
-			return ss[i].Session < ss[j].Session
-		})
-		all[i].Sessions = ss[:min(len(ss), 5)]
-	}
-	sort.Slice(all, func(i, j int) bool {
-		if all[i].Used != all[j].Used {
-			return all[i].Used > all[j].Used
-		}
-		return all[i].Client < all[j].Client
-	})
-	if n >= 0 && len(all) > n {
-		all = all[:n]
-	}
-	return all
+	return fairqueue.HeaviestFirst(all, n)
 }
 
 // Used returns a client's global usage (from Redis; this instance's last
