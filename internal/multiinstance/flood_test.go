@@ -31,7 +31,8 @@ import (
 // is recorded: units over the budget in any interval are computed from
 // them. With BESLUITBRON_FLOOD_CUT=<d>, Redis is cut off (through a proxy
 // this test controls) for d in the middle of the flood;
-// BESLUITBRON_FLOOD_INSTANCES=<n> runs n instances with 50 sessions each. Beside the flood,
+// BESLUITBRON_FLOOD_INSTANCES=<n> runs n instances with 50 sessions each;
+// BESLUITBRON_FLOOD_ALONE=1 runs them without Redis, as before issue 13. Beside the flood,
 // once a minute, a lone session asks one search through instance 2: its
 // wait is the cross-instance wait. It runs only when asked:
 //
@@ -80,7 +81,11 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 	defer up.Close()
 
 	proxy := redistest.NewProxy(t)
-	h := startHouseWith(t, instances, houseOptions{redisURL: proxy.URL(), urls: map[string]string{"obv": up.URL}})
+	redisURL := proxy.URL()
+	if os.Getenv("BESLUITBRON_FLOOD_ALONE") != "" {
+		redisURL = "none" // the instances without Redis: each its own budget
+	}
+	h := startHouseWith(t, instances, houseOptions{redisURL: redisURL, urls: map[string]string{"obv": up.URL}})
 
 	clientFrom := func(a, b byte) *http.Client {
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, a, b)}}

@@ -38,7 +38,7 @@ var emulatorPlatforms = []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraa
 
 // houseOptions change startHouse's defaults.
 type houseOptions struct {
-	redisURL string            // default redistest.URL()
+	redisURL string            // default redistest.URL(); "none": each instance alone (store local)
 	urls     map[string]string // platform → base URL replacing its emulator
 }
 
@@ -80,7 +80,7 @@ func startHouseWith(t *testing.T, n int, o houseOptions) *house {
 		env := []string{
 			fmt.Sprintf("BESLUITBRON_PORT=%d", port),
 			fmt.Sprintf("BESLUITBRON_ADMIN=127.0.0.1:%d", adminPort),
-			"BESLUITBRON_REDIS=" + o.redisURL,
+			"BESLUITBRON_REDIS=" + strings.TrimPrefix(o.redisURL, "none"),
 			"BESLUITBRON_STORE_PREFIX=" + prefix,
 			fmt.Sprintf("BESLUITBRON_INSTANCES=%d", n),
 			"BESLUITBRON_CACHE_DIR=" + filepath.Join(dir, fmt.Sprintf("cache-%d", i)),
@@ -103,7 +103,11 @@ func startHouseWith(t *testing.T, n int, o houseOptions) *house {
 		for try := 0; try < 400 && !ok; try++ {
 			if resp, err := http.Get(in.base + "/status.json"); err == nil {
 				resp.Body.Close()
-				ok = storeMode(in.admin) == "shared"
+				want := "shared"
+				if o.redisURL == "none" {
+					want = "local"
+				}
+				ok = storeMode(in.admin) == want
 			}
 			if !ok {
 				time.Sleep(25 * time.Millisecond) // polling a child process's start
