@@ -19,9 +19,9 @@ import (
 func TestDefaultConnectorTools(t *testing.T) {
 	proxy, _ := offlineHouse(t)
 	want := map[string]string{
-		"raad":  "besluitbron_platforms obv_fetch obv_laadstatus obv_search obv_sources",
-		"rijk":  "besluitbron_platforms ob_ opentk_ rechtspraak_ tk_",
-		"alles": "besluitbron_platforms ob_ obv_ opentk_ rechtspraak_ tk_",
+		"raad":  "besluitbron_platforms obv_fetch obv_laadstatus obv_search obv_sources search_all",
+		"rijk":  "besluitbron_platforms ob_ opentk_ rechtspraak_ search_ tk_",
+		"alles": "besluitbron_platforms ob_ obv_ opentk_ rechtspraak_ search_ tk_",
 	}
 	for name, w := range want {
 		c, err := client.NewStreamableHttpClient(proxy + "/mcp/" + name)
