@@ -1,5 +1,6 @@
 // Package redistest connects tests to the real Redis at 127.0.0.1:6379
-// (BESLUITBRON_TEST_REDIS overrides the URL). Each test gets a key prefix
+// (BESLUITBRON_TEST_REDIS overrides the URL; a redis+cluster:// URL runs
+// the same tests against a Redis Cluster). Each test gets a key prefix
 // of its own, and every key under it is removed when the test ends, so
 // tests never see each other's keys and leave nothing behind.
 //
@@ -12,6 +13,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,15 +31,40 @@ func URL() string {
 	return "redis://127.0.0.1:6379/0"
 }
 
+// client returns a client for URL: a cluster client for redis+cluster://.
+func client() (redis.UniversalClient, error) {
+	u := URL()
+	if rest, ok := strings.CutPrefix(u, "redis+cluster://"); ok {
+		opt, err := redis.ParseClusterURL("redis://" + rest)
+		if err != nil {
+			return nil, err
+		}
+		return redis.NewClusterClient(opt), nil
+	}
+	opt, err := redis.ParseURL(u)
+	if err != nil {
+		return nil, err
+	}
+	return redis.NewClient(opt), nil
+}
+
+// eachNode runs f on every primary (one for a single Redis): SCAN sees
+// one node's keys only.
+func eachNode(ctx context.Context, c redis.UniversalClient, f func(redis.UniversalClient) error) error {
+	if cc, ok := c.(*redis.ClusterClient); ok {
+		return cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error { return f(n) })
+	}
+	return f(c)
+}
+
 // Require skips the test (fails it under CI=true) when Redis does not
 // answer at URL.
 func Require(t testing.TB) {
 	t.Helper()
-	opt, err := redis.ParseURL(URL())
+	c, err := client()
 	if err != nil {
 		t.Fatalf("BESLUITBRON_TEST_REDIS: %v", err)
 	}
-	c := redis.NewClient(opt)
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
@@ -64,30 +92,27 @@ func Prefix(t testing.TB) string {
 // Clean removes every key under prefix, plain (prefix:...) or hash-tagged
 // ({prefix:...}...).
 func Clean(t testing.TB, prefix string) {
-	opt, err := redis.ParseURL(URL())
+	c, err := client()
 	if err != nil {
 		return
 	}
-	c := redis.NewClient(opt)
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, pattern := range []string{prefix + ":*", "{" + prefix + ":*"} {
-		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-			if len(keys) == 500 {
-				c.Unlink(ctx, keys...)
-				keys = keys[:0]
+	err = eachNode(ctx, c, func(n redis.UniversalClient) error {
+		for _, pattern := range []string{prefix + ":*", "{" + prefix + ":*"} {
+			iter := n.Scan(ctx, 0, pattern, 1000).Iterator()
+			for iter.Next(ctx) {
+				n.Unlink(ctx, iter.Val()) // one key per call: on a cluster, keys of one call must share a slot
+			}
+			if err := iter.Err(); err != nil {
+				return err
 			}
 		}
-		if len(keys) > 0 {
-			c.Unlink(ctx, keys...)
-		}
-		if err := iter.Err(); err != nil {
-			t.Logf("redistest: cleaning %s: %v", prefix, err)
-		}
+		return nil
+	})
+	if err != nil {
+		t.Logf("redistest: cleaning %s: %v", prefix, err)
 	}
 }
 
@@ -113,18 +138,32 @@ func Open(t testing.TB, o sharedstore.Options) *sharedstore.Store {
 // that check what is left behind and that every key has a TTL.
 func Keys(t testing.TB, prefix string) map[string]time.Duration {
 	t.Helper()
-	opt, _ := redis.ParseURL(URL())
-	c := redis.NewClient(opt)
+	c, err := client()
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer c.Close()
 	ctx := context.Background()
+	var mu sync.Mutex
 	out := map[string]time.Duration{}
-	for _, pattern := range []string{prefix + ":*", "{" + prefix + ":*"} {
-		iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
-		for iter.Next(ctx) {
-			k := iter.Val()
-			ttl, _ := c.PTTL(ctx, k).Result()
-			out[k] = ttl
+	err = eachNode(ctx, c, func(n redis.UniversalClient) error {
+		for _, pattern := range []string{prefix + ":*", "{" + prefix + ":*"} {
+			iter := n.Scan(ctx, 0, pattern, 1000).Iterator()
+			for iter.Next(ctx) {
+				k := iter.Val()
+				ttl, _ := n.PTTL(ctx, k).Result()
+				mu.Lock()
+				out[k] = ttl
+				mu.Unlock()
+			}
+			if err := iter.Err(); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
