@@ -160,14 +160,16 @@ func (e *Engine) Platforms() []string { return slices.Clone(e.platforms) }
 func (e *Engine) Deadline() time.Duration { return e.deadline }
 
 // Check validates q against this engine: q.Validate, and every platform it
-// names must be one the engine offers.
+// names must be one the engine offers. Its errors are *QueryErrors (see
+// QueryErrors).
 func (e *Engine) Check(q Query) error {
 	if err := q.Validate(); err != nil {
 		return err
 	}
 	for _, k := range q.Platforms {
 		if !slices.Contains(e.platforms, k) {
-			return fmt.Errorf("platform %q is not offered here: use %s", k, strings.Join(e.platforms, ", "))
+			return queryError(CodePlatformNotOffered, ParamPlatforms, k, 0,
+				fmt.Sprintf("platform %q is not offered here: use %s", k, strings.Join(e.platforms, ", ")))
 		}
 	}
 	return nil

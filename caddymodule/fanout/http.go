@@ -26,8 +26,8 @@ const (
 const maxQueryBytes = 4096
 
 // ParseQuery reads a Query from URL query parameters (q, from, to,
-// organisation, platforms, limit) and validates it (Query.Validate). The
-// search page's form uses the same names.
+// organisation, platforms, limit) and validates it (Query.Validate; its
+// errors are *QueryErrors). The search page's form uses the same names.
 func ParseQuery(v url.Values) (Query, error) {
 	q := Query{Words: v.Get(ParamWords), From: strings.TrimSpace(v.Get(ParamFrom)), To: strings.TrimSpace(v.Get(ParamTo)),
 		Organisation: strings.TrimSpace(v.Get(ParamOrganisation))}
@@ -52,7 +52,8 @@ func ParseQuery(v url.Values) (Query, error) {
 	if s := strings.TrimSpace(v.Get(ParamLimit)); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			return q, fmt.Errorf("limit %q is not a number: use 1 to %d", adapters.Cut(s, 20), MaxLimit)
+			return q, queryError(CodeLimitNotNumber, ParamLimit, adapters.Cut(s, 20), MaxLimit,
+				fmt.Sprintf("limit %q is not a number: use 1 to %d", adapters.Cut(s, 20), MaxLimit))
 		}
 		q.Limit = n
 	}
@@ -62,9 +63,9 @@ func ParseQuery(v url.Values) (Query, error) {
 // ServeJSON answers GET /search for apps: it reads the query parameters,
 // asks e and writes the merged Result as JSON (200, also when some
 // platforms timed out or failed: see Result.Partial and the outcomes). A
-// query it refuses is a 400 with {"error": what to fix}; a method other
-// than GET or HEAD is a 405. The error it returns is only a failure to
-// write.
+// query it refuses is a 400 with {"error": what to fix, "code": the
+// same as a code, ...}; a method other than GET or HEAD is a 405. The
+// error it returns is only a failure to write.
 func ServeJSON(w http.ResponseWriter, r *http.Request, e *Engine) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -73,19 +74,19 @@ func ServeJSON(w http.ResponseWriter, r *http.Request, e *Engine) error {
 		return writeJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "use GET /search?q=..."})
 	}
 	if len(r.URL.RawQuery) > maxQueryBytes {
-		return writeJSON(w, http.StatusBadRequest, errorBody{Error: fmt.Sprintf("the query string is %d bytes long: use at most %d", len(r.URL.RawQuery), maxQueryBytes)})
+		return writeRefusal(w, e, queryError(CodeQueryStringTooLong, "", itoa(len(r.URL.RawQuery)), maxQueryBytes,
+			fmt.Sprintf("the query string is %d bytes long: use at most %d", len(r.URL.RawQuery), maxQueryBytes)))
 	}
 	v, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return writeJSON(w, http.StatusBadRequest, errorBody{Error: "the query string is not valid URL encoding: " + err.Error()})
+		return writeRefusal(w, e, queryError(CodeQueryStringEncoding, "", "", 0, "the query string is not valid URL encoding: "+err.Error()))
 	}
 	q, err := ParseQuery(v)
 	if err == nil {
 		err = e.Check(q)
 	}
 	if err != nil {
-		return writeJSON(w, http.StatusBadRequest, errorBody{Error: err.Error(), Platforms: e.Platforms(),
-			Hint: "GET /search?q=stikstof&from=2024-01-01&to=2024-12-31&organisation=utrecht&platforms=obv,tk&limit=10"})
+		return writeRefusal(w, e, err)
 	}
 	res := e.Search(r.Context(), q, nil)
 	// A search answer changes as the platforms do; the platform answers
@@ -98,6 +99,21 @@ type errorBody struct {
 	Error     string   `json:"error"`
 	Platforms []string `json:"platforms,omitempty"`
 	Hint      string   `json:"hint,omitempty"`
+	// Code is the first problem's code (Code*), Problems every problem
+	// with its code and parameters: for an app that says it in its own
+	// language. Error stays the English text of them all.
+	Code     string        `json:"code,omitempty"`
+	Problems []*QueryError `json:"problems,omitempty"`
+}
+
+// writeRefusal answers a query ServeJSON refuses: 400 with what to fix.
+func writeRefusal(w http.ResponseWriter, e *Engine, err error) error {
+	body := errorBody{Error: err.Error(), Platforms: e.Platforms(),
+		Hint: "GET /search?q=stikstof&from=2024-01-01&to=2024-12-31&organisation=utrecht&platforms=obv,tk&limit=10"}
+	if body.Problems = QueryErrors(err); len(body.Problems) > 0 {
+		body.Code = body.Problems[0].Code
+	}
+	return writeJSON(w, http.StatusBadRequest, body)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) error {

@@ -41,52 +41,84 @@ type Query struct {
 	Limit int `json:"limit,omitempty"`
 }
 
-// Validate checks q and says what to fix. It knows nothing of which
+// Validate checks q and says what to fix: a *QueryError for each thing
+// wrong, joined (QueryErrors takes them apart). It knows nothing of which
 // platforms an engine offers (Engine.Check adds that).
 func (q Query) Validate() error {
 	var errs []error
+	add := func(e *QueryError) { errs = append(errs, e) }
 	if !utf8.ValidString(q.Words) || !utf8.ValidString(q.Organisation) {
-		errs = append(errs, errors.New("q and organisation must be UTF-8 text"))
+		field := ParamWords
+		if utf8.ValidString(q.Words) {
+			field = ParamOrganisation
+		}
+		add(queryError(CodeNotUTF8, field, "", 0, "q and organisation must be UTF-8 text"))
 	}
 	if len(q.Words) > MaxWordsLen {
-		errs = append(errs, fmt.Errorf("q is %d bytes long: use at most %d", len(q.Words), MaxWordsLen))
+		add(queryError(CodeWordsTooLong, ParamWords, itoa(len(q.Words)), MaxWordsLen,
+			fmt.Sprintf("q is %d bytes long: use at most %d", len(q.Words), MaxWordsLen)))
 	}
 	if hasControl(q.Words) {
-		errs = append(errs, errors.New("q holds control characters: use plain words"))
+		add(queryError(CodeWordsControl, ParamWords, "", 0, "q holds control characters: use plain words"))
 	}
 	if len(q.Organisation) > MaxOrganisationLen {
-		errs = append(errs, fmt.Errorf("organisation is %d bytes long: use at most %d", len(q.Organisation), MaxOrganisationLen))
+		add(queryError(CodeOrganisationTooLong, ParamOrganisation, itoa(len(q.Organisation)), MaxOrganisationLen,
+			fmt.Sprintf("organisation is %d bytes long: use at most %d", len(q.Organisation), MaxOrganisationLen)))
 	}
 	if hasControl(q.Organisation) {
-		errs = append(errs, errors.New("organisation holds control characters: use a name or key such as utrecht"))
+		add(queryError(CodeOrganisationControl, ParamOrganisation, "", 0, "organisation holds control characters: use a name or key such as utrecht"))
 	}
 	if strings.TrimSpace(q.Words) == "" && strings.TrimSpace(q.Organisation) == "" {
-		errs = append(errs, errors.New("give words to search for (q), an organisation, or both"))
+		add(queryError(CodeNothingToSearch, "", "", 0, "give words to search for (q), an organisation, or both"))
 	}
-	if _, _, err := adapters.ParseDates(q.From, q.To); err != nil {
-		// ParseDates names the fields date_from and date_to.
-		msg := strings.NewReplacer("date_from", "from", "date_to", "to").Replace(err.Error())
-		errs = append(errs, errors.New(msg))
+	if e := checkDates(q.From, q.To); e != nil {
+		add(e)
 	}
 	if q.Limit < 0 || q.Limit > MaxLimit {
-		errs = append(errs, fmt.Errorf("limit %d is out of range: use 1 to %d hits per platform (or omit it for %d)", q.Limit, MaxLimit, DefaultLimit))
+		add(queryError(CodeLimitOutOfRange, ParamLimit, itoa(q.Limit), MaxLimit,
+			fmt.Sprintf("limit %d is out of range: use 1 to %d hits per platform (or omit it for %d)", q.Limit, MaxLimit, DefaultLimit)))
 	}
 	if len(q.Platforms) > MaxPlatforms {
-		errs = append(errs, fmt.Errorf("%d platforms named: name at most %d (known: %s)", len(q.Platforms), MaxPlatforms, strings.Join(platforms.Keys(), ", ")))
+		add(queryError(CodeTooManyPlatforms, ParamPlatforms, itoa(len(q.Platforms)), MaxPlatforms,
+			fmt.Sprintf("%d platforms named: name at most %d (known: %s)", len(q.Platforms), MaxPlatforms, strings.Join(platforms.Keys(), ", "))))
 	} else {
 		seen := map[string]bool{}
 		for _, k := range q.Platforms {
 			if _, ok := platforms.Get(k); !ok {
-				errs = append(errs, fmt.Errorf("platform %q is unknown: use %s", adapters.Cut(k, 40), strings.Join(platforms.Keys(), ", ")))
+				add(queryError(CodeUnknownPlatform, ParamPlatforms, adapters.Cut(k, 40), 0,
+					fmt.Sprintf("platform %q is unknown: use %s", adapters.Cut(k, 40), strings.Join(platforms.Keys(), ", "))))
 				continue
 			}
 			if seen[k] {
-				errs = append(errs, fmt.Errorf("platform %q is named twice: name it once", k))
+				add(queryError(CodePlatformTwice, ParamPlatforms, k, 0, fmt.Sprintf("platform %q is named twice: name it once", k)))
 			}
 			seen[k] = true
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkDates checks from and to as adapters.ParseDates does (each empty or
+// YYYY-MM-DD, from not after to), with the same English text under this
+// API's names (from, to instead of the tools' date_from, date_to), and
+// says which was wrong.
+func checkDates(from, to string) *QueryError {
+	names := strings.NewReplacer("date_from", ParamFrom, "date_to", ParamTo)
+	f, err := adapters.ParseDate("date_from", from)
+	if err != nil {
+		return queryError(CodeBadDate, ParamFrom, adapters.Cut(strings.TrimSpace(from), 40), 0, names.Replace(err.Error()))
+	}
+	t, err := adapters.ParseDate("date_to", to)
+	if err != nil {
+		return queryError(CodeBadDate, ParamTo, adapters.Cut(strings.TrimSpace(to), 40), 0, names.Replace(err.Error()))
+	}
+	if _, _, err := adapters.ParseDates(from, to); err != nil {
+		// Only the order is left to be wrong.
+		e := queryError(CodeDatesSwapped, ParamFrom, f, 0, names.Replace(err.Error()))
+		e.Other = t
+		return e
+	}
+	return nil
 }
 
 // limit is q's hits per platform.

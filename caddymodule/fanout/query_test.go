@@ -3,11 +3,14 @@ package fanout
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
 
 // TestBadQueries: every refusal says what to fix, and a refused query
@@ -17,34 +20,78 @@ func TestBadQueries(t *testing.T) {
 	for i := range many {
 		many[i] = "obv"
 	}
+	known := strings.Join(platforms.Keys(), ", ")
+	// The English text is the one the JSON API and the MCP tools have
+	// always shown; the code and its parameters are for other languages.
 	for _, tc := range []struct {
 		name string
 		q    Query
-		want string
+		text string
+		want QueryError
 	}{
-		{"empty", Query{}, "give words to search for"},
-		{"blank", Query{Words: "  \t "}, "give words to search for"},
-		{"huge words", Query{Words: strings.Repeat("stikstof ", 10000)}, "use at most 400"},
-		{"control", Query{Words: "a\x00b"}, "control characters"},
-		{"not utf-8", Query{Words: "\xff\xfe"}, "UTF-8"},
-		{"huge organisation", Query{Words: "a", Organisation: strings.Repeat("x", 500)}, "use at most 100"},
-		{"bad from", Query{Words: "a", From: "2024-13-01"}, "from"},
-		{"swapped", Query{Words: "a", From: "2024-05-01", To: "2024-01-01"}, "swap them"},
-		{"limit", Query{Words: "a", Limit: 1000}, "use 1 to 50"},
-		{"negative limit", Query{Words: "a", Limit: -1}, "use 1 to 50"},
-		{"1000 platforms", Query{Words: "a", Platforms: many}, "name at most 16"},
-		{"unknown platform", Query{Words: "a", Platforms: []string{"google"}}, `platform "google" is unknown: use`},
-		{"twice", Query{Words: "a", Platforms: []string{"obv", "obv"}}, "named twice"},
+		{"empty", Query{}, "give words to search for (q), an organisation, or both", QueryError{Code: CodeNothingToSearch}},
+		{"blank", Query{Words: "  \t "}, "give words to search for (q), an organisation, or both", QueryError{Code: CodeNothingToSearch}},
+		{"huge words", Query{Words: strings.Repeat("stikstof ", 10000)}, "q is 90000 bytes long: use at most 400",
+			QueryError{Code: CodeWordsTooLong, Field: "q", Value: "90000", Limit: 400}},
+		{"control", Query{Words: "a\x00b"}, "q holds control characters: use plain words", QueryError{Code: CodeWordsControl, Field: "q"}},
+		{"not utf-8", Query{Words: "\xff\xfe"}, "q and organisation must be UTF-8 text", QueryError{Code: CodeNotUTF8, Field: "q"}},
+		{"organisation not utf-8", Query{Words: "a", Organisation: "\xff"}, "q and organisation must be UTF-8 text", QueryError{Code: CodeNotUTF8, Field: "organisation"}},
+		{"huge organisation", Query{Words: "a", Organisation: strings.Repeat("x", 500)}, "organisation is 500 bytes long: use at most 100",
+			QueryError{Code: CodeOrganisationTooLong, Field: "organisation", Value: "500", Limit: 100}},
+		{"organisation control", Query{Words: "a", Organisation: "a\nb"}, "organisation holds control characters: use a name or key such as utrecht",
+			QueryError{Code: CodeOrganisationControl, Field: "organisation"}},
+		{"bad from", Query{Words: "a", From: "2024-13-01"}, `from "2024-13-01" is not a date: write it as YYYY-MM-DD, e.g. 2024-03-01`,
+			QueryError{Code: CodeBadDate, Field: "from", Value: "2024-13-01"}},
+		{"bad to", Query{Words: "a", From: "2024-01-01", To: "1-1-2024"}, `to "1-1-2024" is not a date: write it as YYYY-MM-DD, e.g. 2024-03-01`,
+			QueryError{Code: CodeBadDate, Field: "to", Value: "1-1-2024"}},
+		{"swapped", Query{Words: "a", From: "2024-05-01", To: "2024-01-01"}, "from 2024-05-01 is after to 2024-01-01: swap them",
+			QueryError{Code: CodeDatesSwapped, Field: "from", Value: "2024-05-01", Other: "2024-01-01"}},
+		{"limit", Query{Words: "a", Limit: 1000}, "limit 1000 is out of range: use 1 to 50 hits per platform (or omit it for 10)",
+			QueryError{Code: CodeLimitOutOfRange, Field: "limit", Value: "1000", Limit: 50}},
+		{"negative limit", Query{Words: "a", Limit: -1}, "limit -1 is out of range: use 1 to 50 hits per platform (or omit it for 10)",
+			QueryError{Code: CodeLimitOutOfRange, Field: "limit", Value: "-1", Limit: 50}},
+		{"1000 platforms", Query{Words: "a", Platforms: many}, "1000 platforms named: name at most 16 (known: " + known + ")",
+			QueryError{Code: CodeTooManyPlatforms, Field: "platforms", Value: "1000", Limit: 16}},
+		{"unknown platform", Query{Words: "a", Platforms: []string{"google"}}, `platform "google" is unknown: use ` + known,
+			QueryError{Code: CodeUnknownPlatform, Field: "platforms", Value: "google"}},
+		{"twice", Query{Words: "a", Platforms: []string{"obv", "obv"}}, `platform "obv" is named twice: name it once`,
+			QueryError{Code: CodePlatformTwice, Field: "platforms", Value: "obv"}},
 	} {
 		err := tc.q.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: %v, want an error with %q", tc.name, err, tc.want)
+		if err == nil || err.Error() != tc.text {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.text)
 		}
+		qes := QueryErrors(err)
+		if len(qes) != 1 {
+			t.Errorf("%s: %d QueryErrors in %v, want 1", tc.name, len(qes), err)
+			continue
+		}
+		got := *qes[0]
+		got.msg = ""
+		if got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	// Several problems: each with its code, the text all of them.
+	err := Query{Words: strings.Repeat("x", 401), From: "2024-02-30", Limit: 51}.Validate()
+	var codes []string
+	for _, qe := range QueryErrors(err) {
+		codes = append(codes, qe.Code)
+	}
+	if strings.Join(codes, ",") != "words_too_long,bad_date,limit_out_of_range" || strings.Count(err.Error(), "\n") != 2 {
+		t.Errorf("three problems: codes %v, text %q", codes, err)
+	}
+	if QueryErrors(nil) != nil || QueryErrors(errors.New("other")) != nil {
+		t.Error("QueryErrors found one where there is none")
 	}
 	d := &emulatorDoer{}
 	e, _ := engine(t, d.do, "obv", "tk")
-	if err := e.Check(Query{Words: "a", Platforms: []string{"ori"}}); err == nil || !strings.Contains(err.Error(), "not offered here: use obv, tk") {
+	err = e.Check(Query{Words: "a", Platforms: []string{"ori"}})
+	if err == nil || err.Error() != `platform "ori" is not offered here: use obv, tk` {
 		t.Errorf("a platform the engine does not offer: %v", err)
+	}
+	if qe := QueryErrors(err); len(qe) != 1 || qe[0].Code != CodePlatformNotOffered || qe[0].Value != "ori" || qe[0].Field != "platforms" {
+		t.Errorf("a platform the engine does not offer: %+v", qe)
 	}
 	res := e.Search(context.Background(), Query{Words: strings.Repeat("x", 5000)}, nil)
 	if d.calls.Load() != 0 {
@@ -149,19 +196,30 @@ func TestServeJSON(t *testing.T) {
 	if err != nil || q.Organisation != "utrecht" || strings.Join(q.Platforms, ",") != "obv,tk" {
 		t.Errorf("org/platform: %+v %v", q, err)
 	}
-	for _, tc := range []struct{ query, want string }{
-		{"", "give words"},
-		{"q=a&limit=lots", "not a number"},
-		{"q=a&platforms=" + strings.Repeat("obv,", 1000), "name at most 16"},
-		{"q=a&platforms=oa", "not offered here"},
-		{"q=a&from=yesterday", "from"},
-		{"q=%zz", "not valid URL encoding"},
-		{"q=" + strings.Repeat("a", 5000), "query string is"},
+	for _, tc := range []struct{ query, want, code string }{
+		{"", "give words", CodeNothingToSearch},
+		{"q=a&limit=lots", `limit "lots" is not a number: use 1 to 50`, CodeLimitNotNumber},
+		{"q=a&platforms=" + strings.Repeat("obv,", 1000), "name at most 16", CodeTooManyPlatforms},
+		{"q=a&platforms=oa", "not offered here", CodePlatformNotOffered},
+		{"q=a&from=yesterday", `from "yesterday" is not a date`, CodeBadDate},
+		{"q=a&from=2024-02-01&to=2024-01-01", "from 2024-02-01 is after to 2024-01-01: swap them", CodeDatesSwapped},
+		{"q=%zz", "not valid URL encoding", CodeQueryStringEncoding},
+		{"q=" + strings.Repeat("a", 5000), "query string is", CodeQueryStringTooLong},
 	} {
 		w, m := get("GET", tc.query)
 		if w.Code != 400 || !strings.Contains(m["error"].(string), tc.want) {
 			t.Errorf("?%.60s: %d %v, want 400 with %q", tc.query, w.Code, m["error"], tc.want)
 		}
+		// The code is added next to the fields the 400 always had.
+		problems, _ := m["problems"].([]any)
+		if m["code"] != tc.code || m["hint"] == nil || m["platforms"] == nil || len(problems) != 1 || problems[0].(map[string]any)["code"] != tc.code {
+			t.Errorf("?%.60s: %v, want code %s with the hint, the platforms and the problem", tc.query, m, tc.code)
+		}
+	}
+	// The problem's parameters, for an app that says it itself.
+	_, m = get("GET", "q=a&from=2024-02-01&to=2024-01-01")
+	if p := m["problems"].([]any)[0].(map[string]any); p["field"] != "from" || p["value"] != "2024-02-01" || p["other"] != "2024-01-01" {
+		t.Errorf("swapped dates: problem %v", p)
 	}
 	if w, _ := get("POST", "q=a"); w.Code != 405 || w.Header().Get("Allow") == "" {
 		t.Errorf("POST: %d", w.Code)
