@@ -308,6 +308,22 @@ func walk(t *testing.T, ctx context.Context, base string, scripts bool) {
 		shoot(t, ctx, "reader")
 	}
 
+	// A refused question (the date from after the date up to) is said in
+	// Dutch in the results region, and the form keeps what was typed.
+	step(t, ctx, "refused question", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), "stikstof"))
+	eval[bool](t, ctx, `document.querySelector("details.filters").open = true;
+		document.getElementById("from").value = "2024-05-01"; document.getElementById("to").value = "2024-01-01"; true`)
+	step(t, ctx, "refused question: submit", chromedp.Click(chromedp.CSS(`#search-form button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#live p.error[role="alert"]`)))
+	if msg := eval[string](t, ctx, `document.querySelector("#live p.error").textContent`); msg != "Deze vraag klopt niet: de datum vanaf (2024-05-01) ligt na de datum tot en met (2024-01-01): verwissel ze" {
+		t.Errorf("a refused question says %q", msg)
+	}
+	if kept := eval[string](t, ctx, `["q", "from", "to"].map(id => document.getElementById(id).value).join(" ")`); kept != "stikstof 2024-05-01 2024-01-01" {
+		t.Errorf("after the refusal the form holds %q", kept)
+	}
+	checkAxe(t, ctx, "/search (refused)", scripts)
+
 	step(t, ctx, "status", chromedp.Navigate(base+"/status"), chromedp.WaitVisible(chromedp.CSS("table.status")))
 	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("table.status tbody tr")].map(tr => tr.dataset.platform)`)
 	if len(rows) < 5 {

@@ -5,6 +5,8 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +44,54 @@ func TestEveryReasonHasItsText(t *testing.T) {
 		for _, c := range codes {
 			if s := ui.Text(lang, "reason."+c); s == "reason."+c {
 				t.Errorf("%s: no text for the engine's reason %q", lang, c)
+			}
+		}
+	}
+}
+
+// TestEveryQueryErrorHasItsText: every code of a refused question the
+// fan-out engine names (the Code* constants of caddymodule/fanout, read
+// from its source) has its text in every language of the page, and each
+// language's text uses the same parameters, so no language drops a value
+// the visitor needs (the date, the platform, the bound).
+func TestEveryQueryErrorHasItsText(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(repoRoot(t), "caddymodule", "fanout", "queryerror.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok {
+			for i, name := range vs.Names {
+				if strings.HasPrefix(name.Name, "Code") && i < len(vs.Values) {
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+						code, _ := strconv.Unquote(lit.Value)
+						codes = append(codes, code)
+					}
+				}
+			}
+		}
+		return true
+	})
+	if len(codes) < 14 {
+		t.Fatalf("found only %d query error codes in fanout: %v", len(codes), codes)
+	}
+	params := regexp.MustCompile(`\{\w+\}`)
+	for _, c := range codes {
+		var first string
+		for i, lang := range ui.Languages {
+			s := ui.Text(lang, "query."+c)
+			if s == "query."+c {
+				t.Errorf("%s: no text for the engine's query error %q", lang, c)
+				continue
+			}
+			found := params.FindAllString(s, -1)
+			sort.Strings(found) // a language may put them in another order
+			got := strings.Join(found, " ")
+			if i == 0 {
+				first = got
+			} else if got != first {
+				t.Errorf("%s: query.%s uses %q, %s uses %q", lang, c, got, ui.Languages[0], first)
 			}
 		}
 	}

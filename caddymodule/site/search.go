@@ -50,6 +50,17 @@ func (h *Handler) query(r *http.Request) (fanout.Query, bool) {
 // platforms the site offers.
 func (h *Handler) checkQuery(q fanout.Query) error { return h.engine.Check(q) }
 
+// refusal is the sentence for a question checkQuery refused, in the
+// page's language: each of the engine's problems by its code, the
+// engine's English text only for what the page has no text for.
+func refusal(pg ui.Page, err error) string {
+	var problems []ui.QueryProblem
+	for _, qe := range fanout.QueryErrors(err) {
+		problems = append(problems, ui.QueryProblem{Code: qe.Code, Field: qe.Field, Value: qe.Value, Other: qe.Other, Limit: qe.Limit, Error: qe.Error()})
+	}
+	return pg.RefusalText(problems, err.Error())
+}
+
 // searchView is the page's form, filled from q.
 func (h *Handler) searchView(r *http.Request, q fanout.Query, filtered bool) ui.SearchView {
 	pg := h.page(r, "", "search")
@@ -73,7 +84,7 @@ func (h *Handler) serveSearchPage(w http.ResponseWriter, r *http.Request, search
 	}
 	v.Searched = true
 	if err := h.checkQuery(q); err != nil {
-		v.Error, v.Done = v.F("error.bad", err.Error()), true
+		v.Error, v.Done = refusal(v.Page, err), true
 		v.Title = v.Heading()
 		return h.render(w, r, http.StatusBadRequest, "search", v)
 	}
@@ -178,7 +189,18 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) error {
 	v := h.searchView(r, q, filtered)
 	v.Searched = true
 	if err := h.checkQuery(q); err != nil {
-		return writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		// The page's own stream: the refusal in the page's language, and
+		// the results region that shows it, as without the script.
+		v.Error, v.Done = refusal(v.Page, err), true
+		html, rerr := ui.RenderString("results", v)
+		if rerr != nil {
+			return rerr
+		}
+		body := map[string]string{"error": v.Error, "html": html}
+		if qe := fanout.QueryErrors(err); len(qe) > 0 {
+			body["code"] = qe[0].Code
+		}
+		return writeJSON(w, http.StatusBadRequest, body)
 	}
 	o, err := origin(r)
 	if err != nil {

@@ -174,3 +174,42 @@ func TestReasonsInThePagesLanguage(t *testing.T) {
 		}
 	}
 }
+
+// A refused question is said in the page's language from the engine's
+// codes and parameters; the engine's English text shows only for a code
+// the page does not know, or when the engine named no problem.
+func TestRefusalInThePagesLanguage(t *testing.T) {
+	problems := []QueryProblem{
+		{Code: "dates_swapped", Field: "from", Value: "2024-05-01", Other: "2024-01-01", Error: "from 2024-05-01 is after to 2024-01-01: swap them"},
+		{Code: "bad_date", Field: "to", Value: "1-1-2024", Error: `to "1-1-2024" is not a date: write it as YYYY-MM-DD, e.g. 2024-03-01`},
+		{Code: "limit_out_of_range", Field: "limit", Value: "99", Limit: 50, Error: "limit 99 is out of range: use 1 to 50 hits per platform (or omit it for 10)"},
+		{Code: "a_code_from_the_future", Error: "something new"},
+	}
+	want := map[string]string{
+		NL: "Deze vraag klopt niet: de datum vanaf (2024-05-01) ligt na de datum tot en met (2024-01-01): verwissel ze; " +
+			"de datum tot en met „1-1-2024” is geen datum: schrijf hem als JJJJ-MM-DD, bijvoorbeeld 2024-03-01; " +
+			"het aantal resultaten per platform (99) moet van 1 tot en met 50 zijn; something new",
+		EN: "This question is not right: the date from (2024-05-01) is after the date up to (2024-01-01): swap them; " +
+			"the date up to “1-1-2024” is not a date: write it as YYYY-MM-DD, e.g. 2024-03-01; " +
+			"the number of results per platform (99) must be 1 to 50; something new",
+	}
+	for _, lang := range Languages {
+		pg := Page{Lang: lang, DefaultLang: NL}
+		if got := pg.RefusalText(problems, "the English"); got != want[lang] {
+			t.Errorf("%s:\n got %q\nwant %q", lang, got, want[lang])
+		}
+		if got := pg.RefusalText(nil, "the English"); got != pg.F("error.bad", "the English") {
+			t.Errorf("%s: no problems named: %q", lang, got)
+		}
+		// A hostile value is text, not markup, on the page.
+		v := SearchView{Page: pg, Searched: true, Done: true,
+			Error: pg.RefusalText([]QueryProblem{{Code: "unknown_platform", Field: "platforms", Value: "<script>x</script>"}}, "")}
+		out, err := RenderString("results", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(out, "<script>") || !strings.Contains(out, `role="alert"`) || !strings.Contains(out, "&lt;script&gt;") {
+			t.Errorf("%s: the refusal is not shown as text:\n%s", lang, out)
+		}
+	}
+}

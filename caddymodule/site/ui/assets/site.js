@@ -41,7 +41,12 @@
 			if (!resp.ok) {
 				return resp.text().then(function (t) {
 					var msg = t;
-					try { msg = JSON.parse(t).error || t; } catch (e) { /* plain text */ }
+					try {
+						var body = JSON.parse(t);
+						msg = body.error || t;
+						// A refused question: the server's results region says why.
+						if (typeof body.html === "string") { live.innerHTML = body.html; }
+					} catch (e) { /* plain text */ }
 					var retry = resp.headers.get("Retry-After");
 					throw new Error(msg + (retry ? " (" + retry + " s)" : ""));
 				});
