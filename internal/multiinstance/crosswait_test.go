@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -36,14 +35,10 @@ func TestCrossInstanceWait(t *testing.T) {
 	up := httptest.NewServer(em)
 	defer up.Close()
 	h := startHouseWith(t, 3, houseOptions{urls: map[string]string{"obv": up.URL}})
-	clientFrom := func(b byte) *http.Client {
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 3, b)}}
-		return &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), dur)
 	defer cancel()
 	var wg sync.WaitGroup
-	a := clientFrom(1)
+	a := clientAt(3, 1)
 	for i := range 32 {
 		wg.Go(func() {
 			for n := 0; ctx.Err() == nil; n++ {
@@ -58,7 +53,7 @@ func TestCrossInstanceWait(t *testing.T) {
 	}
 	var waits []time.Duration
 	var statuses []int
-	b := clientFrom(2)
+	b := clientAt(3, 2)
 	for n := 0; ; n++ {
 		select {
 		case <-ctx.Done():

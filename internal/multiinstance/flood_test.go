@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -87,10 +86,6 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 	}
 	h := startHouseWith(t, instances, houseOptions{redisURL: redisURL, urls: map[string]string{"obv": up.URL}})
 
-	clientFrom := func(a, b byte) *http.Client {
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, a, b)}}
-		return &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}}
-	}
 	queries := []string{"begroting", "motie", "jeugdzorg", "centrumplan", "woningbouw", "klimaat"}
 	ctx, cancel := context.WithTimeout(context.Background(), dur)
 	defer cancel()
@@ -103,7 +98,7 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i := range sessions {
-		cl := clientFrom(byte(1+i/200), byte(10+i%200))
+		cl := clientAt(byte(1+i/200), byte(10+i%200))
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(i), 7))
 			for ctx.Err() == nil {
@@ -137,7 +132,7 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 	var lone []time.Duration
 	var loneStatus []int
 	wg.Go(func() {
-		cl := clientFrom(2, 1)
+		cl := clientAt(2, 1)
 		for n := 0; ; n++ {
 			select {
 			case <-ctx.Done():

@@ -124,9 +124,13 @@ func startHouseWith(t *testing.T, n int, o houseOptions) *house {
 // 127.0.0.<n>: each test speaks as its own address, so one test's burst
 // does not meet another's inbound limit (which is global across the
 // instances, as it must be).
-func from(n int) *http.Client {
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(n))}}
-	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}}
+func from(n int) *http.Client { return clientAt(0, byte(n)) }
+
+// clientAt returns a client whose connections come from 127.0.a.b; a
+// call may wait in a budget's queue up to its max_wait (2 min).
+func clientAt(a, b byte) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, a, b)}}
+	return &http.Client{Timeout: 5 * time.Minute, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 64}}
 }
 
 var client = from(1)
