@@ -26,21 +26,70 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 )
 
-// handedOut holds the ports FreePort returned: the kernel may give a port
-// that was closed a moment ago to the next Listen(":0"), so two calls in
-// one test (before either port is bound) could otherwise return the same
-// port and make two sites of one config collide.
-var handedOut = struct {
-	sync.Mutex
-	ports map[int]bool
-}{ports: map[int]bool{}}
+// Ports for tests come from a block of 400 below the kernel's ephemeral
+// range (32768 and up on Linux), claimed by this test process alone: a
+// port the kernel hands out for Listen(":0") is also what it hands out as
+// the source port of outgoing connections, and test processes of other
+// packages make thousands of those, so a port found free a moment ago
+// could be taken before Caddy binds it ("address already in use", seen
+// in CI). A block is claimed with an exclusive lock on a file in the
+// temporary directory, held until the process ends, so packages running
+// at the same time never share a block.
+const (
+	portBlockBase = 10000
+	portBlockSize = 400
+	portBlocks    = 55 // 10000 up to 32000
+)
 
-// FreePort returns a loopback TCP port that was free a moment ago and that
-// no earlier call in this process returned.
+var ports = struct {
+	sync.Mutex
+	base, next int
+	claimed    bool
+	lock       *os.File     // held open: the block's claim
+	handedOut  map[int]bool // every port FreePort returned in this process
+}{handedOut: map[int]bool{}}
+
+// claimBlock claims a free block of ports (base 0: none could be claimed).
+func claimBlock() {
+	ports.claimed = true
+	start := os.Getpid() % portBlocks
+	for i := range portBlocks {
+		n := (start + i) % portBlocks
+		f, err := os.OpenFile(filepath.Join(os.TempDir(), fmt.Sprintf("besluitbron-test-ports-%d.lock", n)), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return
+		}
+		if lockExclusive(f) {
+			ports.lock, ports.base = f, portBlockBase+n*portBlockSize
+			return
+		}
+		f.Close()
+	}
+}
+
+// FreePort returns a loopback TCP port that is free now, that no earlier
+// call in this process returned, and that no other test process will
+// pick (see the block above).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	handedOut.Lock()
-	defer handedOut.Unlock()
+	ports.Lock()
+	defer ports.Unlock()
+	if !ports.claimed {
+		claimBlock()
+	}
+	for ports.base != 0 && ports.next < portBlockSize {
+		port := ports.base + ports.next
+		ports.next++
+		// A service of the machine may listen in the block: skip it.
+		l, err := net.Listen("tcp", fmt.Sprintf(":%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		ports.handedOut[port] = true
+		return port
+	}
+	// No block (or it is used up): ask the kernel, as before.
 	for range 100 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -48,8 +97,8 @@ func FreePort(t testing.TB) int {
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
-		if !handedOut.ports[port] {
-			handedOut.ports[port] = true
+		if !ports.handedOut[port] {
+			ports.handedOut[port] = true
 			return port
 		}
 	}
