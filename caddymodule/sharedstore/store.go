@@ -227,12 +227,14 @@ func (s *Store) Do(ctx context.Context, f func(ctx context.Context, c redis.Univ
 	if s.degraded.Load() {
 		return ErrDegraded
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	callCtx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	err := f(ctx, s.client)
+	err := f(callCtx, s.client)
 	if err != nil && Trouble(err) {
-		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
-			return err // the caller went away; Redis is not to blame
+		if ctx.Err() != nil {
+			// The caller went away or its own deadline passed (a search's
+			// deadline, say): Redis is not to blame.
+			return err
 		}
 		s.degrade(err)
 	}

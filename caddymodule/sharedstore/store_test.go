@@ -111,3 +111,29 @@ func TestPubSubReachesEveryInstance(t *testing.T) {
 		}
 	})
 }
+
+// A caller whose own context ends during a call (a hang-up, a search's
+// deadline) does not make the store degraded: Redis answered nothing
+// wrong. (go-redis observes a deadline mid-call, a bare cancellation only
+// between calls: the store's own timeout bounds those.)
+func TestCallerDeadlineIsNotRedisTrouble(t *testing.T) {
+	p := redistest.NewProxy(t)
+	s := redistest.Open(t, sharedstore.Options{URL: p.URL(), Timeout: 5 * time.Second})
+	p.Slow(200 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	err := s.Do(ctx, func(ctx context.Context, c redis.UniversalClient) error { return c.Ping(ctx).Err() })
+	cancel()
+	if err == nil {
+		t.Fatal("a slowed call finished within the caller's 20 ms")
+	}
+	if !s.Healthy() {
+		t.Fatalf("the caller's own deadline made the store degraded: %v", err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	_ = s.Do(ctx, func(ctx context.Context, c redis.UniversalClient) error { return c.Ping(ctx).Err() })
+	if !s.Healthy() {
+		t.Fatal("a caller that had gone made the store degraded")
+	}
+	p.Restore()
+}
