@@ -127,6 +127,13 @@ func (g *Registry) Has(id string) bool {
 	if sh := g.sh.Load(); sh != nil {
 		return g.check(sh, id, "", false) == Known
 	}
+	return g.HasLocal(id)
+}
+
+// HasLocal reports whether this instance knows id as a live session (it
+// issued it, or looked it up in the shared store before), without asking
+// the shared store.
+func (g *Registry) HasLocal(id string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.ids[id]

@@ -67,8 +67,14 @@ func (g *Registry) Key(r *http.Request) string {
 // is not consulted, and a made-up Mcp-Session-Id yields no session: it
 // counts as its address alone, so inventing ids opens no new room.
 // In-process sub-requests (Internal) are the caller's to let through.
+//
+// The limits run before anything else, so TrustedKeys asks no shared
+// store: an id this instance does not know yet (issued by another
+// instance) counts as its address until the connector, behind the limits,
+// has looked it up. A flood of made-up ids therefore costs Redis nothing
+// before the address limit has judged it.
 func (g *Registry) TrustedKeys(r *http.Request) (sessionKey, addressKey string) {
-	if id := r.Header.Get(MCPHeader); id != "" && g.Has(id) {
+	if id := r.Header.Get(MCPHeader); id != "" && g.HasLocal(id) {
 		sessionKey = "mcp:" + id
 	}
 	return sessionKey, "addr:" + ClientIP(r)

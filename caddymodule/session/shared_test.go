@@ -2,6 +2,9 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -284,5 +287,37 @@ func BenchmarkSharedHas(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// The inbound limits identify a request before any limit has judged it,
+// so they must not ask Redis: 1,000 made-up ids cost no lookup there, and
+// a session of another instance counts as its address until the
+// connector (behind the limits) has looked it up.
+func TestTrustedKeysAskNoSharedStore(t *testing.T) {
+	regs, _, _ := instances(t, 2)
+	one, two := regs[0], regs[1]
+	one.Issue(sid, "raad", time.Hour)
+	req := func(id string) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/mcp/raad", nil)
+		r.Header.Set(MCPHeader, id)
+		return r
+	}
+	for i := range 1000 {
+		if s, _ := two.TrustedKeys(req(fmt.Sprintf("mcp-session-made-up-%d", i))); s != "" {
+			t.Fatalf("a made-up id got session key %q", s)
+		}
+	}
+	if s, _ := two.TrustedKeys(req(sid)); s != "" {
+		t.Fatalf("instance 2 counted instance 1's session %q before knowing it", s)
+	}
+	if f := two.SharedStatus().Fetched; f != 0 {
+		t.Fatalf("the inbound limits' identification made %d Redis lookups, want 0", f)
+	}
+	if two.Check(sid, "raad") != Known {
+		t.Fatal("the connector's check did not find the session")
+	}
+	if s, _ := two.TrustedKeys(req(sid)); s != "mcp:"+sid {
+		t.Fatalf("after the connector's lookup: session key %q", s)
 	}
 }
