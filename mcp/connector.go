@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
 )
 
@@ -45,7 +45,7 @@ type connector struct {
 	http   *server.StreamableHTTPServer
 	cfg    atomic.Pointer[settings]
 	health health
-	lists  listMemo
+	lists  adapters.Memo
 	maint  atomic.Pointer[maintainer]
 }
 
@@ -94,38 +94,4 @@ func (c *connector) Destruct() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return c.http.Shutdown(ctx)
-}
-
-// listMemo remembers small reference lists (organisation keys, courts) for
-// argument checks, so checking a key does not cost a sub-request each
-// time. The lists are fetched through the platform route like any call.
-type listMemo struct {
-	mu      sync.Mutex
-	entries map[string]memoEntry
-}
-
-type memoEntry struct {
-	val any
-	at  time.Time
-}
-
-const memoTTL = time.Hour
-
-func (m *listMemo) get(key string, now time.Time) (any, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[key]
-	if !ok || now.Sub(e.at) > memoTTL {
-		return nil, false
-	}
-	return e.val, true
-}
-
-func (m *listMemo) put(key string, v any, now time.Time) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.entries == nil {
-		m.entries = map[string]memoEntry{}
-	}
-	m.entries[key] = memoEntry{v, now}
 }

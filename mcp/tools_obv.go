@@ -217,7 +217,7 @@ func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *subrequest.A
 	if err != nil {
 		return nil, nil, parseFailed(platforms.OBV, err)
 	}
-	c.lists.put("obv:sources", list, time.Now())
+	c.lists.Put("obv:sources", list, time.Now())
 	return list, ans, nil
 }
 
@@ -226,7 +226,7 @@ func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *subrequest.A
 // itself judges the key.
 func (c *connector) checkOrganization(ctx context.Context, key string) *mcpgo.CallToolResult {
 	var list []obv.Source
-	if v, ok := c.lists.get("obv:sources", time.Now()); ok {
+	if v, ok := c.lists.Get("obv:sources", time.Now()); ok {
 		list = v.([]obv.Source)
 	} else {
 		l, _, fail := c.obvSources(ctx)

@@ -78,7 +78,7 @@ func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[stri
 	var missing []string
 	now := time.Now()
 	for _, id := range ori.OrganisationIDs(body) {
-		if v, ok := c.lists.get("ori-org:"+id, now); ok {
+		if v, ok := c.lists.Get("ori-org:"+id, now); ok {
 			names[id], _ = v.(string)
 			continue
 		}
@@ -102,7 +102,7 @@ func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[stri
 	for _, id := range missing {
 		// An id without an Organization object is remembered as "" so a
 		// page of such hits does not ask again for every search.
-		c.lists.put("ori-org:"+id, found[id], now)
+		c.lists.Put("ori-org:"+id, found[id], now)
 		names[id] = found[id]
 	}
 	return names, []*subrequest.Answer{ans}

@@ -130,7 +130,7 @@ func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapter
 	if err != nil {
 		return nil, nil, parseFailed(platforms.Rechtspraak, err)
 	}
-	c.lists.put("rechtspraak:"+strings.ToLower(name), items, time.Now())
+	c.lists.Put("rechtspraak:"+strings.ToLower(name), items, time.Now())
 	return items, ans, nil
 }
 
@@ -142,7 +142,7 @@ func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (str
 	}
 	var items []adapters.Item
 	var ans *subrequest.Answer
-	if cached, ok := c.lists.get("rechtspraak:"+strings.ToLower(list), time.Now()); ok {
+	if cached, ok := c.lists.Get("rechtspraak:"+strings.ToLower(list), time.Now()); ok {
 		items = cached.([]adapters.Item)
 	} else {
 		var fail *mcpgo.CallToolResult

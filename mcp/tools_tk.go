@@ -42,21 +42,15 @@ func (t *tkCalls) get(r adapters.Request) ([]byte, error) {
 // and then from the connector's memo for an hour.
 func (c *connector) tkSchema(calls *tkCalls) (*tk.Schema, *mcpgo.CallToolResult) {
 	root := c.settings().tkRoot
-	key := "tk:schema:" + root
-	if v, ok := c.lists.get(key, time.Now()); ok {
-		return v.(*tk.Schema), nil
-	}
-	body, err := calls.get(tk.MetadataRequest(root))
-	if err != nil {
+	s, err := tk.SchemaOf(&c.lists, root, time.Now(), calls.get)
+	var bad *tk.MetadataError
+	switch {
+	case errors.As(err, &bad):
+		return nil, parseFailed(platforms.TK, bad.Err)
+	case err != nil:
 		return nil, mcpgo.NewToolResultError("The Tweede Kamer's OData service description " + root + "/$metadata could not be read, so the field names are unknown. " +
 			"The OData root may have moved (tk_odata_root; " + tk.DefaultRoot + " is unconfirmed). " + resultText(calls.fail))
 	}
-	md, err := tk.ParseMetadata(body)
-	if err != nil {
-		return nil, parseFailed(platforms.TK, err)
-	}
-	s := tk.NewSchema(root, md)
-	c.lists.put(key, s, time.Now())
 	return s, nil
 }
 

@@ -102,7 +102,7 @@ type Engine struct {
 	clock     Clock
 	tkRoot    string
 	oa        oa.Endpoints
-	memo      memo // the TK schema and Rechtspraak's court list, for an hour
+	memo      adapters.Memo // the TK schema, Rechtspraak's court list, ORI names, for an hour
 }
 
 // New checks o and returns an Engine.
@@ -331,38 +331,4 @@ func (e *Engine) run(ctx context.Context, i int, k string, q Query, start time.T
 		hits = append(hits, hitOf(k, o.PlatformName, h))
 	}
 	return done{i: i, outcome: o, hits: hits}
-}
-
-// memo keeps lists a platform's search needs besides the search itself.
-type memo struct {
-	mu sync.Mutex
-	m  map[string]memoEntry
-}
-
-type memoEntry struct {
-	v  any
-	at time.Time
-}
-
-// memoTTL: the TK schema and the court list change in months; the cache
-// behind them keeps them longer still.
-const memoTTL = time.Hour
-
-func (m *memo) get(key string, now time.Time) (any, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	en, ok := m.m[key]
-	if !ok || now.Sub(en.at) > memoTTL {
-		return nil, false
-	}
-	return en.v, true
-}
-
-func (m *memo) put(key string, v any, now time.Time) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.m == nil {
-		m.m = map[string]memoEntry{}
-	}
-	m.m[key] = memoEntry{v: v, at: now}
 }

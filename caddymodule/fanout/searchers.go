@@ -108,21 +108,13 @@ func searchTK(ctx context.Context, c *calls, q Query) (adapters.Page, error) {
 // tkDocument is the Document entity of the configured OData root, its
 // field names read from $metadata (memoised, as the connector does).
 func (c *calls) tkDocument(ctx context.Context) (*tk.Entity, error) {
-	key := "tk:schema:" + c.e.tkRoot
-	var s *tk.Schema
-	if v, ok := c.e.memo.get(key, c.e.clock.Now()); ok {
-		s = v.(*tk.Schema)
-	} else {
-		body, err := c.get(ctx, tk.MetadataRequest(c.e.tkRoot))
-		if err != nil {
-			return nil, err
-		}
-		md, err := tk.ParseMetadata(body)
-		if err != nil {
-			return nil, parseError{err}
-		}
-		s = tk.NewSchema(c.e.tkRoot, md)
-		c.e.memo.put(key, s, c.e.clock.Now())
+	s, err := tk.SchemaOf(&c.e.memo, c.e.tkRoot, c.e.clock.Now(), func(r adapters.Request) ([]byte, error) { return c.get(ctx, r) })
+	var bad *tk.MetadataError
+	if errors.As(err, &bad) {
+		return nil, parseError{bad.Err}
+	}
+	if err != nil {
+		return nil, err
 	}
 	e, err := s.Entity("Document")
 	if err != nil {
@@ -266,7 +258,7 @@ func (c *calls) court(ctx context.Context, v string) (string, error) {
 	}
 	const key = "rechtspraak:instanties"
 	var items []adapters.Item
-	if m, ok := c.e.memo.get(key, c.e.clock.Now()); ok {
+	if m, ok := c.e.memo.Get(key, c.e.clock.Now()); ok {
 		items = m.([]adapters.Item)
 	} else {
 		r, err := rechtspraak.ListRequest("Instanties")
@@ -280,7 +272,7 @@ func (c *calls) court(ctx context.Context, v string) (string, error) {
 		if items, err = rechtspraak.ParseList(body); err != nil {
 			return "", parseError{err}
 		}
-		c.e.memo.put(key, items, c.e.clock.Now())
+		c.e.memo.Put(key, items, c.e.clock.Now())
 	}
 	lv := strings.ToLower(v)
 	var near []adapters.Item
@@ -319,7 +311,7 @@ func (c *calls) oriNames(ctx context.Context, body []byte) map[string]string {
 	names := map[string]string{}
 	var missing []string
 	for _, id := range ori.OrganisationIDs(body) {
-		if v, ok := c.e.memo.get("ori-org:"+id, c.e.clock.Now()); ok {
+		if v, ok := c.e.memo.Get("ori-org:"+id, c.e.clock.Now()); ok {
 			names[id], _ = v.(string)
 			continue
 		}
@@ -342,7 +334,7 @@ func (c *calls) oriNames(ctx context.Context, body []byte) map[string]string {
 		return names
 	}
 	for _, id := range missing {
-		c.e.memo.put("ori-org:"+id, found[id], c.e.clock.Now())
+		c.e.memo.Put("ori-org:"+id, found[id], c.e.clock.Now())
 		names[id] = found[id]
 	}
 	return names

@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
@@ -75,9 +74,7 @@ type Reader struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 
-	mu       sync.Mutex
-	schema   *tk.Schema
-	schemaAt time.Time
+	memo adapters.Memo // the Tweede Kamer's schema
 }
 
 // Platforms are the platforms whose documents the reader can read.
@@ -273,24 +270,5 @@ func (rd *Reader) tkSchema(ctx context.Context) (*tk.Schema, error) {
 	if root == "" {
 		root = tk.DefaultRoot
 	}
-	rd.mu.Lock()
-	if rd.schema != nil && now().Sub(rd.schemaAt) < time.Hour {
-		s := rd.schema
-		rd.mu.Unlock()
-		return s, nil
-	}
-	rd.mu.Unlock()
-	body, err := rd.Get(ctx, platforms.TK, tk.MetadataRequest(root))
-	if err != nil {
-		return nil, err
-	}
-	md, err := tk.ParseMetadata(body)
-	if err != nil {
-		return nil, err
-	}
-	s := tk.NewSchema(root, md)
-	rd.mu.Lock()
-	rd.schema, rd.schemaAt = s, now()
-	rd.mu.Unlock()
-	return s, nil
+	return tk.SchemaOf(&rd.memo, root, now(), func(r adapters.Request) ([]byte, error) { return rd.Get(ctx, platforms.TK, r) })
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
@@ -261,4 +262,32 @@ func (e *Entity) Names() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// MetadataError is a $metadata answer that does not parse.
+type MetadataError struct{ Err error }
+
+func (e *MetadataError) Error() string { return e.Err.Error() }
+func (e *MetadataError) Unwrap() error { return e.Err }
+
+// SchemaOf returns the schema of the OData root, from memo when it was
+// read within adapters.MemoTTL, else from its $metadata fetched with get
+// (through the platform route) and kept in memo. A failed get is
+// returned as it is; an answer that does not parse as a *MetadataError.
+func SchemaOf(memo *adapters.Memo, root string, now time.Time, get func(adapters.Request) ([]byte, error)) (*Schema, error) {
+	key := "tk:schema:" + root
+	if v, ok := memo.Get(key, now); ok {
+		return v.(*Schema), nil
+	}
+	body, err := get(MetadataRequest(root))
+	if err != nil {
+		return nil, err
+	}
+	md, err := ParseMetadata(body)
+	if err != nil {
+		return nil, &MetadataError{err}
+	}
+	s := NewSchema(root, md)
+	memo.Put(key, s, now)
+	return s, nil
 }

@@ -1,0 +1,46 @@
+package adapters
+
+import (
+	"sync"
+	"time"
+)
+
+// MemoTTL is how long a Memo keeps a value: the reference data it holds
+// (the Tweede Kamer's OData schema, the courts, organisation names)
+// changes in months, and the platform cache behind it keeps it longer.
+const MemoTTL = time.Hour
+
+// Memo remembers small reference data by key for MemoTTL, so a check or a
+// search that needs it does not cost a platform call each time. The MCP
+// connectors, the fan-out search and the site's reader each hold one; the
+// data is fetched through the platform route like any call.
+type Memo struct {
+	mu sync.Mutex
+	m  map[string]memoEntry
+}
+
+type memoEntry struct {
+	v  any
+	at time.Time
+}
+
+// Get returns the value under key if it is younger than MemoTTL at now.
+func (m *Memo) Get(key string, now time.Time) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.m[key]
+	if !ok || now.Sub(e.at) > MemoTTL {
+		return nil, false
+	}
+	return e.v, true
+}
+
+// Put keeps v under key from now.
+func (m *Memo) Put(key string, v any, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil {
+		m.m = map[string]memoEntry{}
+	}
+	m.m[key] = memoEntry{v: v, at: now}
+}
