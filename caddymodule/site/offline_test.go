@@ -63,6 +63,25 @@ func sameSearchFromManyAddresses(t *testing.T, h house) {
 			t.Errorf("%s: its budget admitted %.0f calls, want 1", k, v[0])
 		}
 	}
+	// The page's calls run on the shared session, whose usage is never
+	// counted (design.md §4.2.7): no visitor's address appears in the
+	// budget, and the shared client has used nothing.
+	for _, k := range []string{"obv", "ob"} {
+		var st struct {
+			Heaviest []struct {
+				Client string  `json:"client"`
+				Used   float64 `json:"used"`
+			} `json:"heaviest"`
+		}
+		if err := json.Unmarshal([]byte(get(t, h.admin+"/besluitbron/budget/"+k+"?top=100", nil)), &st); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range st.Heaviest {
+			if c.Client != "shared" || c.Used != 0 {
+				t.Errorf("%s budget: client %q used %v; the page's calls must count as the shared session, uncounted", k, c.Client, c.Used)
+			}
+		}
+	}
 }
 
 // reasonsInThePagesLanguage: why Rechtspraak was skipped (it has no word
