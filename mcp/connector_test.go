@@ -364,8 +364,8 @@ func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 	port := testcaddy.FreePort(t)
 	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port)
-	// The client lives through the reload below (see acrossReloads).
-	c := connectWith(t, url, true, nil, &http.Client{Transport: acrossReloads})
+	// The client lives through the reload below (see testcaddy.AcrossReloads).
+	c := connectWith(t, url, true, nil, &http.Client{Transport: testcaddy.AcrossReloads})
 	sid := c.GetSessionId()
 	if _, isErr := callTool(t, c, "obv_search", map[string]any{"query": "x"}); isErr {
 		t.Fatal("before reload")

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -437,30 +436,4 @@ func fixturesPresent(t *testing.T) {
 
 func newTransport(url string, hc *http.Client) (*transport.StreamableHTTP, error) {
 	return transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(hc))
-}
-
-// acrossReloads is a transport for clients that live through a reload:
-// no keep-alive (a reload closes the old server's idle connections, and
-// net/http does not retry a POST caught on one), and one more try when a
-// new connection was closed without an answer (io.EOF), which happens to a
-// connection that lands on the old server in the instant a reload stops
-// it. Nothing was served then; every other error stands.
-var acrossReloads http.RoundTripper = retryEOF{&http.Transport{DisableKeepAlives: true}}
-
-// retryEOF sends a request once more when the server closed the
-// connection without an answer (io.EOF); see acrossReloads.
-type retryEOF struct{ next http.RoundTripper }
-
-func (r retryEOF) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.next.RoundTrip(req)
-	if err != nil && errors.Is(err, io.EOF) && req.GetBody != nil {
-		body, gerr := req.GetBody()
-		if gerr != nil {
-			return nil, err
-		}
-		again := req.Clone(req.Context())
-		again.Body = body
-		return r.next.RoundTrip(again)
-	}
-	return resp, err
 }

@@ -78,9 +78,9 @@ http://:%d {
 	}
 	const one, two, three = "http://mirror-one.example/ob", "http://mirror-two.example", "http://mirror-three.example"
 	testcaddy.Load(t, config(one, ""))
-	// The client lives through the reloads below (see acrossReloads).
+	// The client lives through the reloads below (see testcaddy.AcrossReloads).
 	c := connectWith(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/rijk", port), false, nil,
-		&http.Client{Transport: acrossReloads})
+		&http.Client{Transport: testcaddy.AcrossReloads})
 
 	fetch := func(to string, wantOK bool) {
 		t.Helper()

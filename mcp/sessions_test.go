@@ -21,7 +21,7 @@ const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // listening stream), so such a test fails instead of hanging. No
 // keep-alive: a reload closes the old server's idle connections, and a
 // POST caught on one is not retried by net/http.
-var sendClient = &http.Client{Timeout: 10 * time.Second, Transport: acrossReloads}
+var sendClient = &http.Client{Timeout: 10 * time.Second, Transport: testcaddy.AcrossReloads}
 
 // send makes one raw 2025-era request to a connector naming session sid
 // ("" for none).

@@ -90,7 +90,8 @@ func testConfig(adminPort, port int, upstream, version string) string {
 func fetch(t *testing.T, method, url string) (*http.Response, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
-	resp, err := http.DefaultClient.Do(req)
+	// Some tests reload Caddy between requests.
+	resp, err := (&http.Client{Transport: testcaddy.AcrossReloads}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,8 @@ func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 
 func get(t *testing.T, url string) (int, http.Header, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	// Some tests reload Caddy between requests.
+	resp, err := (&http.Client{Transport: testcaddy.AcrossReloads}).Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
