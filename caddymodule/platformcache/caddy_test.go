@@ -89,9 +89,19 @@ func testConfig(adminPort, port int, upstream, version string) string {
 
 func fetch(t *testing.T, method, url string) (*http.Response, string) {
 	t.Helper()
+	return fetchWith(t, http.DefaultClient, method, url)
+}
+
+// fetchAfterReload is fetch for the first request after a reload.
+func fetchAfterReload(t *testing.T, method, url string) (*http.Response, string) {
+	t.Helper()
+	return fetchWith(t, &http.Client{Transport: testcaddy.AcrossReloads}, method, url)
+}
+
+func fetchWith(t *testing.T, c *http.Client, method, url string) (*http.Response, string) {
+	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
-	// Some tests reload Caddy between requests.
-	resp, err := (&http.Client{Transport: testcaddy.AcrossReloads}).Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +200,7 @@ func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 	if refs, _ := pool.References("obv"); refs != 1 {
 		t.Fatalf("store references after reload: %d", refs)
 	}
-	resp, _ = fetch(t, "GET", base+"/api/sources?a=1&b=2")
+	resp, _ = fetchAfterReload(t, "GET", base+"/api/sources?a=1&b=2")
 	if !strings.Contains(resp.Header.Get("Cache-Status"), "hit") || u.count("/api/sources") != 1 {
 		t.Fatalf("after reload: %q", resp.Header.Get("Cache-Status"))
 	}
@@ -201,7 +211,7 @@ func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 	if storeOf("obv") != before {
 		t.Fatal("version reload replaced the store")
 	}
-	resp, _ = fetch(t, "GET", base+"/api/sources?a=1&b=2")
+	resp, _ = fetchAfterReload(t, "GET", base+"/api/sources?a=1&b=2")
 	if resp.Header.Get("Cache-Status") != "BesluitBron; fwd=miss; fwd-status=200; stored; detail=other-version" || u.count("/api/sources") != 2 {
 		t.Fatalf("after version change: %q", resp.Header.Get("Cache-Status"))
 	}

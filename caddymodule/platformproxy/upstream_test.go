@@ -70,8 +70,7 @@ func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 
 func get(t *testing.T, url string) (int, http.Header, string) {
 	t.Helper()
-	// Some tests reload Caddy between requests.
-	resp, err := (&http.Client{Transport: testcaddy.AcrossReloads}).Get(url)
+	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}

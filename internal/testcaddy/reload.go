@@ -19,6 +19,11 @@ import (
 // closes the old server's idle connections, and net/http does not resend
 // a POST caught on one. Real clients meet the same resets during a reload
 // (docs/operations.md).
+//
+// Use it for the requests that cross a reload, not as a test's only
+// client: closing every connection as soon as its answer is read can cut
+// the proxy's own upstream connection before it returns to its pool,
+// which tests of connection reuse would count.
 var AcrossReloads http.RoundTripper = resendUnserved{&http.Transport{DisableKeepAlives: true}}
 
 // reloadTries bounds the sends of one request: a reload's window lasts
