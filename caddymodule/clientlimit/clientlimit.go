@@ -19,6 +19,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 
@@ -99,6 +100,10 @@ var now = time.Now
 //
 //	{"error":"rate_limited","layer":"session","zone":"raad","retry_after":3,
 //	 "message":"too many requests for this session; retry after 3 s"}
+//
+// or, to a browser navigating to a page (its Accept ranks text/html above
+// application/json), a short page in Dutch and English that says the same
+// and links to the same address to try again.
 //
 // State lives in a caddy.UsagePool keyed by zone name, so a config reload
 // keeps every bucket's fill and changes only the limits.
@@ -427,6 +432,10 @@ func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, d inbound.Decis
 			repl.Set("http.client_limit.body", string(body))
 		}
 		return caddyhttp.Error(http.StatusTooManyRequests, fmt.Errorf("client_limit: %s limit of zone %s exceeded; retry after %d s", d.Layer, h.Zone, secs))
+	}
+	if httpx.PrefersHTML(r.Header.Get("Accept")) {
+		writeRefusalPage(w, r, d.Layer, secs)
+		return nil
 	}
 	hdr := w.Header()
 	hdr["Content-Type"] = []string{"application/json"}

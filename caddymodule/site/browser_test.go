@@ -241,6 +241,46 @@ func TestBrowser(t *testing.T) {
 			walk(t, ctx, base, scripts)
 		})
 	}
+	// Last, since it spends this address's searches for a while.
+	t.Run("too many searches", func(t *testing.T) { overTheLimit(t, tab(t, b, false), tab(t, b, true), base) })
+}
+
+// overTheLimit: a visitor without JavaScript who sends the search form
+// more often than site_search allows (20 at once per address) gets a page,
+// not JSON: in Dutch, with the wait, a link to try the same search again,
+// and no serious or critical axe violation.
+// With JavaScript, the live search says the same in the page's words.
+func overTheLimit(t *testing.T, ctx, scripted context.Context, base string) {
+	var status int64
+	for i := 0; i < 30 && status != http.StatusTooManyRequests; i++ {
+		resp, err := chromedp.RunResponse(ctx, chromedp.Navigate(base+"/search?q=woningbouw&platforms=obv"))
+		if err != nil {
+			t.Fatalf("search %d: %v", i, err)
+		}
+		status = resp.Status
+	}
+	if status != http.StatusTooManyRequests {
+		t.Fatal("30 searches at once from one address were all answered; want 429 from site_search")
+	}
+	if lang := eval[string](t, ctx, `document.documentElement.lang`); lang != "nl" {
+		t.Errorf("the refusal's language is %q, want nl", lang)
+	}
+	text := eval[string](t, ctx, `document.body.innerText`)
+	if !strings.Contains(text, "Te veel verzoeken") || !strings.Contains(text, "Probeer het over") || !strings.Contains(text, "Too many requests") {
+		t.Errorf("the refusal says %q", text)
+	}
+	if href := eval[string](t, ctx, `document.querySelector("main a").getAttribute("href")`); href != "/search?q=woningbouw&platforms=obv" {
+		t.Errorf("try again links to %q", href)
+	}
+	checkAxe(t, ctx, "429 from site_search", false)
+
+	step(t, scripted, "live search over the limit", chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#q")),
+		chromedp.SendKeys(chromedp.CSS("#q"), "woningbouw"),
+		chromedp.Click(chromedp.CSS(`#search-form button[type="submit"]`)),
+		chromedp.Poll[chromedp.Void](`document.getElementById("announce").textContent.includes("Te veel zoekvragen")`, chromedp.WithPollingTimeout(20*time.Second)))
+	if msg := eval[string](t, scripted, `document.getElementById("announce").textContent`); !strings.Contains(msg, "Probeer het over") {
+		t.Errorf("the live search says %q", msg)
+	}
 }
 
 func walk(t *testing.T, ctx context.Context, base string, scripts bool) {

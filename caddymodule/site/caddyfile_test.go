@@ -78,18 +78,3 @@ func TestValidateBounds(t *testing.T) {
 		}
 	}
 }
-
-func TestPrefersJSON(t *testing.T) {
-	for accept, want := range map[string]bool{
-		"application/json": true,
-		"text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8": false,
-		"application/json, text/html;q=0.5":                               true,
-		"text/html, application/json":                                     false,
-		"":                                                                false,
-		"application/json;q=0":                                            false,
-	} {
-		if got := prefersJSON(accept); got != want {
-			t.Errorf("prefersJSON(%q) = %v", accept, got)
-		}
-	}
-}

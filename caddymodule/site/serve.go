@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
@@ -65,7 +66,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	case pathHome:
 		return h.serveSearchPage(w, r, false)
 	case pathSearch:
-		if prefersJSON(r.Header.Get("Accept")) {
+		if httpx.PrefersJSON(r.Header.Get("Accept")) {
 			return h.serveSearchJSON(w, r)
 		}
 		return h.serveSearchPage(w, r, true)
@@ -160,31 +161,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// prefersJSON tells whether an Accept header ranks application/json above
-// text/html (a browser's Accept lists text/html first; an app asks for
-// JSON alone).
-func prefersJSON(accept string) bool {
-	jsonQ, htmlQ := -1.0, -1.0
-	for _, part := range strings.Split(accept, ",") {
-		mt, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		q := 1.0
-		for _, p := range strings.Split(params, ";") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(p), "q="); ok {
-				if f, err := strconv.ParseFloat(v, 64); err == nil {
-					q = f
-				}
-			}
-		}
-		switch strings.ToLower(strings.TrimSpace(mt)) {
-		case "application/json":
-			jsonQ = max(jsonQ, q)
-		case "text/html":
-			htmlQ = max(htmlQ, q)
-		}
-	}
-	return jsonQ > 0 && jsonQ > htmlQ
 }
 
 // origin is where the page's platform calls go: the server that serves

@@ -38,6 +38,10 @@
 			signal: ctl ? ctl.signal : undefined,
 			credentials: "same-origin"
 		}).then(function (resp) {
+			if (resp.status === 429 && live.getAttribute("data-too-many")) {
+				// The inbound limit (client_limit) refused: say so in the page's language.
+				throw new Error(live.getAttribute("data-too-many").replace("{s}", resp.headers.get("Retry-After") || "1"));
+			}
 			if (!resp.ok) {
 				return resp.text().then(function (t) {
 					var msg = t;

@@ -1,0 +1,73 @@
+package clientlimit
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+// A browser that navigates into a limit gets a page it can show, in Dutch
+// and English, with the wait and a link back to what it asked for; an app
+// asking for JSON, fetch() and EventSource still get the JSON body.
+func TestBrowserGetsARefusalPage(t *testing.T) {
+	clock := fakeClock(t)
+	ctx, _ := newConfig(t)
+	h := provision(t, ctx, &Handler{Zone: "t-page", Process: off, Connector: off, Session: off, Address: lc("2/m", 1)})
+	ask := func(target, accept string) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequest("GET", target, nil)
+		r.RemoteAddr = "192.0.2.9:4000"
+		r.Header.Set("Accept", accept)
+		w, err := serve(h, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	if w := ask("/search?q=stikstof", browserAccept); w.Code != 200 {
+		t.Fatalf("first search: %d", w.Code)
+	}
+
+	// A hostile query string comes back escaped in the link.
+	w := ask(`/search?q="><script>alert(1)</script>&x=1`, browserAccept)
+	page := w.Body.String()
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Content-Type") != "text/html; charset=utf-8" ||
+		w.Header().Get("Retry-After") != "30" || w.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("browser refused: %d %v", w.Code, w.Header())
+	}
+	for _, want := range []string{
+		`<html lang="nl">`, "<h1>Te veel verzoeken</h1>", "van dit adres", "over 30 seconden opnieuw",
+		`<div lang="en">`, "from this address", "try again in 30 seconds",
+		`href="/search?q=%22%3e%3cscript%3ealert%281%29%3c/script%3e&amp;x=1"`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "<script>") || strings.Contains(page, "http-equiv") {
+		t.Errorf("page carries a script or reloads by itself:\n%s", page)
+	}
+	if w.Header().Get("Content-Length") != "" && w.Header().Get("Content-Length") != strconv.Itoa(len(page)) {
+		t.Errorf("Content-Length %s for %d bytes", w.Header().Get("Content-Length"), len(page))
+	}
+
+	// One second left: singular.
+	*clock = t0.Add(29 * time.Second)
+	if page := ask("/search?q=x", browserAccept).Body.String(); !strings.Contains(page, "over 1 seconde opnieuw") ||
+		!strings.Contains(page, "in 1 second.") {
+		t.Errorf("one second left:\n%s", page)
+	}
+
+	for _, accept := range []string{"application/json", "*/*", "text/event-stream", ""} {
+		w := ask("/search?q=x", accept)
+		if w.Code != http.StatusTooManyRequests || w.Header().Get("Content-Type") != "application/json" ||
+			!strings.HasPrefix(w.Body.String(), `{"error":"rate_limited","layer":"address","zone":"t-page",`) {
+			t.Errorf("Accept %q: %d %s %s", accept, w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+	}
+}
