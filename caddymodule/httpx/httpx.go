@@ -1,6 +1,7 @@
 // Package httpx holds the small HTTP mechanisms several handlers share:
-// buffering a request body so it can be read again, and reading
-// Retry-After. It does not import Caddy, so each can be tested on its own.
+// buffering a request body so it can be read again, reading
+// Retry-After, and which of JSON and HTML an Accept header prefers. It
+// does not import Caddy, so each can be tested on its own.
 package httpx
 
 import (
