@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -116,6 +117,13 @@ func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 	dataDir := t.TempDir()
 	testcaddy.LoadInDataDir(t, testConfig(admin, port, u.srv.URL, "1.0.0"), dataDir)
 	base := fmt.Sprintf("http://127.0.0.1:%d/platforms/obv", port)
+	metricsURL := fmt.Sprintf("http://localhost:%d/metrics", admin)
+	// The request counters live as long as the process (-count=N runs
+	// this test N times in one): what this run added is what counts.
+	hit := `caddy_platform_cache_requests_total{kind="list",platform="obv",result="hit"}`
+	bypass := `caddy_platform_cache_requests_total{kind="other",platform="obv",result="bypass"}`
+	_, metrics := fetch(t, "GET", metricsURL)
+	hits0, bypasses0 := metricValue(metrics, hit), metricValue(metrics, bypass)
 
 	resp, body := fetch(t, "GET", base+"/api/sources?b=2&a=1")
 	if resp.StatusCode != 200 || resp.Header.Get("Cache-Status") != "BesluitBron; fwd=miss; fwd-status=200; stored" {
@@ -177,15 +185,15 @@ func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 	}
 
 	// Metrics through Caddy's registry.
-	_, metrics := fetch(t, "GET", fmt.Sprintf("http://localhost:%d/metrics", admin))
-	for _, want := range []string{
-		`caddy_platform_cache_requests_total{kind="list",platform="obv",result="hit"} 1`,
-		`caddy_platform_cache_requests_total{kind="other",platform="obv",result="bypass"} 1`,
-		`caddy_platform_cache_entries{platform="obv",tier="disk"} 3`,
-	} {
-		if !strings.Contains(metrics, want) {
-			t.Fatalf("metrics lack %s", want)
-		}
+	_, metrics = fetch(t, "GET", metricsURL)
+	if d := metricValue(metrics, hit) - hits0; d != 1 {
+		t.Errorf("%s rose by %v, want 1", hit, d)
+	}
+	if d := metricValue(metrics, bypass) - bypasses0; d != 1 {
+		t.Errorf("%s rose by %v, want 1", bypass, d)
+	}
+	if want := `caddy_platform_cache_entries{platform="obv",tier="disk"} 3`; !strings.Contains(metrics, want) {
+		t.Fatalf("metrics lack %s", want)
 	}
 
 	// A reload keeps the same store objects and what they hold.
@@ -235,4 +243,16 @@ func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 	if resp, _ := fetch(t, "PUT", adminURL+"tk"); resp.StatusCode != 405 {
 		t.Fatalf("PUT: %d", resp.StatusCode)
 	}
+}
+
+// metricValue is the value of one series in a Prometheus text exposition
+// (0 when it is absent: a counter not yet counted).
+func metricValue(exposition, series string) float64 {
+	for line := range strings.SplitSeq(exposition, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f
+		}
+	}
+	return 0
 }
