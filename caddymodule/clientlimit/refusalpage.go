@@ -5,6 +5,9 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
 )
@@ -54,15 +57,27 @@ var layerWordsEN = [...]string{
 // writeRefusalPage writes the 429 as the page above; Retry-After is set.
 func writeRefusalPage(w http.ResponseWriter, r *http.Request, layer inbound.Layer, secs int64) {
 	var b bytes.Buffer
-	// The template escapes the request's own path and query in the link.
 	_ = refusalPage.Execute(&b, struct {
 		NL, EN, Again string
 		Secs          int64
-	}{layerWordsNL[layer], layerWordsEN[layer], r.URL.RequestURI(), secs})
+	}{layerWordsNL[layer], layerWordsEN[layer], tryAgainLink(r), secs})
 	hdr := w.Header()
 	hdr["Content-Type"] = []string{"text/html; charset=utf-8"}
 	hdr["Content-Length"] = []string{strconv.Itoa(b.Len())}
 	hdr["Cache-Control"] = []string{"no-store"}
 	w.WriteHeader(http.StatusTooManyRequests)
 	_, _ = w.Write(b.Bytes())
+}
+
+// tryAgainLink is the address the client asked for, as it asked (before a
+// handle_path or uri directive rewrote it), for the page's link. It always
+// stays on this site: leading slashes are folded into one, so a request
+// for //elsewhere.example/ cannot make it a link to another host. The
+// template escapes what remains.
+func tryAgainLink(r *http.Request) string {
+	u := r.URL
+	if orig, ok := r.Context().Value(caddyhttp.OriginalRequestCtxKey).(http.Request); ok && orig.URL != nil {
+		u = orig.URL
+	}
+	return "/" + strings.TrimLeft(u.RequestURI(), "/\\")
 }

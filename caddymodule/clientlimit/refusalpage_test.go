@@ -1,12 +1,17 @@
 package clientlimit
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
 )
 
 const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
@@ -68,6 +73,26 @@ func TestBrowserGetsARefusalPage(t *testing.T) {
 		if w.Code != http.StatusTooManyRequests || w.Header().Get("Content-Type") != "application/json" ||
 			!strings.HasPrefix(w.Body.String(), `{"error":"rate_limited","layer":"address","zone":"t-page",`) {
 			t.Errorf("Accept %q: %d %s %s", accept, w.Code, w.Header().Get("Content-Type"), w.Body)
+		}
+	}
+}
+
+// The link to try again is the address the client asked for before a
+// handle_path stripped it, and never leaves the site.
+func TestRefusalPageLinkStaysOnTheSite(t *testing.T) {
+	for _, c := range []struct{ asked, rewritten, want string }{
+		{"/platforms/obv/api/search?query=x", "/api/search?query=x", `href="/platforms/obv/api/search?query=x"`},
+		{"//elsewhere.example/search?q=x", "//elsewhere.example/search?q=x", `href="/elsewhere.example/search?q=x"`},
+		{"/\\elsewhere.example/", "/\\elsewhere.example/", `href="/%5Celsewhere.example/"`}, // escaped: a path on this site
+	} {
+		orig := httptest.NewRequest("GET", "http://site.example"+c.asked, nil)
+		r := orig.Clone(context.WithValue(orig.Context(), caddyhttp.OriginalRequestCtxKey, *orig))
+		r.URL.Path, r.URL.RawQuery, _ = strings.Cut(c.rewritten, "?")
+		r.URL.RawPath = ""
+		w := httptest.NewRecorder()
+		writeRefusalPage(w, r, inbound.LayerAddress, 2)
+		if page := w.Body.String(); !strings.Contains(page, c.want) {
+			t.Errorf("asked %q: page lacks %s:\n%s", c.asked, c.want, page)
 		}
 	}
 }
