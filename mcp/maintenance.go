@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -149,7 +148,10 @@ func (m *maintainer) refresh(ctx context.Context) error {
 	m.mu.Lock()
 	seenSrv, host := m.srv, m.host
 	m.mu.Unlock()
-	servers := activeServers()
+	// The servers that carry OBV's platform route: the others (the offline
+	// emulators' own sites, an admin's other sites) would answer 404 to a
+	// request that never was theirs.
+	servers := subrequest.ServersFor(platforms.OBV)
 	var targets []*caddyhttp.Server
 	for _, s := range servers {
 		if s == seenSrv {
@@ -195,26 +197,4 @@ func (m *maintainer) store(st obv.Status, a *subrequest.Answer, now time.Time) {
 	m.mu.Lock()
 	m.snap = &statusSnapshot{status: st, fetched: now, cache: a.Cache, waitMS: a.QueueWaitMS}
 	m.mu.Unlock()
-}
-
-// activeServers returns the running config's HTTP servers, by name.
-func activeServers() []*caddyhttp.Server {
-	app, err := caddy.ActiveContext().AppIfConfigured("http")
-	if err != nil {
-		return nil
-	}
-	httpApp, ok := app.(*caddyhttp.App)
-	if !ok {
-		return nil
-	}
-	names := make([]string, 0, len(httpApp.Servers))
-	for n := range httpApp.Servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]*caddyhttp.Server, 0, len(names))
-	for _, n := range names {
-		out = append(out, httpApp.Servers[n])
-	}
-	return out
 }

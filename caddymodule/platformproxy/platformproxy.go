@@ -21,6 +21,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 )
 
@@ -365,8 +366,14 @@ func setSent(r *http.Request, n int64) {
 // resends, failovers, refusals for want of a place, dead connections).
 func (h *Handler) Stats() up.Stats { return h.up.Stats() }
 
+// ProxiedPlatform is the platform this handler proxies: servers whose
+// routes hold it can take sub-requests for that platform
+// (subrequest.ServersFor).
+func (h *Handler) ProxiedPlatform() string { return h.Platform }
+
 // Interface guards
 var (
+	_ subrequest.PlatformRoute    = (*Handler)(nil)
 	_ caddy.Provisioner           = (*Handler)(nil)
 	_ caddy.Validator             = (*Handler)(nil)
 	_ caddy.CleanerUpper          = (*Handler)(nil)
