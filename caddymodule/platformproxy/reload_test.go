@@ -198,14 +198,8 @@ func TestFailedReloadLeavesTheRunningConfigAlone(t *testing.T) {
 
 	// A reload that loads puts its base URL in force.
 	testcaddy.Reload(t, config(b.URL, ""))
-	resp, err := (&http.Client{Transport: testcaddy.AcrossReloads}).Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || string(body) != "b" {
-		t.Fatalf("after the reload: %d %s", resp.StatusCode, body)
+	if code, _, body := getWith(t, &http.Client{Transport: testcaddy.AcrossReloads}, url); code != 200 || body != "b" {
+		t.Fatalf("after the reload: %d %s", code, body)
 	}
 	if got := bases(); !strings.Contains(got, b.URL) || strings.Contains(got, a.URL) {
 		t.Errorf("base URLs after the reload: %s", got)

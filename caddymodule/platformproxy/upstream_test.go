@@ -70,7 +70,12 @@ func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 
 func get(t *testing.T, url string) (int, http.Header, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	return getWith(t, http.DefaultClient, url)
+}
+
+func getWith(t *testing.T, c *http.Client, url string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := c.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
