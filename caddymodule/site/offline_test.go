@@ -159,25 +159,17 @@ func statusStore(t *testing.T, h house) string {
 	return st.Store
 }
 
-// laadstatusFetched waits until the house's background refresh has
-// fetched the OpenBesluitvorming load status (/status.json shows it): an
-// event, polled with a bound, not a sleep.
+// laadstatusFetched waits until the house's background refresh has asked
+// the OpenBesluitvorming emulator for its load status (the emulator's own
+// counts, which no inbound limit guards; /status.json is behind
+// site_pages): an event, polled with a bound, not a sleep.
 func laadstatusFetched(t *testing.T, h house) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
-	for {
-		var st struct {
-			Laadstatus *json.RawMessage `json:"laadstatus"`
-		}
-		if err := json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st); err != nil {
-			t.Fatal(err)
-		}
-		if st.Laadstatus != nil {
-			return
-		}
+	for readEmulators(t, h)["obv"].ByPath["/api/status"] == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the OpenBesluitvorming load status was not fetched within a minute of start")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 }
