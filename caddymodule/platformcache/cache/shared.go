@@ -229,9 +229,6 @@ func (s *Store) sharedPut(key string, b []byte, e *Entry) {
 // the platform (a notice, or a purge generation found on a read). It runs
 // apart from the notice's goroutine: a durable purge takes a commit.
 func (s *Store) purgedElsewhere() {
-	if st := s.shared.Load(); st != nil {
-		st.purgesReceived.Add(1)
-	}
 	s.flightsMu.Lock()
 	if s.closeCtx.Err() != nil {
 		s.flightsMu.Unlock()
@@ -243,6 +240,11 @@ func (s *Store) purgedElsewhere() {
 		defer s.bg.Done()
 		if err := s.purgeLocal(); err != nil {
 			s.logger.Warn("clearing local cache tiers after a purge elsewhere", zap.String("platform", s.platform), zap.Error(err))
+		}
+		// Counted once applied: whoever reads the count and then the
+		// cache finds the local tiers cleared.
+		if st := s.shared.Load(); st != nil {
+			st.purgesReceived.Add(1)
 		}
 	}()
 }
