@@ -22,13 +22,14 @@ import (
 //
 //	bb:cache:P:gen        purge generation (absent: "0"); set by a purge
 //	bb:cache:P:<gen>:e:K  encoded entry; TTL: until its last stale window ends
-//	bb:cache:P:l:K        lease of the instance asking the platform; TTL Lease, renewed
-//	bb:cache:P:r:K        a complete but unstorable answer for the waiting instances; TTL AnswerTTL
-//	bb:cache:P:w:K        how many instances wait for K; TTL 2×Lease, refreshed while waiting
+//	{bb:cache:P:f:K}:l    lease of the instance asking the platform; TTL Lease, renewed
+//	{bb:cache:P:f:K}:r    a complete but unstorable answer for the waiting instances; TTL AnswerTTL
+//	{bb:cache:P:f:K}:w    how many instances wait for K; TTL 2×Lease, refreshed while waiting
 //	bb:ch:cache:P         notices: "d:K" a led fetch ended, "p:<gen>" a purge
 //
-// No script touches two keys, so no key needs a hash tag and a
-// platform's entries spread over a Redis Cluster's nodes. A purge starts a
+// No script touches two keys. A flight's three keys share a hash tag for
+// the order of their commands (see flightKey); entries need none, so a
+// platform's entries and flights spread over a Redis Cluster's nodes. A purge starts a
 // new generation: the old generation's entries are never read again and
 // end by their TTL, so a purge costs two commands, on a Cluster too. The
 // generation key's TTL is renewed by every write of an entry, so it
@@ -94,9 +95,20 @@ func (r *RedisShared) genKey() string { return r.key("gen") }
 func (r *RedisShared) entryKey(g, k string) string {
 	return r.key(g, "e", hex.EncodeToString([]byte(k)))
 }
-func (r *RedisShared) leaseKey(k string) string  { return r.key("l", hex.EncodeToString([]byte(k))) }
-func (r *RedisShared) answerKey(k string) string { return r.key("r", hex.EncodeToString([]byte(k))) }
-func (r *RedisShared) followKey(k string) string { return r.key("w", hex.EncodeToString([]byte(k))) }
+
+// A flight's keys (lease, answer, waiters) share one hash tag, so on a
+// Cluster they live on one node, where one pipeline's commands run in
+// order: Finish writes the answer before it releases the lease, and Poll
+// reads the lease before the answer, so a waiter that finds the lease
+// gone finds the answer too. Across nodes a pipeline runs per node at
+// once and that order is lost (a waiter then took the lease over and
+// asked the platform a second time).
+func (r *RedisShared) flightKey(k, part string) string {
+	return r.st.Tagged("cache:"+r.platform+":f:"+hex.EncodeToString([]byte(k)), part)
+}
+func (r *RedisShared) leaseKey(k string) string  { return r.flightKey(k, "l") }
+func (r *RedisShared) answerKey(k string) string { return r.flightKey(k, "r") }
+func (r *RedisShared) followKey(k string) string { return r.flightKey(k, "w") }
 func (r *RedisShared) channel() string           { return r.st.Channel("cache", r.platform) }
 
 func (r *RedisShared) generation() string {

@@ -116,7 +116,10 @@ func TestShared200MissesOverThreeInstancesOneUpstreamCall(t *testing.T) {
 	close(release)
 	wg.Wait()
 	if u.calls.Load() != 1 {
-		t.Fatalf("%d upstream calls for %d identical misses over 3 instances", u.calls.Load(), n)
+		// The tiers' figures say why: a takeover (a lease that lapsed) or
+		// Redis errors (a degraded instance asks for itself, by design).
+		t.Fatalf("%d upstream calls for %d identical misses over 3 instances; shared %+v %+v %+v", u.calls.Load(), n,
+			stores[0].Stats().Shared, stores[1].Stats().Shared, stores[2].Stats().Shared)
 	}
 	for i, r := range recs {
 		if r.Code != 200 || r.Body.String() != body {
