@@ -40,6 +40,18 @@ func instance(t *testing.T, prefix, url string, c *clock, version string) *Store
 	return s
 }
 
+// gate holds an upstream until open; a test that fails before it opens
+// the gate has it opened by its cleanup, which runs before the instances'
+// Close (cleanups run last-in first-out), so a failure is reported
+// instead of Close waiting for ever on a request still held.
+func gate(t *testing.T) (release chan struct{}, open func()) {
+	release = make(chan struct{})
+	var once sync.Once
+	open = func() { once.Do(func() { close(release) }) }
+	t.Cleanup(open)
+	return release, open
+}
+
 func redisShared(s *Store) *RedisShared { return s.SharedTier().(*RedisShared) }
 
 // eventually polls cond (without sleeping) until it holds.
@@ -97,7 +109,7 @@ func TestShared200MissesOverThreeInstancesOneUpstreamCall(t *testing.T) {
 	prefix, c := redistest.Prefix(t), newClock()
 	stores := []*Store{instance(t, prefix, "", c, "1"), instance(t, prefix, "", c, "1"), instance(t, prefix, "", c, "1")}
 	body := strings.Repeat("0123456789", 800)
-	release := make(chan struct{})
+	release, open := gate(t)
 	u := blockingUpstream(body, release)
 	const n = 200
 	var wg sync.WaitGroup
@@ -113,7 +125,7 @@ func TestShared200MissesOverThreeInstancesOneUpstreamCall(t *testing.T) {
 		}
 		return w == n && u.calls.Load() == 1
 	})
-	close(release)
+	open()
 	wg.Wait()
 	if u.calls.Load() != 1 {
 		// The tiers' figures say why: a takeover (a lease that lapsed) or
@@ -178,7 +190,7 @@ func TestSharedLeaderHangingUpDoesNotCutOffOtherInstances(t *testing.T) {
 	prefix, c := redistest.Prefix(t), newClock()
 	s1, s2, s3 := instance(t, prefix, "", c, "1"), instance(t, prefix, "", c, "1"), instance(t, prefix, "", c, "1")
 	body := strings.Repeat("abcdefghij", 500)
-	release := make(chan struct{})
+	release, open := gate(t)
 	u := blockingUpstream(body, release)
 	key := Key("obv", get("/doc"), nil)
 
@@ -193,7 +205,7 @@ func TestSharedLeaderHangingUpDoesNotCutOffOtherInstances(t *testing.T) {
 	eventually(t, "s2 waits", func() bool { return followers(t, s2, key) == 1 })
 	hangUp()
 	eventually(t, "s1 keeps the request for s2", func() bool { return s1.Stats().Shared.KeptForRemote == 1 })
-	close(release)
+	open()
 	if err := <-leaderDone; !errors.Is(err, context.Canceled) {
 		t.Fatalf("leader: %v", err)
 	}
@@ -216,7 +228,7 @@ func TestSharedLeaderHangingUpDoesNotCutOffOtherInstances(t *testing.T) {
 func TestSharedUnstorableAnswerReachesWaitingInstances(t *testing.T) {
 	prefix, c := redistest.Prefix(t), newClock()
 	s1, s2 := instance(t, prefix, "", c, "1"), instance(t, prefix, "", c, "1")
-	release := make(chan struct{})
+	release, open := gate(t)
 	u := &upstream{handler: func(w http.ResponseWriter, r *http.Request) error {
 		<-release
 		w.Header().Set("Retry-After", "7")
@@ -232,7 +244,7 @@ func TestSharedUnstorableAnswerReachesWaitingInstances(t *testing.T) {
 	second := make(chan *httptest.ResponseRecorder, 1)
 	go func() { second <- do(t, s2, listPolicy, u, get("/s")) }()
 	eventually(t, "s2 waits", func() bool { return followers(t, s2, key) == 1 })
-	close(release)
+	open()
 	for _, r := range []*httptest.ResponseRecorder{<-first, <-second} {
 		if r.Code != 503 || r.Body.String() != "busy" || r.Header().Get("Retry-After") != "7" {
 			t.Fatalf("%d %q %v", r.Code, r.Body.String(), r.Header())
@@ -252,7 +264,7 @@ func TestSharedUnstorableAnswerReachesWaitingInstances(t *testing.T) {
 func TestSharedBudgetRefusalIsNotShared(t *testing.T) {
 	prefix, c := redistest.Prefix(t), newClock()
 	s1, s2 := instance(t, prefix, "", c, "1"), instance(t, prefix, "", c, "1")
-	release := make(chan struct{})
+	release, open := gate(t)
 	var mu sync.Mutex
 	n := 0
 	u := &upstream{handler: func(w http.ResponseWriter, r *http.Request) error {
@@ -273,7 +285,7 @@ func TestSharedBudgetRefusalIsNotShared(t *testing.T) {
 	second := make(chan *httptest.ResponseRecorder, 1)
 	go func() { second <- do(t, s2, listPolicy, u, get("/b")) }()
 	eventually(t, "s2 waits", func() bool { return followers(t, s2, key) == 1 })
-	close(release)
+	open()
 	if err := <-first; !isRejection(err) {
 		t.Fatalf("leader: %v", err)
 	}
@@ -385,7 +397,7 @@ func TestSharedRedisCutMidFlightStillAnswers(t *testing.T) {
 	s1 := instance(t, prefix, proxy.URL(), c, "1")
 	u0 := okUpstream("kept")
 	do(t, s1, listPolicy, u0, get("/kept"))
-	release := make(chan struct{})
+	release, open := gate(t)
 	u := blockingUpstream(strings.Repeat("m", 1000), release)
 	key := Key("obv", get("/mid"), nil)
 	const n = 5
@@ -398,7 +410,7 @@ func TestSharedRedisCutMidFlightStillAnswers(t *testing.T) {
 	waitWaiters(t, s1, key, n)
 	eventually(t, "s1 asks the platform", func() bool { return u.calls.Load() == 1 })
 	proxy.Cut()
-	close(release)
+	open()
 	wg.Wait()
 	for i, r := range recs {
 		if r.Code != 200 || r.Body.Len() != 1000 {
