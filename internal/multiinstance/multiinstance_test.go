@@ -8,6 +8,7 @@ package multiinstance
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -210,6 +211,27 @@ func TestThreeInstancesShareCacheSessionsAndStore(t *testing.T) {
 			t.Fatalf("purge: %v %v", err, resp)
 		}
 		resp.Body.Close()
+		// Instance 3 hears of the purge by a notice and then clears its
+		// local tiers (a local hit never asks Redis): wait until its
+		// figures count the purge applied, bounded.
+		applied := false
+		for try := 0; try < 100 && !applied; try++ {
+			_, figures := get(t, h.instances[2].admin+"/besluitbron/cache/tk")
+			var st struct {
+				Shared struct {
+					PurgesReceived int64 `json:"purges_received"`
+				} `json:"shared"`
+			}
+			if err := json.Unmarshal([]byte(figures), &st); err != nil {
+				t.Fatalf("instance 3's cache figures: %v: %s", err, figures)
+			}
+			if applied = st.Shared.PurgesReceived >= 1; !applied {
+				time.Sleep(20 * time.Millisecond) // polling for the notice
+			}
+		}
+		if !applied {
+			t.Fatal("instance 3 never applied the purge made on instance 1")
+		}
 		before := testcaddy.EmulatorRequests(t, tk)
 		resp2, _ := get(t, h.instances[2].base+path)
 		if resp2.StatusCode != 200 {
