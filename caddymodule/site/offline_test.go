@@ -2,7 +2,6 @@ package site_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -133,20 +132,11 @@ func reasonsInThePagesLanguage(t *testing.T, h house) {
 // get reads u (status 200) from 127.0.0.1.
 func get(t *testing.T, u string, header http.Header) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	for k, v := range header {
-		req.Header[k] = v
+	code, body := fetch(t, u, header)
+	if code != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d\n%s", u, code, body)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: HTTP %d, %v\n%s", u, resp.StatusCode, err, b)
-	}
-	return string(b)
+	return body
 }
 
 // statusStore is /status.json's store mode.

@@ -19,24 +19,7 @@ import (
 // that a new one is not missed) has its text in every language of the
 // page; otherwise the page would fall back to the engine's English.
 func TestEveryReasonHasItsText(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(repoRoot(t), "caddymodule", "fanout", "result.go"), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var codes []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok {
-			for i, name := range vs.Names {
-				if strings.HasPrefix(name.Name, "Reason") && i < len(vs.Values) {
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
-						code, _ := strconv.Unquote(lit.Value)
-						codes = append(codes, code)
-					}
-				}
-			}
-		}
-		return true
-	})
+	codes := fanoutConstants(t, "result.go", "Reason")
 	if len(codes) < 10 {
 		t.Fatalf("found only %d reason codes in fanout: %v", len(codes), codes)
 	}
@@ -55,24 +38,7 @@ func TestEveryReasonHasItsText(t *testing.T) {
 // language's text uses the same parameters, so no language drops a value
 // the visitor needs (the date, the platform, the bound).
 func TestEveryQueryErrorHasItsText(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(repoRoot(t), "caddymodule", "fanout", "queryerror.go"), nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var codes []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok {
-			for i, name := range vs.Names {
-				if strings.HasPrefix(name.Name, "Code") && i < len(vs.Values) {
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
-						code, _ := strconv.Unquote(lit.Value)
-						codes = append(codes, code)
-					}
-				}
-			}
-		}
-		return true
-	})
+	codes := fanoutConstants(t, "queryerror.go", "Code")
 	if len(codes) < 14 {
 		t.Fatalf("found only %d query error codes in fanout: %v", len(codes), codes)
 	}
@@ -95,4 +61,30 @@ func TestEveryQueryErrorHasItsText(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fanoutConstants reads the string constants whose names start with
+// prefix from caddymodule/fanout's file (read from source, so that a new
+// one is not missed).
+func fanoutConstants(t *testing.T, file, prefix string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(repoRoot(t), "caddymodule", "fanout", file), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok {
+			for i, name := range vs.Names {
+				if strings.HasPrefix(name.Name, prefix) && i < len(vs.Values) {
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+						code, _ := strconv.Unquote(lit.Value)
+						codes = append(codes, code)
+					}
+				}
+			}
+		}
+		return true
+	})
+	return codes
 }
