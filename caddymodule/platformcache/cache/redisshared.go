@@ -220,7 +220,8 @@ func randomToken() string {
 
 // Lead takes the lease when free, and in the same round trip reads the
 // entry stored under key (a fetch may have ended between this instance's
-// miss and now; the caller judges whether it serves).
+// miss and now; the caller judges whether it serves). With the lease
+// taken and no entry seen, it reads the entry once more (see below).
 func (r *RedisShared) Lead(ctx context.Context, key string) (string, []byte, error) {
 	token := r.st.Instance() + ":" + randomToken()
 	g := r.generation()
@@ -238,7 +239,22 @@ func (r *RedisShared) Lead(ctx context.Context, key string) (string, []byte, err
 	}
 	b, _ := eCmd.Bytes() // nil when absent
 	if !setCmd.Val() {
-		token = ""
+		return "", b, nil
+	}
+	if b == nil {
+		// Read the entry once more, now that the lease is ours. On a
+		// Cluster the entry and the lease live on different nodes and a
+		// pipeline runs per node at once, so the read above may have run
+		// before a previous leader stored the entry while the SETNX ran
+		// after it released the lease; this read comes after both. One
+		// round trip more, only for an instance about to ask the platform.
+		// Should it fail, this instance leads as it would have: the lease
+		// is ours, and Finish meets (and reports) the same trouble.
+		_ = r.st.Do(ctx, func(ctx context.Context, c redis.UniversalClient) error {
+			v, err := c.Get(ctx, r.entryKey(g, key)).Bytes()
+			b = v
+			return nilIsAnswer(err)
+		})
 	}
 	return token, b, nil
 }
