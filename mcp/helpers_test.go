@@ -430,7 +430,7 @@ func decodeResult(t *testing.T, text string) map[string]any {
 
 func fixturesPresent(t *testing.T) {
 	if _, err := os.Stat(fixture.Dir()); err != nil {
-		t.Fatalf("fixtures not present at %s: set BESLUITBRON_FIXTURES", fixture.Dir())
+		t.Fatalf("fixtures not present at %s (testdata/fixtures is part of the repository)", fixture.Dir())
 	}
 }
 

@@ -2,7 +2,7 @@
 # Upstream connection benchmark: short requests through platform_proxy to a
 # TLS upstream across an emulated 50 ms round trip (25 ms each way, NFQUEUE
 # delay on ingress in two network namespaces; tc netem is missing on these
-# kernels, see /work/shared/reference/rtt-emulation.md).
+# kernels, see docs/upstream.md).
 #
 #   sudo bench/upstream/run.sh [path/to/caddy]
 #

@@ -1,5 +1,5 @@
 // Package clientlimit is the Caddy handler http.handlers.client_limit: the
-// inbound limits of design.md §4.3. The limiter itself is the Caddy-free
+// inbound limits of docs/rules.md, "Inbound limits". The limiter itself is the Caddy-free
 // package caddymodule/clientlimit/inbound.
 package clientlimit
 

@@ -3,23 +3,20 @@ package fanout
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/internal/fixture"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
-// fixture reads a real platform payload (/work/shared/fixtures, see its
-// README); the test skips where the fixtures are not mounted.
-func fixture(t *testing.T, name string) string {
+// readFixture reads a real platform payload from testdata/fixtures (see
+// its README): <platform>/<file>.
+func readFixture(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("/work/shared/fixtures/" + name)
-	if err != nil {
-		t.Skipf("fixture %s: %v", name, err)
-	}
-	return string(b)
+	platform, file, _ := strings.Cut(name, "/")
+	return string(fixture.Read(t, platform, file))
 }
 
 // TestDedupKamerstukAndECLI: the real SRU record (gmb-2023-174296) made
@@ -29,10 +26,10 @@ func fixture(t *testing.T, name string) string {
 // one hit led by OB; a Rechtspraak hit (the real content.xml's ECLI) and
 // an ORI hit whose link names that ECLI fold into one led by Rechtspraak.
 func TestDedupKamerstukAndECLI(t *testing.T) {
-	rec := strings.ReplaceAll(fixture(t, "ob/sru-record-gmb.fragment.xml"), "gmb-2023-174296", "kst-36200-VII-12")
+	rec := strings.ReplaceAll(readFixture(t, "ob/sru-record-gmb.fragment.xml"), "gmb-2023-174296", "kst-36200-VII-12")
 	rec = strings.ReplaceAll(rec, "officielepublicaties/gmb/2023/", "officielepublicaties/kst/36200-VII/")
 	sru := `<searchRetrieveResponse><numberOfRecords>1</numberOfRecords><records>` + rec + `</records></searchRetrieveResponse>`
-	content := fixture(t, "rechtspraak/content.xml")
+	content := readFixture(t, "rechtspraak/content.xml")
 	const ecli = "ECLI:NL:RBDHA:2013:15631"
 	if !strings.Contains(content, ecli) {
 		t.Fatalf("content.xml is not the ruling %s any more", ecli)

@@ -32,7 +32,7 @@ func init() {
 // document, search; else other); each kind has its own lifetimes. The
 // matchers and lifetimes default to the platform's descriptor in the
 // besluitbron app (caddymodule/platforms: its cache kinds over the
-// generic lifetimes of design.md §4.1.2); a kind configured here replaces
+// generic lifetimes of docs/rules.md, "Cache" rule 2); a kind configured here replaces
 // the descriptor's matchers when it names any, and each lifetime it sets.
 type Handler struct {
 	// Platform is the platform key (ori, obv, tk, opentk, ob, rechtspraak,

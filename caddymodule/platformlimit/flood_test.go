@@ -113,7 +113,7 @@ http://127.0.0.1:%d {
 	}
 	figs := make([]*sessionFig, sessions)
 	// Each session comes from its own loopback address (127.0.0.10 and
-	// up), so the 50 sessions are 50 clients (design.md §3: a client is
+	// up), so the 50 sessions are 50 clients (docs/rules.md, "Who a client is": a client is
 	// its address; sessions of one address divide its share).
 	clientFrom := func(i int) *http.Client {
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(10+i))}}

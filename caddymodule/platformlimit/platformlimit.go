@@ -1,6 +1,6 @@
 // Package platformlimit is the Caddy module http.handlers.platform_limit:
 // it keeps a platform's outbound budget on BesluitBron's side and shares it
-// fairly between clients and their sessions (design.md §3, §4.2). The mechanism is the Caddy-free
+// fairly between clients and their sessions (docs/rules.md, "Who a client is" and "Budgets and fair shares"). The mechanism is the Caddy-free
 // caddymodule/platformlimit/fairqueue; this package is the adapter: config, Caddyfile,
 // the request's cost and session, the upstream's answer, metrics and the
 // admin status.
@@ -78,7 +78,7 @@ func init() {
 type Handler struct {
 	// Platform is the platform key. obv, oa, ob and rechtspraak have
 	// a budget in their descriptor (the besluitbron app over
-	// caddymodule/platforms, design.md §2); any other key needs capacity
+	// caddymodule/platforms, docs/rules.md, "The platforms and their limits"); any other key needs capacity
 	// and window.
 	Platform string `json:"platform"`
 	// Capacity is the bucket's size in units. Default: the platform
@@ -110,7 +110,7 @@ type Handler struct {
 	// addresses) whose sessions each count as a client of their own: a
 	// front proxy that names its users' sessions, or a hosted assistant's
 	// egress range. From any other address, sessions divide the address's
-	// share and never multiply it (design.md §3). Default: the
+	// share and never multiply it (docs/rules.md, "Who a client is"). Default: the
 	// besluitbron app's trusted_sources (none unless set there).
 	TrustedSources []string `json:"trusted_sources,omitempty"`
 	// RejectStatus is the status of a rejected request: 503 (default) or
@@ -377,7 +377,7 @@ func (c *CostRule) price(r *http.Request) float64 {
 }
 
 // key returns whom the request is for: its client and its session within
-// the client (design.md §3).
+// the client (docs/rules.md, "Who a client is").
 func (h *Handler) key(r *http.Request) fairqueue.Key {
 	who := h.sessions.Identify(r)
 	if h.SessionKey != "" && !who.Shared {

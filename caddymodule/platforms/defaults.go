@@ -80,7 +80,7 @@ const (
 	KindOther    = "other"
 )
 
-// CacheLifetimes are the generic lifetimes per kind (design.md §4.1.2):
+// CacheLifetimes are the generic lifetimes per kind (docs/rules.md, "Cache" rule 2):
 // lists change rarely, documents almost never once published, searches
 // find new decisions within minutes.
 var CacheLifetimes = map[string]CacheKind{
@@ -132,7 +132,7 @@ var all = []Platform{
 		Key: OBV, Name: "OpenBesluitvorming",
 		BaseURLs: []string{"https://openbesluitvorming.nl"},
 		EnvVar:   "BESLUITBRON_OBV_URL", OwnLimit: true,
-		// 60 weighted units a minute (design.md §2): a search priced by
+		// 60 weighted units a minute (docs/rules.md, "The platforms and their limits"): a search priced by
 		// the results asked for, a rendered PDF page an eighth of a call.
 		Budget: &Budget{Capacity: 60, Window: time.Minute, Costs: []Cost{
 			obvSearchCost,
@@ -182,8 +182,8 @@ var all = []Platform{
 		Key: OB, Name: "Officiële Bekendmakingen",
 		BaseURLs: []string{"https://repository.overheid.nl"},
 		EnvVar:   "BESLUITBRON_OB_URL", OwnLimit: true,
-		// KOOP limits its SRU service but publishes no number (design.md
-		// §2): a conservative 2 a second.
+		// KOOP limits its SRU service but publishes no number (docs/rules.md,
+		// "The platforms and their limits"): a conservative 2 a second.
 		Budget: &Budget{Capacity: 2, Window: time.Second},
 		Cache: map[string]CacheKind{
 			KindList:     {Paths: []string{"/sru"}, Query: map[string]string{"operation": "explain"}},
@@ -195,7 +195,7 @@ var all = []Platform{
 		Key: Rechtspraak, Name: "Rechtspraak",
 		BaseURLs: []string{"https://data.rechtspraak.nl"},
 		EnvVar:   "BESLUITBRON_RECHTSPRAAK_URL", OwnLimit: true,
-		// Self-imposed (design.md §2): public guidance is "do not hammer",
+		// Self-imposed (docs/rules.md, "The platforms and their limits"): public guidance is "do not hammer",
 		// about 10 a second; we keep half of that.
 		Budget: &Budget{Capacity: 5, Window: time.Second},
 		Cache: map[string]CacheKind{
@@ -208,7 +208,7 @@ var all = []Platform{
 		Key: OA, Name: "Open Archivaris",
 		BaseURLs: []string{"https://openarchivaris.nl"},
 		EnvVar:   "BESLUITBRON_OA_URL", OwnLimit: true,
-		// 120 calls a minute (design.md §2). Its API is not publicly
+		// 120 calls a minute (docs/rules.md, "The platforms and their limits"). Its API is not publicly
 		// documented; the paths are those assumed in docs/emulators.md.
 		Budget: &Budget{Capacity: 120, Window: time.Minute},
 		Cache: map[string]CacheKind{

@@ -26,7 +26,7 @@ type Platform struct {
 	// are separated by spaces. Nothing else reads it.
 	EnvVar string
 	// OwnLimit tells whether BesluitBron keeps a budget for the platform
-	// (design.md §2); Budget holds it.
+	// (docs/rules.md, "The platforms and their limits"); Budget holds it.
 	OwnLimit bool
 	// Budget is the outbound budget BesluitBron keeps, nil when the
 	// platform asks for none.

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Who a client is (design.md §3): a client is its address, unless the
+// Who a client is (docs/rules.md, "Who a client is"): a client is its address, unless the
 // operator names the address as a trusted source, in which case each of
 // its sessions is a client of its own. Within an address, sessions are
 // told apart (an MCP session id a connector issued, else the

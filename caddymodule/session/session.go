@@ -1,4 +1,4 @@
-// Package session decides which session a request belongs to (design.md §3)
+// Package session decides which session a request belongs to (docs/rules.md, "Who a client is")
 // and remembers the MCP session ids the connectors issued. The fair queue
 // keys budgets on it, the inbound limits key their session layer on it, and
 // MCP tool calls carry it into their in-process sub-requests.

@@ -1,5 +1,5 @@
 // Package sharedstore is the Redis connection several BesluitBron
-// instances share (design.md §5: one cache tier, one budget per platform,
+// instances share (docs/scaling.md: one cache tier, one budget per platform,
 // sessions valid on every instance). It knows nothing of Caddy: the
 // besluitbron app opens one per Redis URL and hands it to the handlers.
 //

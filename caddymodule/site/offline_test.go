@@ -76,7 +76,7 @@ func sameSearchFromManyAddresses(t *testing.T, h house) {
 		}
 	}
 	// The page's calls run on the shared session, whose usage is never
-	// counted (design.md §4.2.7): no visitor's address appears in the
+	// counted (docs/rules.md, "Budgets and fair shares" rule 7): no visitor's address appears in the
 	// budget, and the shared client has used nothing.
 	for _, k := range []string{"obv", "ob"} {
 		var st struct {

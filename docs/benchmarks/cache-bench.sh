@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hit throughput and latency of platform_cache against Caddy's own `respond`
 # with a brace-free body of the same size (the real ceiling of a Caddy
-# handler, see ../../shared/reference/cache-hit-anchors.md), side by side,
+# handler, see docs/benchmarks.md), side by side,
 # interleaved, on loopback. Caddy (with its upstream) is pinned to CPU 1,
 # wrk to CPU 0.
 #

@@ -1,6 +1,6 @@
 // nfdelay holds every packet of an NFQUEUE queue for a fixed delay, in
 // order: a netem-style delay for kernels without sch_netem (see
-// /work/shared/reference/rtt-emulation.md). Use it on ingress in both
+// docs/upstream.md). Use it on ingress in both
 // namespaces of a veth pair: 25 ms each way = 50 ms round trip.
 package main
 

@@ -1,5 +1,5 @@
-// Package inbound limits how often clients may call BesluitBron (design.md
-// §4.3). A request passes three layers: the whole process, its connector (a
+// Package inbound limits how often clients may call BesluitBron (docs/rules.md,
+// "Inbound limits"). A request passes three layers: the whole process, its connector (a
 // named zone), and its session and client address (before a session
 // exists, its address alone; a session's requests count against its
 // address too, so sessions divide an address's room and never multiply

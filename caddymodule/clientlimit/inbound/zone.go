@@ -68,7 +68,7 @@ func (z *Zone) Global() *Global { return z.global.Load() }
 //
 // A request with a session passes its session's bucket and its address's
 // bucket: sessions divide their address's room, they never multiply it
-// (design.md §3), so one address opening many sessions still gets one
+// (docs/rules.md, "Who a client is"), so one address opening many sessions still gets one
 // address's rate. A session alone is held to its session's limit, which
 // is below the address's.
 //

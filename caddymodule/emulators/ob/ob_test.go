@@ -121,7 +121,7 @@ func TestCatalogueSize(t *testing.T) {
 }
 
 // The real search record was saved by wetsuite with its namespaces and
-// prefixes stripped (see shared/fixtures/README.md), so it is compared on
+// prefixes stripped (see testdata/fixtures/README.md), so it is compared on
 // local names only; the namespaces themselves are checked in
 // TestSearchNamespaces.
 func TestSearchRecordShape(t *testing.T) {

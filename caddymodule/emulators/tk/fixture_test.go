@@ -15,7 +15,7 @@ import (
 // names it (shape.Allow, with the source).
 //
 // Only v4 has real samples. v5's shapes rest on one third-party client's
-// migration (shared/reference/platforms.md §10), so each v5 answer is held
+// migration (docs/emulators.md, Tweede Kamer), so each v5 answer is held
 // against the same v4 sample with exactly the renames that client reports
 // applied to it (v5Renames): v5 may differ from v4 in nothing else.
 
@@ -34,7 +34,7 @@ var odataVersions = []odataVersion{
 }
 
 // v5Renames are the Document renames the third-party client made when it
-// moved to v5 (platforms.md §10). They are written out here, apart from the
+// moved to v5 (public client configurations). They are written out here, apart from the
 // emulator's own table in version.go, so that a rename the emulator adds
 // beyond the report fails these tests. "" means dropped.
 var v5Renames = map[string]string{

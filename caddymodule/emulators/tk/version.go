@@ -50,7 +50,7 @@ var (
 )
 
 // v5Types are the v4 types with the renames a third-party client made when
-// it moved to v5 in June 2026 (shared/reference/platforms.md §10):
+// it moved to v5 in June 2026 (docs/emulators.md, Tweede Kamer):
 // Document.DocumentNummer → Nummer, Document.Volgnummer → Ondernummer with
 // -1 for "no value", Document.DatumRegistratie dropped. No other rename is
 // known, so the other types stay as in v4.

@@ -16,7 +16,7 @@ import (
 // the cache. What may be stored is decided in rules.go, what Cache-Status
 // says in status.go.
 
-// Kinds of requests; each has its own lifetimes (design.md §4.1.2).
+// Kinds of requests; each has its own lifetimes (docs/rules.md, "Cache" rule 2).
 const (
 	KindList     = "list"
 	KindSearch   = "search"

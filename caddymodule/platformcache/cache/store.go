@@ -1,4 +1,4 @@
-// Package cache is BesluitBron's per-platform HTTP cache (design.md §4.1):
+// Package cache is BesluitBron's per-platform HTTP cache (docs/rules.md, "Cache"):
 // a bounded memory tier (bigcache, with each entry's own expiry in its
 // header) in front of a durable tier on local disk (bbolt), entries stamped
 // with the BesluitBron version that wrote them and dropped lazily when

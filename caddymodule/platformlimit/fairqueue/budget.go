@@ -1,6 +1,6 @@
 // Package fairqueue keeps one platform's request budget and shares it
 // fairly between clients, and within a client between its sessions
-// (design.md §3 "Who a client is", §4.2).
+// (docs/rules.md, "Who a client is" "Who a client is", §4.2).
 //
 // A Budget is a bucket of Capacity units that refills continuously over
 // Window (OpenBesluitvorming: 60 units, one unit a second). A call costs a

@@ -49,7 +49,7 @@ const (
 // fieldTable holds the fields per entity set. Old and new names come from
 // the documentation (opendata.tweedekamer.nl/documentatie) for v4 and, for
 // v5, from a third-party client's migration in June 2026
-// (shared/reference/platforms.md §10): DocumentNummer → Nummer, Volgnummer
+// (docs/emulators.md, Tweede Kamer): DocumentNummer → Nummer, Volgnummer
 // → Ondernummer (-1 = no value), DatumRegistratie dropped.
 var fieldTable = map[string][]field{
 	"Document": {
