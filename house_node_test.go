@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // An independent client speaks to the default Caddyfile's /mcp/alles
@@ -14,6 +16,7 @@ import (
 // test/node) before running the tests; elsewhere the test is skipped when
 // they are missing.
 func TestNodeClientAndConformance(t *testing.T) {
+	testtier.Full(t, "Node")
 	if _, err := os.Stat("test/node/node_modules/@modelcontextprotocol/sdk"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("test/node/node_modules is missing: .ci/run must run `npm ci` in test/node")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -85,6 +86,7 @@ func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 // The Dockerfile builds the same way as ./xcaddy.sh and runs the Caddy
 // version go.mod pins.
 func TestDockerfileMatchesBuild(t *testing.T) {
+	testtier.Full(t, "go list as a child process")
 	dockerfile, err := os.ReadFile("docker/Dockerfile")
 	if err != nil {
 		t.Fatal(err)

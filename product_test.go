@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testtier"
 
 	// The house tests run Caddyfile.offline in this process, so they need
 	// the emulators; the product package itself does not import them. An
@@ -27,6 +28,7 @@ const ourModule = "github.com/besluitbron/besluitbron"
 // as the build sees them (test files left out), sorted.
 func goListDeps(t *testing.T, pkgs ...string) []string {
 	t.Helper()
+	testtier.Full(t, "go list as a child process")
 	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, pkgs...)
 	out, err := exec.Command("go", args...).Output()
 	if err != nil {
@@ -48,6 +50,7 @@ func notProduct(p string) bool {
 // listModules runs `caddy list-modules` of a binary.
 func listModules(t *testing.T, bin string) string {
 	t.Helper()
+	testtier.Full(t, "a Caddy binary")
 	out, err := exec.Command(bin, "list-modules").CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s list-modules: %v\n%s", bin, err, out)
@@ -124,6 +127,7 @@ func ourImports(t *testing.T, file string) []string {
 // PATH records what xcaddy would be run with, and the stand-in binary it
 // "builds" records how it is run.
 func TestXcaddyOfflineAddsTheEmulatorPackage(t *testing.T) {
+	testtier.Full(t, "./xcaddy.sh as a child process")
 	dir := t.TempDir()
 	for src, dst := range map[string]string{"xcaddy.sh": "xcaddy.sh", "caddymodule/version/version.go": "caddymodule/version/version.go"} {
 		b, err := os.ReadFile(src)

@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // TestRealProcessKill9RestartAndDamage runs the repository's Caddy binary
@@ -18,9 +19,7 @@ import (
 // request to the emulator; so after a graceful restart; a damaged file is
 // set aside and Caddy starts anyway.
 func TestRealProcessKill9RestartAndDamage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the caddy binary")
-	}
+	testtier.Full(t, "a Caddy binary built and run as a child process")
 	emuPort := testcaddy.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n}\n:%d {\n\tbesluitbron_emulator obv\n}\n", emuPort))
 	emu := fmt.Sprintf("http://127.0.0.1:%d", emuPort)

@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // The site in a real browser: headless Chromium (Debian's chromium
@@ -38,6 +40,7 @@ const chromium = "/usr/bin/chromium"
 // test when Chromium is missing, unless CI=true.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	testtier.Full(t, "Chromium")
 	path := chromium
 	if _, err := os.Stat(path); err != nil {
 		if p, err := exec.LookPath("chromium"); err == nil {

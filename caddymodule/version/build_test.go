@@ -14,6 +14,7 @@ import (
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // TestTwoBuildsTwoStamps builds the repository's Caddy twice, stamped as
@@ -27,9 +28,7 @@ import (
 //     platform again;
 //   - each build's admin status names its own stamp.
 func TestTwoBuildsTwoStamps(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the caddy binary twice")
-	}
+	testtier.Full(t, "a Caddy binary built and run as a child process")
 	const stampA, stampB = "0.1.0-dev+gaaaaaaaaaaaa", "0.1.0-dev+gaaaaaaaaaaaa.dirty.bbbbbbbbbbbb"
 	binA, binB := testcaddy.StampedBinary(t, stampA), testcaddy.StampedBinary(t, stampB)
 

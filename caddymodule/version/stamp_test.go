@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // The version stamp ./xcaddy.sh computes (`./xcaddy.sh version`) in a
@@ -17,6 +19,7 @@ import (
 // scratchRepo copies xcaddy.sh and version.go into a fresh directory.
 func scratchRepo(t *testing.T) string {
 	t.Helper()
+	testtier.Full(t, "git and ./xcaddy.sh as child processes")
 	dir := t.TempDir()
 	for src, dst := range map[string]string{"../../xcaddy.sh": "xcaddy.sh", "version.go": "caddymodule/version/version.go"} {
 		b, err := os.ReadFile(src)

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // Path is a network namespace joined to this one by a veth pair: a
@@ -35,6 +37,7 @@ var seqNo atomic.Int64
 // the test where it cannot (not root, no iproute2, no namespaces). Under
 // CI=true it fails instead.
 func New(t *testing.T) *Path {
+	testtier.Full(t, "network namespaces")
 	t.Helper()
 	unavailable := func(format string, args ...any) {
 		t.Helper()

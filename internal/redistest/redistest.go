@@ -21,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // URL returns the Redis URL tests use.
@@ -60,6 +61,7 @@ func eachNode(ctx context.Context, c redis.UniversalClient, f func(redis.Univers
 // Require skips the test (fails it under CI=true) when Redis does not
 // answer at URL.
 func Require(t testing.TB) {
+	testtier.Full(t, "Redis")
 	t.Helper()
 	c, err := client()
 	if err != nil {

@@ -24,6 +24,8 @@ import (
 
 	// The standard modules, as in the real binary.
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
+
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // Ports for tests come from a block of 400 below the kernel's ephemeral
@@ -208,6 +210,7 @@ func OfflineBinary(t testing.TB) string {
 // once per test process.
 func buildCmd(t testing.TB, pkg string) string {
 	t.Helper()
+	testtier.Full(t, "a Caddy binary built with go build")
 	builtMu.Lock()
 	b := built[pkg]
 	if b == nil {
@@ -250,6 +253,7 @@ var (
 // step differs from Binary's build, so Go's build cache serves the rest.
 func StampedBinary(t testing.TB, stamp string) string {
 	t.Helper()
+	testtier.Full(t, "a Caddy binary built with go build")
 	stampedMu.Lock()
 	defer stampedMu.Unlock()
 	if p, ok := stampedBin[stamp]; ok {
@@ -306,6 +310,7 @@ func Start(t testing.TB, caddyfilePath, xdgDir, healthURL string, env ...string)
 // StartBinary is Start with a given caddy binary (see StampedBinary).
 func StartBinary(t testing.TB, binary, caddyfilePath, xdgDir, healthURL string, env ...string) *Process {
 	t.Helper()
+	testtier.Full(t, "a Caddy child process")
 	cmd := exec.Command(binary, "run", "--config", caddyfilePath, "--adapter", "caddyfile")
 	cmd.Env = append(os.Environ(),
 		"XDG_DATA_HOME="+filepath.Join(xdgDir, "data"),
