@@ -47,13 +47,16 @@ type connector struct {
 	health health
 	lists  adapters.Memo
 	maint  atomic.Pointer[maintainer]
+	// now is the clock of the tools (health, list memos, snapshots):
+	// time.Now, or a test's own.
+	now func() time.Time
 }
 
 // newConnector builds the mcp-go server and its Streamable HTTP transport.
 // Localhost protection is off: the handler checks Host and Origin itself
 // (Handler.checkHostOrigin), since Caddy does the host routing.
 func newConnector(name string, idle time.Duration, reg *session.Registry) *connector {
-	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name, ttl: idle}}
+	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name, ttl: idle}, now: time.Now}
 	c.mcp = server.NewMCPServer("besluitbron-"+name, version.Current(),
 		server.WithToolCapabilities(true),
 		server.WithRecovery(),

@@ -121,7 +121,7 @@ func (c *connector) call(ctx context.Context, platform string, req adapters.Requ
 		return nil, mcpgo.NewToolResultError("internal error: the tool call has no Caddy server to send its platform request to")
 	}
 	a, err := subrequest.Do(ctx, o, platform, req)
-	now := time.Now()
+	now := c.now()
 	if err != nil {
 		msg := fmt.Sprintf("%s could not be asked: %v.", p.Name, err)
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

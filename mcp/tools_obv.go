@@ -217,7 +217,7 @@ func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *subrequest.A
 	if err != nil {
 		return nil, nil, parseFailed(platforms.OBV, err)
 	}
-	c.lists.Put("obv:sources", list, time.Now())
+	c.lists.Put("obv:sources", list, c.now())
 	return list, ans, nil
 }
 
@@ -226,7 +226,7 @@ func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *subrequest.A
 // itself judges the key.
 func (c *connector) checkOrganization(ctx context.Context, key string) *mcpgo.CallToolResult {
 	var list []obv.Source
-	if v, ok := c.lists.Get("obv:sources", time.Now()); ok {
+	if v, ok := c.lists.Get("obv:sources", c.now()); ok {
 		list = v.([]obv.Source)
 	} else {
 		l, _, fail := c.obvSources(ctx)
@@ -283,7 +283,7 @@ func (c *connector) laadstatus(ctx context.Context) (snap *statusSnapshot, fetch
 	if err != nil {
 		return nil, false, parseFailed(platforms.OBV, err)
 	}
-	now := time.Now()
+	now := c.now()
 	if m != nil {
 		m.store(st, ans, now)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -130,7 +129,7 @@ func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapter
 	if err != nil {
 		return nil, nil, parseFailed(platforms.Rechtspraak, err)
 	}
-	c.lists.Put("rechtspraak:"+strings.ToLower(name), items, time.Now())
+	c.lists.Put("rechtspraak:"+strings.ToLower(name), items, c.now())
 	return items, ans, nil
 }
 
@@ -142,7 +141,7 @@ func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (str
 	}
 	var items []adapters.Item
 	var ans *subrequest.Answer
-	if cached, ok := c.lists.Get("rechtspraak:"+strings.ToLower(list), time.Now()); ok {
+	if cached, ok := c.lists.Get("rechtspraak:"+strings.ToLower(list), c.now()); ok {
 		items = cached.([]adapters.Item)
 	} else {
 		var fail *mcpgo.CallToolResult

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -75,7 +74,7 @@ func (c *connector) searchDo(ctx context.Context, platform string, req adapters.
 		return nil, fmt.Errorf("the tool call has no Caddy server to send its platform request to")
 	}
 	a, err := subrequest.Do(ctx, o, platform, req)
-	now := time.Now()
+	now := c.now()
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {

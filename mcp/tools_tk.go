@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -42,7 +41,7 @@ func (t *tkCalls) get(r adapters.Request) ([]byte, error) {
 // and then from the connector's memo for an hour.
 func (c *connector) tkSchema(calls *tkCalls) (*tk.Schema, *mcpgo.CallToolResult) {
 	root := c.settings().tkRoot
-	s, err := tk.SchemaOf(&c.lists, root, time.Now(), calls.get)
+	s, err := tk.SchemaOf(&c.lists, root, c.now(), calls.get)
 	var bad *tk.MetadataError
 	switch {
 	case errors.As(err, &bad):
@@ -221,7 +220,7 @@ func (c *connector) tkList(ctx context.Context, set string, in tkListIn) (*listO
 		return nil, parseFailed(platforms.TK, err)
 	}
 	out := &listOut{Items: []adapters.Item{}}
-	for _, it := range l.Items(in.IncludeInactive, time.Now()) {
+	for _, it := range l.Items(in.IncludeInactive, c.now()) {
 		if filter == "" || strings.Contains(strings.ToLower(it.Label+" "+it.Extra["afkorting"]), filter) {
 			out.Items = append(out.Items, it)
 		}

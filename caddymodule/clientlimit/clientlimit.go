@@ -38,9 +38,6 @@ var (
 	defaultIPv6Prefix = 64
 )
 
-// now is the clock; tests replace it.
-var now = time.Now
-
 // Handler limits how often clients call BesluitBron. Every request passes
 // three layers, each a token bucket:
 //
@@ -169,9 +166,10 @@ type Handler struct {
 	processRef    bool
 	zoneRef       bool
 	logger        *zap.Logger
-	requests      [3]counter // allowed, rejected, internal
-	rejectedLayer [5]counter // by inbound.Layer
-	tier          [3]counter // by inbound.Tier (shared store only)
+	now           func() time.Time // the clock: time.Now, a test's own clock
+	requests      [3]counter       // allowed, rejected, internal
+	rejectedLayer [5]counter       // by inbound.Layer
+	tier          [3]counter       // by inbound.Tier (shared store only)
 }
 
 // LimitConfig is one layer's limit: a bucket of Burst requests refilled at
@@ -211,6 +209,9 @@ var zoneName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // Provision parses the limits and takes the shared state from the pool.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	if h.now == nil {
+		h.now = time.Now
+	}
 	a, err := app.Load(ctx)
 	if err != nil {
 		return err
@@ -339,7 +340,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			c.Address = "" // a trusted source's session is a client of its own
 		}
 	}
-	d := h.zone.zone.AllowContext(r.Context(), now(), h.process.bucket, c)
+	d := h.zone.zone.AllowContext(r.Context(), h.now(), h.process.bucket, c)
 	if d.Tier != inbound.TierLocal {
 		h.tier[d.Tier].Inc()
 	}

@@ -24,13 +24,17 @@ import (
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-// fakeClock replaces the handler's clock for one test.
+// testClock, when set by fakeClock, is the clock provision gives the
+// handlers of the running test.
+var testClock *time.Time
+
+// fakeClock gives the handlers that the test provisions from now on a
+// clock of its own, which the test moves.
 func fakeClock(t *testing.T) *time.Time {
 	t.Helper()
 	clock := t0
-	old := now
-	now = func() time.Time { return clock }
-	t.Cleanup(func() { now = old })
+	testClock = &clock
+	t.Cleanup(func() { testClock = nil })
 	return &clock
 }
 
@@ -45,6 +49,9 @@ func newConfig(t *testing.T) (caddy.Context, context.CancelFunc) {
 
 func provision(t *testing.T, ctx caddy.Context, h *Handler) *Handler {
 	t.Helper()
+	if c := testClock; c != nil {
+		h.now = func() time.Time { return *c }
+	}
 	if err := h.Provision(ctx); err != nil {
 		t.Fatalf("provision: %v", err)
 	}

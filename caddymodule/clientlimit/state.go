@@ -69,11 +69,11 @@ func (z *zoneState) sweep() {
 		select {
 		case <-z.stop:
 			return
-		case <-t.C:
+		case tick := <-t.C:
 			if g := z.zone.Global(); g != nil {
-				g.Share().Sweep(now())
+				g.Share().Sweep(tick)
 			}
-			n := z.zone.Keys().Sweep(now())
+			n := z.zone.Keys().Sweep(tick)
 			keysGauge.WithLabelValues(z.name).Set(float64(n))
 			evictedGauge.WithLabelValues(z.name).Set(float64(z.zone.Keys().Evicted()))
 		}
