@@ -2,13 +2,13 @@ package mcp
 
 import (
 	"context"
-	"strings"
-	"time"
+	"errors"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/ori"
 )
 
@@ -61,7 +61,7 @@ func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*docOut, *mcpg
 	names, used := c.oriOrganisations(ctx, ans.Body)
 	d, err := ori.ParseDocument(ans.Body, names)
 	if err != nil {
-		if strings.Contains(err.Error(), "no such document") {
+		if errors.Is(err, adapters.ErrNoDocument) {
 			return nil, mcpgo.NewToolResultError("The ORI index has no document " + in.ID + ": take an id from ori_search.")
 		}
 		return nil, parseFailed(platforms.ORI, err)
@@ -76,7 +76,7 @@ func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*docOut, *mcpg
 func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[string]string, []*subrequest.Answer) {
 	names := map[string]string{}
 	var missing []string
-	now := time.Now()
+	now := c.now()
 	for _, id := range ori.OrganisationIDs(body) {
 		if v, ok := c.lists.Get("ori-org:"+id, now); ok {
 			names[id], _ = v.(string)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
 
 // hitOf is a platform's compact hit in the merged answer's shape.
@@ -40,8 +41,8 @@ func identifiers(h Hit) []string {
 		}
 	}
 	for _, s := range []string{h.ID, h.URL} {
-		if m := ecliRE.FindString(s); m != "" {
-			add("ecli:" + strings.ToUpper(m))
+		if m := rechtspraak.FindECLIs(s, 1); len(m) == 1 {
+			add("ecli:" + m[0])
 		}
 		if m := kstRE.FindStringSubmatch(s + " "); m != nil {
 			add("kst:" + strings.ToUpper(m[1]) + ":" + strings.TrimLeft(m[2], "0"))

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
@@ -182,21 +180,11 @@ func searchOB(ctx context.Context, c *calls, q Query) (adapters.Page, error) {
 	return parsed(pg, err)
 }
 
-var ecliRE = regexp.MustCompile(`(?i)\bECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,25}`)
-
 // maxECLIs bounds the rulings one question looks up.
 const maxECLIs = 5
 
 // eclis are the valid ECLIs in words, at most maxECLIs.
-func eclis(words string) []string {
-	var out []string
-	for _, m := range ecliRE.FindAllString(words, maxECLIs) {
-		if e, err := rechtspraak.ValidECLI(strings.ToUpper(m)); err == nil && !slices.Contains(out, e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
+func eclis(words string) []string { return rechtspraak.FindECLIs(words, maxECLIs) }
 
 // searchRechtspraak: the platform has no free text. An ECLI in the words
 // is looked up (metadata only, as rechtspraak_fetch with

@@ -7,6 +7,7 @@ package adapters
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -16,6 +17,11 @@ import (
 
 	"html"
 )
+
+// ErrNoDocument is a platform's answer that holds no document for the
+// reference asked: the parsers return it (wrapped or as is), and every
+// surface tells it apart with errors.Is, never by its text.
+var ErrNoDocument = errors.New("no such document")
 
 // Request is one HTTP request against a platform, relative to the
 // platform's route: Path (with query) is appended to /platforms/<key>.

@@ -295,7 +295,7 @@ func ParseDocument(body []byte, names map[string]string) (adapters.Document, err
 		return adapters.Document{}, err
 	}
 	if len(env.Hits.Hits) == 0 {
-		return adapters.Document{}, fmt.Errorf("no such document")
+		return adapters.Document{}, adapters.ErrNoDocument
 	}
 	h := env.Hits.Hits[0]
 	x := h.toHit(names)

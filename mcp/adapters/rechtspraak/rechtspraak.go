@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,7 +24,28 @@ const MaxLimit = 100
 // Lists are the value lists the platform publishes.
 var Lists = []string{"Instanties", "Rechtsgebieden", "Proceduresoorten", "FormeleRelaties", "InstantiesBuitenlands"}
 
-var ecliRE = regexp.MustCompile(`^ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,25}$`)
+// ecliPattern is the form of an ECLI: ECLI:<country>:<court>:<year>:<number>.
+const ecliPattern = `ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,25}`
+
+var (
+	ecliRE     = regexp.MustCompile(`^` + ecliPattern + `$`)
+	ecliInText = regexp.MustCompile(`(?i)\b` + ecliPattern)
+)
+
+// FindECLIs returns the ECLIs written in text, upper-cased, each once, in
+// the order they appear; at most n of them (n < 0: all).
+func FindECLIs(text string, n int) []string {
+	var out []string
+	for _, m := range ecliInText.FindAllString(text, -1) {
+		if n >= 0 && len(out) == n {
+			break
+		}
+		if e, err := ValidECLI(m); err == nil && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // ValidECLI checks an ECLI such as ECLI:NL:HR:2014:952.
 func ValidECLI(id string) (string, error) {

@@ -2,6 +2,7 @@ package rechtspraak
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +141,25 @@ func TestContentTypes(t *testing.T) {
 	untyped := regexp.MustCompile(`<dcterms:type[^>]*>[^<]*</dcterms:type>`).ReplaceAllString(concl, "")
 	if d, err := ParseContent([]byte(untyped)); err != nil || d.Type != "conclusie" {
 		t.Fatalf("untyped conclusie: %q %v", d.Type, err)
+	}
+}
+
+// FindECLIs reads ECLIs out of free text as ValidECLI accepts them: any
+// case in, upper case out, each once, at most n, and nothing that only
+// looks like one.
+func TestFindECLIs(t *testing.T) {
+	text := "zie ecli:nl:hr:2014:952 en ECLI:NL:RBAMS:2023:1234, weer ECLI:NL:HR:2014:952; niet ECLI:NL:HR:14:1 of XECLI:NL:HR:2014:1"
+	got := FindECLIs(text, -1)
+	want := []string{"ECLI:NL:HR:2014:952", "ECLI:NL:RBAMS:2023:1234"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("FindECLIs = %q, want %q", got, want)
+	}
+	if got := FindECLIs(text, 1); !slices.Equal(got, want[:1]) {
+		t.Fatalf("FindECLIs(n=1) = %q", got)
+	}
+	for _, e := range got {
+		if _, err := ValidECLI(e); err != nil {
+			t.Fatalf("found %q that ValidECLI refuses: %v", e, err)
+		}
 	}
 }

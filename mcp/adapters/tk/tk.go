@@ -11,7 +11,6 @@ package tk
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -215,7 +214,7 @@ func DocumentRequest(e *Entity, id DocumentID) adapters.Request {
 }
 
 // ErrNoDocument is ParseDocument's answer to an empty result.
-var ErrNoDocument = errors.New("no such document")
+var ErrNoDocument = adapters.ErrNoDocument
 
 // row is one OData entity, read through an Entity's names.
 type row map[string]json.RawMessage
