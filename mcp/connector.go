@@ -47,6 +47,7 @@ type connector struct {
 	health health
 	lists  adapters.Memo
 	maint  atomic.Pointer[maintainer]
+	search atomic.Pointer[engineSlot] // search_all's engine for the current settings
 	// now is the clock of the tools (health, list memos, snapshots):
 	// time.Now, or a test's own.
 	now func() time.Time

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -49,19 +48,18 @@ type engineSlot struct {
 	e *fanout.Engine
 }
 
-var searchEngines sync.Map // *connector -> engineSlot
-
-// engine returns the fan-out engine over the connector's platforms.
+// engine returns the fan-out engine over the connector's platforms. It
+// is kept on the connector, so it goes with it.
 func (c *connector) engine() (*fanout.Engine, error) {
 	s := c.settings()
-	if v, ok := searchEngines.Load(c); ok && v.(engineSlot).s == s {
-		return v.(engineSlot).e, nil
+	if slot := c.search.Load(); slot != nil && slot.s == s {
+		return slot.e, nil
 	}
 	e, err := fanout.New(fanout.Options{Do: c.searchDo, Platforms: s.platforms, TKRoot: s.tkRoot, OA: s.oa})
 	if err != nil {
 		return nil, err
 	}
-	searchEngines.Store(c, engineSlot{s: s, e: e})
+	c.search.Store(&engineSlot{s: s, e: e})
 	return e, nil
 }
 
