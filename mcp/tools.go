@@ -115,88 +115,98 @@ func (h *health) get(platform string) platformHealth {
 // call runs one sub-request for a tool and turns every failure into an
 // isError result that says what happened and when to try again.
 func (c *connector) call(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, *mcpgo.CallToolResult) {
-	p, _ := platforms.Get(platform)
-	o, ok := subrequest.OriginFrom(ctx)
-	if !ok {
-		return nil, mcpgo.NewToolResultError("internal error: the tool call has no Caddy server to send its platform request to")
-	}
-	a, err := subrequest.Do(ctx, o, platform, req)
-	now := c.now()
+	a, err := c.ask(ctx, platform, req)
 	if err != nil {
-		msg := fmt.Sprintf("%s could not be asked: %v.", p.Name, err)
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			msg = fmt.Sprintf("The request to %s was cancelled before it answered (%v).", p.Name, err)
-		}
-		c.health.record(platform, a, msg, 0, now)
-		return nil, mcpgo.NewToolResultError(msg)
+		return nil, mcpgo.NewToolResultError(failureText(platform, err))
 	}
-	if a.Status >= 200 && a.Status < 300 {
-		c.health.record(platform, a, "", 0, now)
-		return a, nil
-	}
-	retry, hasRetry := subrequest.RetryAfter(a.Header, now)
-	detail := bodyMessage(a.Body)
-	var msg string
-	switch {
-	case a.OverBudget():
-		// BesluitBron's own budget turned the call away (not the
-		// platform): the wait is this session's own, from Retry-After.
-		if !hasRetry {
-			retry = 60
-		}
-		msg = fmt.Sprintf("%s is over budget, retry in %d s: BesluitBron's request budget for %s has no room for this call now (HTTP %d); other platforms keep answering.", p.Name, retry, p.Name, a.Status)
-		detail = "" // the body is Caddy's, not the platform's
-	case a.Status == http.StatusTooManyRequests:
-		if !hasRetry {
-			retry = 60
-		}
-		msg = fmt.Sprintf("%s is over budget, retry in %d s: the platform itself answered HTTP 429; other platforms keep answering.", p.Name, retry)
-	case a.Status == http.StatusNotFound:
-		msg = fmt.Sprintf("Not found on %s (HTTP 404): check the id or take one from a search result.", p.Name)
-	case a.Status == http.StatusBadRequest || a.Status == http.StatusUnprocessableEntity:
-		msg = fmt.Sprintf("%s refused the request (HTTP %d)", p.Name, a.Status)
-	case a.Status == http.StatusLoopDetected:
-		msg = "internal error: the platform route led back to an MCP connector"
-	case a.Status >= 500:
-		if !hasRetry {
-			retry = 60
-		}
-		msg = fmt.Sprintf("%s is unreachable or failing (HTTP %d). Try again in about %d seconds; other platforms keep answering.", p.Name, a.Status, retry)
-	default:
-		msg = fmt.Sprintf("%s answered HTTP %d", p.Name, a.Status)
-	}
-	if detail != "" {
-		msg = strings.TrimSuffix(msg, ".") + ". The platform said: " + detail
-	}
-	c.health.record(platform, a, msg, retry, now)
-	return nil, mcpgo.NewToolResultError(msg)
+	return a, nil
 }
 
-// bodyMessage pulls a short human message out of an error body.
-func bodyMessage(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return ""
+// ask runs one sub-request for a tool: the answer when the route answered
+// 2xx, else an error (an *adapters.RouteError when the route answered),
+// kept in the connector's health either way.
+func (c *connector) ask(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+	o, ok := subrequest.OriginFrom(ctx)
+	if !ok {
+		return nil, errNoOrigin
 	}
-	var j struct {
-		Error any    `json:"error"`
-		Hint  string `json:"hint"`
+	a, err := subrequest.Do(ctx, o, platform, req)
+	if re := c.observe(platform, a, err); re != nil {
+		return nil, re
 	}
-	if json.Unmarshal(b, &j) == nil && j.Error != nil {
-		var s string
-		switch e := j.Error.(type) {
-		case string:
-			s = e
-		default:
-			eb, _ := json.Marshal(e)
-			s = string(eb)
-		}
-		if j.Hint != "" {
-			s += " (" + j.Hint + ")"
-		}
-		return adapters.Cut(s, 300)
+	if err != nil {
+		return nil, err
 	}
-	return adapters.Snippet(string(b), 200)
+	return a, nil
+}
+
+// observe keeps a platform call's outcome in the connector's health and
+// returns the route's refusal, if it answered other than 2xx.
+func (c *connector) observe(platform string, a *subrequest.Answer, err error) *adapters.RouteError {
+	now := c.now()
+	if err != nil {
+		c.health.record(platform, a, failureText(platform, err), 0, now)
+		return nil
+	}
+	if re := a.Err(platform, now); re != nil {
+		c.health.record(platform, a, failureText(platform, re), retryOf(re), now)
+		return re
+	}
+	c.health.record(platform, a, "", 0, now)
+	return nil
+}
+
+// errNoOrigin: a tool call reached the tools without the Caddy server
+// that serves the platform routes.
+var errNoOrigin = errors.New("the tool call has no Caddy server to send its platform request to")
+
+// retryOf is the wait a tool result names for a route's refusal: its
+// Retry-After, or a minute where a wait helps and none was sent.
+func retryOf(re *adapters.RouteError) int {
+	switch {
+	case re.RetryKnown:
+		return re.RetryAfter
+	case re.Kind == adapters.KindOverBudget, re.Kind == adapters.KindRateLimited, re.Kind == adapters.KindUnavailable:
+		return 60
+	}
+	return 0
+}
+
+// failureText says what a failed platform call means to a model, and when
+// to try again.
+func failureText(platform string, err error) string {
+	p, _ := platforms.Get(platform)
+	var re *adapters.RouteError
+	switch {
+	case errors.Is(err, errNoOrigin):
+		return "internal error: " + err.Error()
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("The request to %s was cancelled before it answered (%v).", p.Name, err)
+	case !errors.As(err, &re):
+		return fmt.Sprintf("%s could not be asked: %v.", p.Name, err)
+	}
+	retry := retryOf(re)
+	var msg string
+	switch re.Kind {
+	case adapters.KindOverBudget:
+		// BesluitBron's own budget turned the call away (not the
+		// platform): the wait is this session's own, from Retry-After.
+		msg = fmt.Sprintf("%s is over budget, retry in %d s: BesluitBron's request budget for %s has no room for this call now (HTTP %d); other platforms keep answering.", p.Name, retry, p.Name, re.Status)
+	case adapters.KindRateLimited:
+		msg = fmt.Sprintf("%s is over budget, retry in %d s: the platform itself answered HTTP 429; other platforms keep answering.", p.Name, retry)
+	case adapters.KindNotFound:
+		msg = fmt.Sprintf("Not found on %s (HTTP %d): check the id or take one from a search result.", p.Name, re.Status)
+	case adapters.KindLoop:
+		msg = "internal error: the platform route led back to an MCP connector"
+	case adapters.KindUnavailable:
+		msg = fmt.Sprintf("%s is unreachable or failing (HTTP %d). Try again in about %d seconds; other platforms keep answering.", p.Name, re.Status, retry)
+	case adapters.KindRefused:
+		msg = fmt.Sprintf("%s refused the request (HTTP %d)", p.Name, re.Status)
+	}
+	if re.Detail != "" {
+		msg = strings.TrimSuffix(msg, ".") + ". The platform said: " + re.Detail
+	}
+	return msg
 }
 
 // resultMeta opens every tool result: which platform answered, whether

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -82,14 +81,14 @@ func (c *connector) opentkFetch(ctx context.Context, in opentkFetchIn) (*opentkF
 		return c.opentkMinutes(ctx, n, off, max)
 	}
 	r, _ := opentk.DocumentRequest(n)
-	ans, fail := c.call(ctx, platforms.OpenTK, r)
-	if fail != nil {
+	ans, err := c.ask(ctx, platforms.OpenTK, r)
+	if err != nil {
 		// A GUID without category may be a Verslag hit's meeting id,
 		// which /getdoc does not know: try the minutes.
-		if category == "" && opentk.IsGUID(n) && notFound(fail) {
+		if category == "" && opentk.IsGUID(n) && adapters.KindOf(err) == adapters.KindNotFound {
 			return c.opentkMinutes(ctx, n, off, max)
 		}
-		return nil, fail
+		return nil, mcpgo.NewToolResultError(failureText(platforms.OpenTK, err))
 	}
 	d, err := opentk.ParseDocument(n, opentk.Document, ans.Body)
 	if err != nil {
@@ -132,15 +131,4 @@ func (c *connector) opentkUnfetchable(category, id string) (*opentkFetchOut, *mc
 		out.Note += " Open it through the url of its search hit."
 	}
 	return out, nil
-}
-
-// notFound tells whether a tool failure is the platform's 404 (the
-// message call writes for it).
-func notFound(r *mcpgo.CallToolResult) bool {
-	for _, c := range r.Content {
-		if t, ok := c.(mcpgo.TextContent); ok && strings.HasPrefix(t.Text, "Not found on ") {
-			return true
-		}
-	}
-	return false
 }

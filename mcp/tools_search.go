@@ -69,20 +69,12 @@ func (c *connector) engine() (*fanout.Engine, error) {
 func (c *connector) searchDo(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
 	o, ok := subrequest.OriginFrom(ctx)
 	if !ok {
-		return nil, fmt.Errorf("the tool call has no Caddy server to send its platform request to")
+		return nil, errNoOrigin
 	}
 	a, err := subrequest.Do(ctx, o, platform, req)
-	now := c.now()
-	switch {
-	case err != nil:
-		if ctx.Err() == nil {
-			c.health.record(platform, a, err.Error(), 0, now)
-		}
-	case a.OK():
-		c.health.record(platform, a, "", 0, now)
-	default:
-		retry, _ := subrequest.RetryAfter(a.Header, now)
-		c.health.record(platform, a, fmt.Sprintf("HTTP %d", a.Status), retry, now)
+	if err == nil || ctx.Err() == nil {
+		// The search's own deadline says nothing of the platform.
+		c.observe(platform, a, err)
 	}
 	return a, err
 }

@@ -1,12 +1,9 @@
 package fanout
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
@@ -22,17 +19,12 @@ type calls struct {
 	refused  *subrequest.Answer // the non-2xx answer that ended the search
 }
 
-// statusError is a platform route's non-2xx answer.
-type statusError struct{ a *subrequest.Answer }
-
-func (s statusError) Error() string { return fmt.Sprintf("HTTP %d", s.a.Status) }
-
 // parseError is an answer that did not parse.
 type parseError struct{ err error }
 
 func (p parseError) Error() string { return "answered in an unexpected form: " + p.err.Error() }
 
-// get runs req; a non-2xx answer is a statusError.
+// get runs req; a non-2xx answer is an *adapters.RouteError.
 func (c *calls) get(ctx context.Context, req adapters.Request) ([]byte, error) {
 	a, err := c.e.do(ctx, c.platform, req)
 	if err != nil {
@@ -43,7 +35,7 @@ func (c *calls) get(ctx context.Context, req adapters.Request) ([]byte, error) {
 	}
 	if !a.OK() {
 		c.refused = a
-		return nil, statusError{a}
+		return nil, a.Err(c.platform, c.e.clock.Now())
 	}
 	c.answers = append(c.answers, a)
 	return a.Body, nil
@@ -59,7 +51,7 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 	if c.refused != nil {
 		o.QueueWaitMS += c.refused.QueueWaitMS
 	}
-	var se statusError
+	var re *adapters.RouteError
 	var pe parseError
 	var sk skipError
 	switch {
@@ -69,37 +61,35 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 		}
 	case errors.As(err, &sk):
 		o.State, o.Error, o.Reason = StateSkipped, sk.why, sk.reason
-	case ctx.Err() != nil && !errors.As(err, &se):
+	case ctx.Err() != nil && !errors.As(err, &re):
 		// The deadline (or the caller) ended it while it waited.
 		o.State, o.Reason = StateTimeout, ReasonDeadline
 		o.Error = "no answer within the search's deadline of " + c.e.deadline.String()
 		if !errors.Is(context.Cause(ctx), ErrDeadline) {
 			o.Error, o.Reason = "the search was cancelled before the platform answered", ReasonCancelled
 		}
-	case errors.As(err, &se) && (se.a.OverBudget() || se.a.Status == http.StatusTooManyRequests):
+	case errors.As(err, &re) && (re.Kind == adapters.KindOverBudget || re.Kind == adapters.KindRateLimited):
 		o.State = StateOverBudget
-		retry, ok := subrequest.RetryAfter(se.a.Header, c.e.clock.Now())
-		if !ok {
+		retry := re.RetryAfter
+		if !re.RetryKnown {
 			retry = 60
 		}
 		o.RetryAfterSeconds = retry
-		if se.a.OverBudget() {
+		if re.Kind == adapters.KindOverBudget {
 			o.Reason = ReasonBudget
 			o.Error = fmt.Sprintf("BesluitBron's request budget for %s has no room now; retry in %d s", o.PlatformName, retry)
 		} else {
 			o.Reason = ReasonRateLimited
 			o.Error = fmt.Sprintf("%s itself answered HTTP 429; retry in %d s", o.PlatformName, retry)
 		}
-	case errors.As(err, &se):
+	case errors.As(err, &re):
 		o.State, o.Reason = StateFailed, ReasonPlatformError
-		o.Error = fmt.Sprintf("%s answered HTTP %d", o.PlatformName, se.a.Status)
-		if se.a.Status >= 500 {
-			if retry, ok := subrequest.RetryAfter(se.a.Header, c.e.clock.Now()); ok {
-				o.RetryAfterSeconds = retry
-			}
+		o.Error = fmt.Sprintf("%s answered HTTP %d", o.PlatformName, re.Status)
+		if re.Kind == adapters.KindUnavailable && re.RetryKnown {
+			o.RetryAfterSeconds = re.RetryAfter
 		}
-		if msg := bodyMessage(se.a); msg != "" {
-			o.Error += ": " + msg
+		if re.Detail != "" {
+			o.Error += ": " + re.Detail
 		}
 	case errors.As(err, &pe):
 		o.State, o.Reason = StateFailed, ReasonUnexpectedAnswer
@@ -118,27 +108,6 @@ func allFromCache(as []*subrequest.Answer) bool {
 		}
 	}
 	return true
-}
-
-// bodyMessage is a short human message from an error body; none for
-// BesluitBron's own refusals (their body is Caddy's, not the platform's).
-func bodyMessage(a *subrequest.Answer) string {
-	if a.OverBudget() {
-		return ""
-	}
-	b := bytes.TrimSpace(a.Body)
-	if len(b) == 0 {
-		return ""
-	}
-	var j struct {
-		Error any `json:"error"`
-	}
-	if json.Unmarshal(b, &j) == nil {
-		if s, ok := j.Error.(string); ok {
-			return adapters.Cut(s, 200)
-		}
-	}
-	return adapters.Snippet(string(b), 160)
 }
 
 // platformName is a platform's name, or its key when unknown.

@@ -200,8 +200,7 @@ func searchRechtspraak(ctx context.Context, c *calls, q Query) (adapters.Page, e
 				return adapters.Page{}, skip(err)
 			}
 			body, err := c.get(ctx, r)
-			var se statusError
-			if errors.As(err, &se) && se.a.Status == 404 {
+			if adapters.KindOf(err) == adapters.KindNotFound {
 				continue // not a Dutch ruling the platform knows
 			}
 			if err != nil {

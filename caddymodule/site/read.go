@@ -47,13 +47,13 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 	}
 	d, err := h.reader.Fetch(ctx, platform, id, kind)
 	if err != nil {
-		status, msg := readFailure(err)
+		status, msg := h.readFailure(platform, err)
 		view.Title = pg.T("reader.title")
 		view.Page.Title = view.Title
 		view.Error = pg.F("reader.error", msg)
-		var ce *reader.CallError
-		if errors.As(err, &ce) && ce.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(ce.RetryAfter))
+		var re *adapters.RouteError
+		if errors.As(err, &re) && re.RetryAfter > 0 {
+			w.Header().Set("Retry-After", strconv.Itoa(re.RetryAfter))
 		}
 		return h.render(w, r, status, "reader", view)
 	}
@@ -114,17 +114,19 @@ func sourceLink(s string) string {
 }
 
 // readFailure maps a reader error to a status and a message.
-func readFailure(err error) (int, string) {
-	var ce *reader.CallError
+func (h *Handler) readFailure(platform string, err error) (int, string) {
+	var re *adapters.RouteError
 	switch {
 	case errors.Is(err, reader.ErrInvalid):
 		return http.StatusBadRequest, err.Error()
-	case errors.As(err, &ce) && ce.Status == http.StatusNotFound:
-		return http.StatusNotFound, ce.Error()
-	case errors.As(err, &ce) && (ce.OverBudget || ce.Status == http.StatusTooManyRequests):
-		return http.StatusServiceUnavailable, ce.Error()
-	case errors.As(err, &ce):
-		return http.StatusBadGateway, ce.Error()
+	case errors.Is(err, adapters.ErrNoDocument):
+		return http.StatusNotFound, fmt.Sprintf("%s does not know this document", h.platformName(platform))
+	case errors.As(err, &re) && re.Kind == adapters.KindNotFound:
+		return http.StatusNotFound, routeFailure(h.platformName(platform), re)
+	case errors.As(err, &re) && (re.Kind == adapters.KindOverBudget || re.Kind == adapters.KindRateLimited):
+		return http.StatusServiceUnavailable, routeFailure(h.platformName(platform), re)
+	case errors.As(err, &re):
+		return http.StatusBadGateway, routeFailure(h.platformName(platform), re)
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, "the platform did not answer in time"
 	}
@@ -145,4 +147,15 @@ func (h *Handler) readablePlatforms() []string {
 		}
 	}
 	return out
+}
+
+// routeFailure says a route's refusal in the reader's words.
+func routeFailure(name string, re *adapters.RouteError) string {
+	switch re.Kind {
+	case adapters.KindOverBudget:
+		return fmt.Sprintf("%s is over budget; retry in %d s", name, re.RetryAfter)
+	case adapters.KindNotFound:
+		return fmt.Sprintf("%s does not know this document (HTTP %d)", name, re.Status)
+	}
+	return fmt.Sprintf("%s answered HTTP %d", name, re.Status)
 }

@@ -192,18 +192,18 @@ func (h *Handler) getter() reader.Getter {
 			h.state.record(platform, true, "", "", now)
 			return a.Body, nil
 		}
-		retry, _ := subrequest.RetryAfter(a.Header, now)
-		ce := &reader.CallError{Platform: platform, Status: a.Status, RetryAfter: retry, OverBudget: a.OverBudget()}
+		re := a.Err(platform, now)
 		// A 4xx the platform sent (a wrong id) says it is reachable.
 		reason := fanout.ReasonPlatformError
-		if a.OverBudget() {
+		if re.Kind == adapters.KindOverBudget {
 			reason = fanout.ReasonBudget
 		}
-		h.state.record(platform, a.Status < 500 || a.OverBudget(), ce.Error(), reason, now)
-		if a.Status >= 500 && !a.OverBudget() {
+		reachable := re.Kind != adapters.KindUnavailable && re.Kind != adapters.KindLoop
+		h.state.record(platform, reachable, routeFailure(h.platformName(platform), re), reason, now)
+		if !reachable {
 			h.logger.Debug("platform call from the reader view failed", zap.String("platform", platform), zap.Int("status", a.Status))
 		}
-		return nil, ce
+		return nil, re
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // Answer is a platform route's answer to a sub-request.
@@ -82,4 +83,14 @@ func RetryAfter(h http.Header, now time.Time) (int, bool) {
 		return 0, false
 	}
 	return int(math.Ceil(max(d, 0).Seconds())), true
+}
+
+// Err is the answer as the platform packages see it: nil for a 2xx, else
+// the one classification of a route's answer (adapters.Classify).
+func (a *Answer) Err(platform string, now time.Time) *adapters.RouteError {
+	if a.OK() {
+		return nil
+	}
+	retry, known := RetryAfter(a.Header, now)
+	return adapters.Classify(platform, a.Status, a.OverBudget(), retry, known, a.Body)
 }

@@ -22,30 +22,9 @@ import (
 )
 
 // Getter runs one request against a platform's route and returns the body
-// of a 2xx answer; any other outcome is an error, a *CallError when the
-// route answered.
+// of a 2xx answer; any other outcome is an error, an
+// *adapters.RouteError when the route answered.
 type Getter func(ctx context.Context, platform string, r adapters.Request) ([]byte, error)
-
-// CallError is a platform route's answer other than 2xx.
-type CallError struct {
-	Platform string
-	Status   int
-	// RetryAfter is the route's Retry-After in whole seconds (0: none).
-	RetryAfter int
-	// OverBudget: BesluitBron's own budget turned the call away.
-	OverBudget bool
-}
-
-func (e *CallError) Error() string {
-	p, _ := platforms.Get(e.Platform)
-	switch {
-	case e.OverBudget:
-		return fmt.Sprintf("%s is over budget; retry in %d s", p.Name, e.RetryAfter)
-	case e.Status == 404:
-		return fmt.Sprintf("%s does not know this document (HTTP 404)", p.Name)
-	}
-	return fmt.Sprintf("%s answered HTTP %d", p.Name, e.Status)
-}
 
 // ErrInvalid marks an id or platform the reader refuses before asking
 // anything (the caller answers 400).
@@ -53,10 +32,9 @@ var ErrInvalid = errors.New("invalid document reference")
 
 func invalid(err error) error { return fmt.Errorf("%w: %v", ErrInvalid, err) }
 
-// NotFound tells whether err is the platform's 404.
+// NotFound tells whether err says the platform has no such document.
 func NotFound(err error) bool {
-	var ce *CallError
-	return errors.As(err, &ce) && ce.Status == 404
+	return errors.Is(err, adapters.ErrNoDocument) || adapters.KindOf(err) == adapters.KindNotFound
 }
 
 // Reader fetches documents. It remembers the Tweede Kamer's OData field
@@ -192,7 +170,7 @@ func (rd *Reader) ob(ctx context.Context, id string) (adapters.Document, error) 
 	}
 	rec, err := ob.ParseLookup(body, id)
 	if errors.Is(err, ob.ErrNoPublication) {
-		return adapters.Document{}, &CallError{Platform: platforms.OB, Status: 404}
+		return adapters.Document{}, adapters.ErrNoDocument
 	}
 	if err != nil {
 		return adapters.Document{}, err
@@ -240,9 +218,6 @@ func (rd *Reader) tk(ctx context.Context, raw string) (adapters.Document, error)
 		return adapters.Document{}, err
 	}
 	d, err := tk.ParseDocument(e, body)
-	if errors.Is(err, tk.ErrNoDocument) {
-		return adapters.Document{}, &CallError{Platform: platforms.TK, Status: 404}
-	}
 	if err != nil || !rd.OpenTKText {
 		return d, err
 	}

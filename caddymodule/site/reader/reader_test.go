@@ -64,7 +64,7 @@ func (h *house) get(ctx context.Context, platform string, r adapters.Request) ([
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if resp.StatusCode/100 != 2 {
-		return nil, &CallError{Platform: platform, Status: resp.StatusCode}
+		return nil, adapters.Classify(platform, resp.StatusCode, false, 0, false, nil)
 	}
 	return body, err
 }
