@@ -437,3 +437,17 @@ func fixturesPresent(t *testing.T) {
 func newTransport(url string, hc *http.Client) (*transport.StreamableHTTP, error) {
 	return transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(hc))
 }
+
+// resultText is the text of a tool result.
+func resultText(r *mcpgo.CallToolResult) string {
+	if r == nil {
+		return ""
+	}
+	var sb strings.Builder
+	for _, ct := range r.Content {
+		if tc, ok := ct.(mcpgo.TextContent); ok {
+			sb.WriteString(tc.Text)
+		}
+	}
+	return sb.String()
+}

@@ -8,103 +8,42 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
-// errTKCall stops an adapter walk (tk.Getter) whose sub-request failed;
-// the failure's own isError result is what the tool returns.
-var errTKCall = errors.New("platform call failed")
-
-// tkCalls runs an adapter's sub-requests and keeps their answers (for
-// from_cache and queue_wait_ms) and the first failure.
-type tkCalls struct {
-	c       *connector
-	ctx     context.Context
-	answers []*subrequest.Answer
-	fail    *mcpgo.CallToolResult
-}
-
-func (t *tkCalls) get(r adapters.Request) ([]byte, error) {
-	ans, fail := t.c.call(t.ctx, platforms.TK, r)
-	if fail != nil {
-		t.fail = fail
-		return nil, errTKCall
-	}
-	t.answers = append(t.answers, ans)
-	return ans.Body, nil
-}
-
 // tkSchema resolves the field names of the configured OData root from its
 // $metadata: through the platform route (a list kind in platform_cache)
 // and then from the connector's memo for an hour.
-func (c *connector) tkSchema(calls *tkCalls) (*tk.Schema, *mcpgo.CallToolResult) {
-	root := c.settings().tkRoot
-	s, err := tk.SchemaOf(&c.lists, root, c.now(), calls.get)
+func (c *connector) tkSchema(k *calls) (*tk.Schema, error) {
+	return tk.SchemaOf(&c.lists, c.settings().tkRoot, c.now(), k.get)
+}
+
+// tkFailed is the isError result for a failed Tweede Kamer call: an
+// unreadable $metadata says the OData root may have moved.
+func tkFailed(k *calls, err error) *mcpgo.CallToolResult {
 	var bad *tk.MetadataError
+	var unread *tk.SchemaError
+	var mismatch *tk.MismatchError
 	switch {
 	case errors.As(err, &bad):
-		return nil, parseFailed(platforms.TK, bad.Err)
-	case err != nil:
-		return nil, mcpgo.NewToolResultError("The Tweede Kamer's OData service description " + root + "/$metadata could not be read, so the field names are unknown. " +
-			"The OData root may have moved (tk_odata_root; " + tk.DefaultRoot + " is unconfirmed). " + resultText(calls.fail))
+		return parseFailed(platforms.TK, bad.Err)
+	case errors.As(err, &unread):
+		return mcpgo.NewToolResultError("The Tweede Kamer's OData service description " + unread.Root + "/$metadata could not be read, so the field names are unknown. " +
+			"The OData root may have moved (tk_odata_root; " + tk.DefaultRoot + " is unconfirmed). " + failureText(platforms.TK, unread.Err))
+	case errors.As(err, &mismatch):
+		return mcpgo.NewToolResultError(err.Error() + ".")
 	}
-	return s, nil
+	return k.failed(err)
 }
 
-// tkEntity is the resolved entity set, or the isError result that names
-// what the service lacks.
-func (c *connector) tkEntity(calls *tkCalls, set string) (*tk.Entity, *mcpgo.CallToolResult) {
-	s, fail := c.tkSchema(calls)
-	if fail != nil {
-		return nil, fail
-	}
-	e, err := s.Entity(set)
+// tkEntity is the resolved entity set.
+func (c *connector) tkEntity(k *calls, set string) (*tk.Entity, error) {
+	s, err := c.tkSchema(k)
 	if err != nil {
-		return nil, mcpgo.NewToolResultError(err.Error() + ".")
+		return nil, err
 	}
-	return e, nil
-}
-
-// tkFetchOData fetches a document through OData. found is the document;
-// done is the tool's isError result when OData answered that a number
-// does not exist; failed is the isError result when the route failed, or when
-// a GUID was not found (the SyncFeed may still know it).
-func (c *connector) tkFetchOData(calls *tkCalls, id tk.DocumentID, raw string) (found *docOut, done, failed *mcpgo.CallToolResult) {
-	e, fail := c.tkEntity(calls, "Document")
-	if fail != nil {
-		return nil, nil, fail
-	}
-	body, err := calls.get(tk.DocumentRequest(e, id))
-	if err != nil {
-		return nil, nil, calls.fail
-	}
-	d, err := tk.ParseDocument(e, body)
-	switch {
-	case errors.Is(err, tk.ErrNoDocument):
-		nf := mcpgo.NewToolResultError("Tweede Kamer has no document " + raw + ": check the number or take one from tk_search.")
-		if id.GUID != "" {
-			return nil, nil, nf
-		}
-		return nil, nf, nil
-	case err != nil:
-		return nil, nil, parseFailed(platforms.TK, err)
-	}
-	return doc(platforms.TK, d, 0, c.settings().maxTextChars, calls.answers...), nil, nil
-}
-
-func resultText(r *mcpgo.CallToolResult) string {
-	if r == nil {
-		return ""
-	}
-	var sb strings.Builder
-	for _, ct := range r.Content {
-		if tc, ok := ct.(mcpgo.TextContent); ok {
-			sb.WriteString(tc.Text)
-		}
-	}
-	return sb.String()
+	return s.Entity(set)
 }
 
 const tkSearchDesc = `Search the Tweede Kamer's Gegevensmagazijn (official open data of the Dutch House of Representatives) for documents (motions, letters, questions, reports) whose title or subject contains all given words, newest first. Dates are Dutch calendar days. Returns document number, kind, subject, date and a link to the file per document.
@@ -132,19 +71,16 @@ func (c *connector) tkSearch(ctx context.Context, in tkSearchIn) (*pageOut, *mcp
 	if err := p.Check(); err != nil {
 		return nil, invalid(err)
 	}
-	calls := &tkCalls{c: c, ctx: ctx}
-	e, fail := c.tkEntity(calls, "Document")
-	if fail != nil {
-		return nil, fail
-	}
-	pg, err := tk.Search(e, p, calls.get)
-	if calls.fail != nil {
-		return nil, calls.fail
-	}
+	k := c.calls(ctx, platforms.TK)
+	e, err := c.tkEntity(k, "Document")
 	if err != nil {
-		return nil, parseFailed(platforms.TK, err)
+		return nil, tkFailed(k, err)
 	}
-	return page(platforms.TK, pg, p.Offset, calls.answers...), nil
+	pg, err := tk.Search(e, p, k.get)
+	if err != nil {
+		return nil, tkFailed(k, err)
+	}
+	return page(platforms.TK, pg, p.Offset, k.answers...), nil
 }
 
 type tkFetchIn struct {
@@ -157,30 +93,15 @@ func (c *connector) tkFetch(ctx context.Context, in tkFetchIn) (*docOut, *mcpgo.
 	if err != nil {
 		return nil, invalid(err)
 	}
-	calls := &tkCalls{c: c, ctx: ctx}
-	found, done, odataFail := c.tkFetchOData(calls, id, raw)
-	if found != nil || done != nil {
-		return found, done
-	}
-	if id.GUID == "" {
-		// The SyncFeed knows documents by GUID only.
-		return nil, odataFail
-	}
-	// The OData route failed: the SyncFeed is unchanged by the new
-	// version and serves the same document by GUID.
-	feed := &tkCalls{c: c, ctx: ctx}
-	body, err := feed.get(tk.EntityRequest(id.GUID))
-	if err != nil {
-		return nil, odataFail
-	}
-	d, err := tk.ParseFeedDocument(body)
+	k := c.calls(ctx, platforms.TK)
+	d, err := tk.Fetch(id, func() (*tk.Schema, error) { return c.tkSchema(k) }, k.get)
 	if errors.Is(err, tk.ErrNoDocument) {
-		return nil, mcpgo.NewToolResultError("Tweede Kamer has no document " + raw + " (deleted or never published): check the id or take one from tk_search.")
+		return nil, mcpgo.NewToolResultError("Tweede Kamer has no document " + raw + ": check the number or take one from tk_search.")
 	}
 	if err != nil {
-		return nil, odataFail
+		return nil, tkFailed(k, err)
 	}
-	return doc(platforms.TK, d, 0, c.settings().maxTextChars, append(calls.answers, feed.answers...)...), nil
+	return doc(platforms.TK, d, 0, c.settings().maxTextChars, k.answers...), nil
 }
 
 // tkListIn filters a Tweede Kamer list (committees, groups).
@@ -207,17 +128,14 @@ func (c *connector) tkFracties(ctx context.Context, in tkListIn) (*listOut, *mcp
 
 func (c *connector) tkList(ctx context.Context, set string, in tkListIn) (*listOut, *mcpgo.CallToolResult) {
 	filter := strings.ToLower(in.Name)
-	calls := &tkCalls{c: c, ctx: ctx}
-	e, fail := c.tkEntity(calls, set)
-	if fail != nil {
-		return nil, fail
-	}
-	l, err := tk.ListAll(e, calls.get)
-	if calls.fail != nil {
-		return nil, calls.fail
-	}
+	k := c.calls(ctx, platforms.TK)
+	e, err := c.tkEntity(k, set)
 	if err != nil {
-		return nil, parseFailed(platforms.TK, err)
+		return nil, tkFailed(k, err)
+	}
+	l, err := tk.ListAll(e, k.get)
+	if err != nil {
+		return nil, tkFailed(k, err)
 	}
 	out := &listOut{Items: []adapters.Item{}}
 	for _, it := range l.Items(in.IncludeInactive, c.now()) {
@@ -225,7 +143,7 @@ func (c *connector) tkList(ctx context.Context, set string, in tkListIn) (*listO
 			out.Items = append(out.Items, it)
 		}
 	}
-	out.resultMeta, out.Count = meta(platforms.TK, calls.answers...), len(out.Items)
+	out.resultMeta, out.Count = meta(platforms.TK, k.answers...), len(out.Items)
 	if l.Truncated {
 		out.Truncated = true
 		out.Note = "The list is longer than BesluitBron reads in one call; narrow it with name."

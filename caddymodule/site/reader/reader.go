@@ -205,19 +205,8 @@ func (rd *Reader) tk(ctx context.Context, raw string) (adapters.Document, error)
 	if err != nil {
 		return adapters.Document{}, invalid(err)
 	}
-	s, err := rd.tkSchema(ctx)
-	if err != nil {
-		return adapters.Document{}, err
-	}
-	e, err := s.Entity("Document")
-	if err != nil {
-		return adapters.Document{}, err
-	}
-	body, err := rd.Get(ctx, platforms.TK, tk.DocumentRequest(e, id))
-	if err != nil {
-		return adapters.Document{}, err
-	}
-	d, err := tk.ParseDocument(e, body)
+	get := func(r adapters.Request) ([]byte, error) { return rd.Get(ctx, platforms.TK, r) }
+	d, err := tk.Fetch(id, func() (*tk.Schema, error) { return rd.tkSchema(ctx) }, get)
 	if err != nil || !rd.OpenTKText {
 		return d, err
 	}

@@ -3,22 +3,27 @@ package reader
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
+	tkemu "github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	obad "github.com/besluitbron/besluitbron/mcp/adapters/ob"
 	obvad "github.com/besluitbron/besluitbron/mcp/adapters/obv"
 	rsad "github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
+	tkad "github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 var now = func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
@@ -152,5 +157,56 @@ func TestRefusals(t *testing.T) {
 	}
 	if !NotFound(err) {
 		t.Errorf("unknown ECLI: %v, want a 404", err)
+	}
+}
+
+// The reader gets a Tweede Kamer document as tk_fetch does: while the
+// OData route answers 503, a document asked by GUID comes from the
+// SyncFeed (the same document it read through OData before), and one
+// asked by number says the platform failed.
+func TestTKFetchFallsBackToTheSyncFeed(t *testing.T) {
+	var odataDown atomic.Bool
+	emu := tkemu.New(tkemu.Config{Seed: 1, Now: now})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if odataDown.Load() && strings.HasPrefix(r.URL.Path, "/OData/") {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		emu.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	h := &house{urls: map[string]string{platforms.TK: srv.URL}, calls: map[string]int{}}
+	rd := &Reader{Get: h.get, Now: now}
+	ctx := context.Background()
+
+	body, err := h.get(ctx, platforms.TK, adapters.Get(tkad.DefaultRoot+"/Document", url.Values{"$top": {"1"}, "$filter": {"Verwijderd eq false"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Value []struct {
+			ID string `json:"Id"`
+		} `json:"value"`
+	}
+	if err := json.Unmarshal(body, &page); err != nil || len(page.Value) != 1 {
+		t.Fatalf("a document from OData: %v %s", err, body)
+	}
+	guid := page.Value[0].ID
+	viaOData, err := rd.Fetch(ctx, platforms.TK, guid, "")
+	if err != nil {
+		t.Fatalf("fetch through OData: %v", err)
+	}
+
+	odataDown.Store(true)
+	viaFeed, err := rd.Fetch(ctx, platforms.TK, guid, "")
+	if err != nil {
+		t.Fatalf("fetch by GUID while OData answers 503: %v", err)
+	}
+	if viaFeed.Meta["via"] != "syncfeed" || viaFeed.ID != viaOData.ID || viaFeed.Title != viaOData.Title || viaFeed.Date != viaOData.Date {
+		t.Fatalf("through the SyncFeed %+v, through OData %+v", viaFeed, viaOData)
+	}
+	_, err = rd.Fetch(ctx, platforms.TK, viaOData.ID, "")
+	if adapters.KindOf(err) != adapters.KindUnavailable {
+		t.Fatalf("fetch by number while OData answers 503: %v, want the route's 503", err)
 	}
 }

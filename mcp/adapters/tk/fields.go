@@ -198,7 +198,7 @@ func NewSchema(root string, md *Metadata) *Schema {
 		e := &Entity{Set: set, root: root, names: map[string]string{}}
 		props := md.sets[set]
 		if props == nil {
-			e.err = fmt.Errorf("the Tweede Kamer's OData service at %s has no entity set %s in its $metadata", root, set)
+			e.err = mismatchf("the Tweede Kamer's OData service at %s has no entity set %s in its $metadata", root, set)
 			s.sets[set] = e
 			continue
 		}
@@ -215,7 +215,7 @@ func NewSchema(root string, md *Metadata) *Schema {
 			}
 		}
 		if len(missing) > 0 {
-			e.err = fmt.Errorf("the Tweede Kamer's OData service at %s has no property for %s on %s in its $metadata; the API has changed: add the new name to the table in mcp/adapters/tk/fields.go",
+			e.err = mismatchf("the Tweede Kamer's OData service at %s has no property for %s on %s in its $metadata; the API has changed: add the new name to the table in mcp/adapters/tk/fields.go",
 				root, strings.Join(missing, " and "), set)
 		}
 		s.sets[set] = e
@@ -231,7 +231,7 @@ func (s *Schema) Root() string { return s.root }
 func (s *Schema) Entity(set string) (*Entity, error) {
 	e, ok := s.sets[set]
 	if !ok {
-		return nil, fmt.Errorf("the adapter has no field table for %s", set)
+		return nil, mismatchf("the adapter has no field table for %s", set)
 	}
 	if e.err != nil {
 		return nil, e.err
@@ -264,16 +264,39 @@ func (e *Entity) Names() []string {
 	return out
 }
 
+// MismatchError: the service's $metadata lacks what the adapter's field
+// table needs (an entity set, a property): the API has changed.
+type MismatchError struct{ Msg string }
+
+func (e *MismatchError) Error() string { return e.Msg }
+
+func mismatchf(format string, args ...any) error {
+	return &MismatchError{Msg: fmt.Sprintf(format, args...)}
+}
+
 // MetadataError is a $metadata answer that does not parse.
 type MetadataError struct{ Err error }
 
 func (e *MetadataError) Error() string { return e.Err.Error() }
 func (e *MetadataError) Unwrap() error { return e.Err }
 
+// SchemaError is a $metadata that could not be fetched: the route failed
+// (Err, often an *adapters.RouteError), so the field names of Root are
+// unknown; the OData root may have moved.
+type SchemaError struct {
+	Root string
+	Err  error
+}
+
+func (e *SchemaError) Error() string {
+	return "the OData service description " + e.Root + "/$metadata could not be read: " + e.Err.Error()
+}
+func (e *SchemaError) Unwrap() error { return e.Err }
+
 // SchemaOf returns the schema of the OData root, from memo when it was
 // read within adapters.MemoTTL, else from its $metadata fetched with get
-// (through the platform route) and kept in memo. A failed get is
-// returned as it is; an answer that does not parse as a *MetadataError.
+// (through the platform route) and kept in memo. A failed get is a
+// *SchemaError; an answer that does not parse a *MetadataError.
 func SchemaOf(memo *adapters.Memo, root string, now time.Time, get func(adapters.Request) ([]byte, error)) (*Schema, error) {
 	key := "tk:schema:" + root
 	if v, ok := memo.Get(key, now); ok {
@@ -281,7 +304,7 @@ func SchemaOf(memo *adapters.Memo, root string, now time.Time, get func(adapters
 	}
 	body, err := get(MetadataRequest(root))
 	if err != nil {
-		return nil, err
+		return nil, &SchemaError{Root: root, Err: err}
 	}
 	md, err := ParseMetadata(body)
 	if err != nil {
