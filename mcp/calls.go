@@ -24,8 +24,8 @@ func (c *connector) calls(ctx context.Context, platform string) *calls {
 	return &calls{c: c, ctx: ctx, platform: platform}
 }
 
-// get runs r: the body of a 2xx answer, else an *unreachedError or the
-// route's *adapters.RouteError.
+// get runs r: the body of a 2xx answer, else an *adapters.UnreachedError
+// or the route's *adapters.RouteError.
 func (k *calls) get(r adapters.Request) ([]byte, error) {
 	a, err := k.c.ask(k.ctx, k.platform, r)
 	var re *adapters.RouteError
@@ -33,26 +33,17 @@ func (k *calls) get(r adapters.Request) ([]byte, error) {
 	case errors.As(err, &re):
 		return nil, re
 	case err != nil:
-		return nil, &unreachedError{err}
+		return nil, &adapters.UnreachedError{Err: err}
 	}
 	k.answers = append(k.answers, a)
 	return a.Body, nil
 }
 
-// unreachedError is a platform call that got no answer at all (a
-// cancelled call, a route that could not be run).
-type unreachedError struct{ err error }
-
-func (e *unreachedError) Error() string { return e.err.Error() }
-func (e *unreachedError) Unwrap() error { return e.err }
-
 // failed is the isError result for an error of a platform package call
 // made through k: a failed call says what the route answered, and
 // anything else is an answer that did not parse.
 func (k *calls) failed(err error) *mcpgo.CallToolResult {
-	var re *adapters.RouteError
-	var un *unreachedError
-	if errors.As(err, &re) || errors.As(err, &un) {
+	if adapters.CallFailed(err) {
 		return mcpgo.NewToolResultError(failureText(k.platform, err))
 	}
 	return parseFailed(k.platform, err)

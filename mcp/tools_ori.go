@@ -7,7 +7,6 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/ori"
 )
@@ -32,16 +31,17 @@ func (c *connector) oriSearch(ctx context.Context, in oriSearchIn) (*pageOut, *m
 	if err != nil {
 		return nil, invalid(err)
 	}
-	ans, fail := c.call(ctx, platforms.ORI, r)
-	if fail != nil {
-		return nil, fail
+	k := c.calls(ctx, platforms.ORI)
+	body, err := k.get(r)
+	if err != nil {
+		return nil, k.failed(err)
 	}
-	names, used := c.oriOrganisations(ctx, ans.Body)
-	pg, err := ori.ParseSearch(ans.Body, p.Offset, names)
+	names, _ := ori.Names(&c.lists, c.now(), body, k.get)
+	pg, err := ori.ParseSearch(body, p.Offset, names)
 	if err != nil {
 		return nil, parseFailed(platforms.ORI, err)
 	}
-	return page(platforms.ORI, pg, p.Offset, append([]*subrequest.Answer{ans}, used...)...), nil
+	return page(platforms.ORI, pg, p.Offset, k.answers...), nil
 }
 
 type oriFetchIn struct {
@@ -50,60 +50,16 @@ type oriFetchIn struct {
 }
 
 func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*docOut, *mcpgo.CallToolResult) {
-	r, err := ori.DocumentRequest(in.ID)
-	if err != nil {
-		return nil, invalid(err)
+	k := c.calls(ctx, platforms.ORI)
+	d, err := ori.Fetch(&c.lists, c.now(), in.ID, k.get)
+	var bad *adapters.InvalidError
+	switch {
+	case errors.As(err, &bad):
+		return nil, invalid(bad.Err)
+	case errors.Is(err, adapters.ErrNoDocument):
+		return nil, mcpgo.NewToolResultError("The ORI index has no document " + in.ID + ": take an id from ori_search.")
+	case err != nil:
+		return nil, k.failed(err)
 	}
-	ans, fail := c.call(ctx, platforms.ORI, r)
-	if fail != nil {
-		return nil, fail
-	}
-	names, used := c.oriOrganisations(ctx, ans.Body)
-	d, err := ori.ParseDocument(ans.Body, names)
-	if err != nil {
-		if errors.Is(err, adapters.ErrNoDocument) {
-			return nil, mcpgo.NewToolResultError("The ORI index has no document " + in.ID + ": take an id from ori_search.")
-		}
-		return nil, parseFailed(platforms.ORI, err)
-	}
-	return doc(platforms.ORI, d, in.Offset, c.chars(in.textPageIn), append([]*subrequest.Answer{ans}, used...)...), nil
-}
-
-// oriOrganisations names the organisations of a search answer's hits:
-// has_organization_name holds an Organization object's id, looked up once
-// and remembered for memoTTL. A failed lookup costs the answer nothing but
-// the names (the hits then carry the source key of their index).
-func (c *connector) oriOrganisations(ctx context.Context, body []byte) (map[string]string, []*subrequest.Answer) {
-	names := map[string]string{}
-	var missing []string
-	now := c.now()
-	for _, id := range ori.OrganisationIDs(body) {
-		if v, ok := c.lists.Get("ori-org:"+id, now); ok {
-			names[id], _ = v.(string)
-			continue
-		}
-		missing = append(missing, id)
-	}
-	if len(missing) == 0 {
-		return names, nil
-	}
-	r, err := ori.OrganisationsRequest(missing)
-	if err != nil {
-		return names, nil
-	}
-	ans, fail := c.call(ctx, platforms.ORI, r)
-	if fail != nil {
-		return names, nil
-	}
-	found, err := ori.ParseOrganisations(ans.Body)
-	if err != nil {
-		return names, []*subrequest.Answer{ans}
-	}
-	for _, id := range missing {
-		// An id without an Organization object is remembered as "" so a
-		// page of such hits does not ask again for every search.
-		c.lists.Put("ori-org:"+id, found[id], now)
-		names[id] = found[id]
-	}
-	return names, []*subrequest.Answer{ans}
+	return doc(platforms.ORI, d, in.Offset, c.chars(in.textPageIn), k.answers...), nil
 }

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -34,21 +35,19 @@ type rechtspraakSearchIn struct {
 
 func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*pageOut, *mcpgo.CallToolResult) {
 	p := rechtspraak.SearchParams{Type: in.Type, Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
-	var used []*subrequest.Answer
+	k := c.calls(ctx, platforms.Rechtspraak)
 	if in.Court != "" {
-		uri, ans, fail := c.resolveRechtspraak(ctx, "Instanties", in.Court)
+		uri, fail := c.resolveRechtspraak(k, "Instanties", in.Court)
 		if fail != nil {
 			return nil, fail
 		}
-		used = append(used, ans)
 		p.Creators = []string{uri}
 	}
 	if in.LegalArea != "" {
-		uri, ans, fail := c.resolveRechtspraak(ctx, "Rechtsgebieden", in.LegalArea)
+		uri, fail := c.resolveRechtspraak(k, "Rechtsgebieden", in.LegalArea)
 		if fail != nil {
 			return nil, fail
 		}
-		used = append(used, ans)
 		p.Subjects = []string{uri}
 	}
 	r, err := rechtspraak.SearchRequest(p)
@@ -63,7 +62,7 @@ func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchI
 	if err != nil {
 		return nil, parseFailed(platforms.Rechtspraak, err)
 	}
-	return page(platforms.Rechtspraak, pg, p.Offset, append(used, ans)...), nil
+	return page(platforms.Rechtspraak, pg, p.Offset, append(k.answers, ans)...), nil
 }
 
 type rechtspraakFetchIn struct {
@@ -134,46 +133,20 @@ func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapter
 }
 
 // resolveRechtspraak turns a court or legal area given as URI,
-// abbreviation or name into its identifier URI.
-func (c *connector) resolveRechtspraak(ctx context.Context, list, v string) (string, *subrequest.Answer, *mcpgo.CallToolResult) {
-	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-		return v, nil, nil
-	}
-	var items []adapters.Item
-	var ans *subrequest.Answer
-	if cached, ok := c.lists.Get("rechtspraak:"+strings.ToLower(list), c.now()); ok {
-		items = cached.([]adapters.Item)
-	} else {
-		var fail *mcpgo.CallToolResult
-		items, ans, fail = c.rechtspraakList(ctx, list)
-		if fail != nil {
-			return "", nil, fail
+// abbreviation or name into its identifier URI (rechtspraak.Resolve).
+func (c *connector) resolveRechtspraak(k *calls, list, v string) (string, *mcpgo.CallToolResult) {
+	uri, err := rechtspraak.Resolve(&c.lists, c.now(), list, v, k.get)
+	var un *rechtspraak.UnresolvedError
+	switch {
+	case errors.As(err, &un):
+		what := map[string]string{"Instanties": "court", "Rechtsgebieden": "legal_area"}[list]
+		msg := fmt.Sprintf("Unknown %s %q: not found in Rechtspraak's %s list.", what, v, list)
+		if len(un.Near) > 0 {
+			msg += " Matches: " + strings.Join(un.Near[:min(len(un.Near), 8)], "; ") + "; give one exactly."
 		}
+		return "", mcpgo.NewToolResultError(msg + " See rechtspraak_lists " + list + ".")
+	case err != nil:
+		return "", k.failed(err)
 	}
-	lv := strings.ToLower(v)
-	var near []string
-	for _, it := range items {
-		if strings.EqualFold(it.Extra["afkorting"], v) || strings.EqualFold(it.Label, v) {
-			return it.Key, ans, nil
-		}
-		if strings.Contains(strings.ToLower(it.Label), lv) {
-			near = append(near, it.Label)
-		}
-	}
-	if len(near) == 1 {
-		for _, it := range items {
-			if it.Label == near[0] {
-				return it.Key, ans, nil
-			}
-		}
-	}
-	what := map[string]string{"Instanties": "court", "Rechtsgebieden": "legal_area"}[list]
-	msg := fmt.Sprintf("Unknown %s %q: not found in Rechtspraak's %s list.", what, v, list)
-	if len(near) > 0 {
-		if len(near) > 8 {
-			near = near[:8]
-		}
-		msg += " Matches: " + strings.Join(near, "; ") + "; give one exactly."
-	}
-	return "", nil, mcpgo.NewToolResultError(msg + " See rechtspraak_lists " + list + ".")
+	return uri, nil
 }

@@ -28,7 +28,7 @@ func (p parseError) Error() string { return "answered in an unexpected form: " +
 func (c *calls) get(ctx context.Context, req adapters.Request) ([]byte, error) {
 	a, err := c.e.do(ctx, c.platform, req)
 	if err != nil {
-		return nil, err
+		return nil, &adapters.UnreachedError{Err: err}
 	}
 	if a == nil {
 		return nil, errors.New("no answer")

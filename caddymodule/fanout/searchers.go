@@ -238,44 +238,18 @@ func searchRechtspraak(ctx context.Context, c *calls, q Query) (adapters.Page, e
 }
 
 // court resolves a court's abbreviation or name (or a part of it that
-// names one court) to its identifier, from the Instanties list.
+// names one court) to its identifier (rechtspraak.Resolve).
 func (c *calls) court(ctx context.Context, v string) (string, error) {
-	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
-		return v, nil
+	uri, err := rechtspraak.Resolve(&c.e.memo, c.e.clock.Now(), "Instanties", v, func(r adapters.Request) ([]byte, error) { return c.get(ctx, r) })
+	var un *rechtspraak.UnresolvedError
+	switch {
+	case errors.As(err, &un):
+		return "", skipError{why: fmt.Sprintf("%q names no single court of Rechtspraak (%d match): give a court such as HR or Rechtbank Den Haag", adapters.Cut(v, 60), len(un.Near)),
+			reason: ReasonUnknownCourt}
+	case err != nil && !adapters.CallFailed(err):
+		return "", parseError{err}
 	}
-	const key = "rechtspraak:instanties"
-	var items []adapters.Item
-	if m, ok := c.e.memo.Get(key, c.e.clock.Now()); ok {
-		items = m.([]adapters.Item)
-	} else {
-		r, err := rechtspraak.ListRequest("Instanties")
-		if err != nil {
-			return "", err
-		}
-		body, err := c.get(ctx, r)
-		if err != nil {
-			return "", err
-		}
-		if items, err = rechtspraak.ParseList(body); err != nil {
-			return "", parseError{err}
-		}
-		c.e.memo.Put(key, items, c.e.clock.Now())
-	}
-	lv := strings.ToLower(v)
-	var near []adapters.Item
-	for _, it := range items {
-		if strings.EqualFold(it.Extra["afkorting"], v) || strings.EqualFold(it.Label, v) {
-			return it.Key, nil
-		}
-		if strings.Contains(strings.ToLower(it.Label), lv) {
-			near = append(near, it)
-		}
-	}
-	if len(near) == 1 {
-		return near[0].Key, nil
-	}
-	return "", skipError{why: fmt.Sprintf("%q names no single court of Rechtspraak (%d match): give a court such as HR or Rechtbank Den Haag", adapters.Cut(v, 60), len(near)),
-		reason: ReasonUnknownCourt}
+	return uri, err
 }
 
 func searchORI(ctx context.Context, c *calls, q Query) (adapters.Page, error) {
@@ -292,37 +266,12 @@ func searchORI(ctx context.Context, c *calls, q Query) (adapters.Page, error) {
 	return parsed(ori.ParseSearch(body, 0, c.oriNames(ctx, body)))
 }
 
-// oriNames names the organisations of an ORI answer's hits (memoised); a
-// failed look-up costs only the names.
+// oriNames names the organisations of an ORI answer's hits (ori.Names);
+// a failed look-up costs only the names.
 func (c *calls) oriNames(ctx context.Context, body []byte) map[string]string {
-	names := map[string]string{}
-	var missing []string
-	for _, id := range ori.OrganisationIDs(body) {
-		if v, ok := c.e.memo.Get("ori-org:"+id, c.e.clock.Now()); ok {
-			names[id], _ = v.(string)
-			continue
-		}
-		missing = append(missing, id)
-	}
-	if len(missing) == 0 {
-		return names
-	}
-	r, err := ori.OrganisationsRequest(missing)
-	if err != nil {
-		return names
-	}
-	b, err := c.get(ctx, r)
+	names, err := ori.Names(&c.e.memo, c.e.clock.Now(), body, func(r adapters.Request) ([]byte, error) { return c.get(ctx, r) })
 	if err != nil {
 		c.refused = nil // the search itself answered
-		return names
-	}
-	found, err := ori.ParseOrganisations(b)
-	if err != nil {
-		return names
-	}
-	for _, id := range missing {
-		c.e.memo.Put("ori-org:"+id, found[id], c.e.clock.Now())
-		names[id] = found[id]
 	}
 	return names
 }

@@ -175,3 +175,10 @@ func ParseDates(dateFrom, dateTo string) (from, to string, err error) {
 func TrimBOM(b []byte) []byte {
 	return bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 }
+
+// InvalidError is a reference or an argument refused before any platform
+// call; Err says what to fix.
+type InvalidError struct{ Err error }
+
+func (e *InvalidError) Error() string { return e.Err.Error() }
+func (e *InvalidError) Unwrap() error { return e.Err }

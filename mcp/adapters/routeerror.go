@@ -138,3 +138,19 @@ func KindOf(err error) Kind {
 	}
 	return 0
 }
+
+// UnreachedError is a platform call that got no answer at all: the route
+// could not be run, or the call was cancelled or timed out first.
+type UnreachedError struct{ Err error }
+
+func (e *UnreachedError) Error() string { return e.Err.Error() }
+func (e *UnreachedError) Unwrap() error { return e.Err }
+
+// CallFailed tells whether err is a failed platform call (the route's
+// refusal, or no answer at all) rather than, say, an answer that did not
+// parse.
+func CallFailed(err error) bool {
+	var re *RouteError
+	var un *UnreachedError
+	return errors.As(err, &re) || errors.As(err, &un)
+}

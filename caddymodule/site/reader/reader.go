@@ -52,7 +52,7 @@ type Reader struct {
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 
-	memo adapters.Memo // the Tweede Kamer's schema
+	memo adapters.Memo // the Tweede Kamer's schema, ORI's organisation names
 }
 
 // Platforms are the platforms whose documents the reader can read.
@@ -102,15 +102,12 @@ func (rd *Reader) Fetch(ctx context.Context, platform, id, kind string) (adapter
 		}
 		return rechtspraak.ParseContent(body)
 	case platforms.ORI:
-		r, err := ori.DocumentRequest(id)
-		if err != nil {
-			return adapters.Document{}, invalid(err)
+		d, err := ori.Fetch(&rd.memo, rd.now(), id, func(r adapters.Request) ([]byte, error) { return rd.Get(ctx, platform, r) })
+		var bad *adapters.InvalidError
+		if errors.As(err, &bad) {
+			return adapters.Document{}, invalid(bad.Err)
 		}
-		body, err := rd.Get(ctx, platform, r)
-		if err != nil {
-			return adapters.Document{}, err
-		}
-		return ori.ParseDocument(body, map[string]string{})
+		return d, err
 	}
 	return adapters.Document{}, invalid(fmt.Errorf("the reader cannot read documents of platform %q", platform))
 }
@@ -226,13 +223,16 @@ func (rd *Reader) tk(ctx context.Context, raw string) (adapters.Document, error)
 }
 
 func (rd *Reader) tkSchema(ctx context.Context) (*tk.Schema, error) {
-	now := time.Now
-	if rd.Now != nil {
-		now = rd.Now
-	}
 	root := rd.TKRoot
 	if root == "" {
 		root = tk.DefaultRoot
 	}
-	return tk.SchemaOf(&rd.memo, root, now(), func(r adapters.Request) ([]byte, error) { return rd.Get(ctx, platforms.TK, r) })
+	return tk.SchemaOf(&rd.memo, root, rd.now(), func(r adapters.Request) ([]byte, error) { return rd.Get(ctx, platforms.TK, r) })
+}
+
+func (rd *Reader) now() time.Time {
+	if rd.Now != nil {
+		return rd.Now()
+	}
+	return time.Now()
 }

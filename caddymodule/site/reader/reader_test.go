@@ -16,12 +16,14 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
+	oriemu "github.com/besluitbron/besluitbron/caddymodule/emulators/ori"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
 	tkemu "github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	obad "github.com/besluitbron/besluitbron/mcp/adapters/ob"
 	obvad "github.com/besluitbron/besluitbron/mcp/adapters/obv"
+	oriad "github.com/besluitbron/besluitbron/mcp/adapters/ori"
 	rsad "github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 	tkad "github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
@@ -208,5 +210,50 @@ func TestTKFetchFallsBackToTheSyncFeed(t *testing.T) {
 	_, err = rd.Fetch(ctx, platforms.TK, viaOData.ID, "")
 	if adapters.KindOf(err) != adapters.KindUnavailable {
 		t.Fatalf("fetch by number while OData answers 503: %v, want the route's 503", err)
+	}
+}
+
+// The reader names an ORI document's organisation as ori_fetch does (its
+// Organization object's name, looked up once), not by its index key.
+func TestORIFetchNamesTheOrganisation(t *testing.T) {
+	srv := httptest.NewServer(oriemu.New(oriemu.Config{Seed: 1, Now: now}))
+	t.Cleanup(srv.Close)
+	h := &house{urls: map[string]string{platforms.ORI: srv.URL}, calls: map[string]int{}}
+	rd := &Reader{Get: h.get, Now: now}
+	ctx := context.Background()
+	get := func(r adapters.Request) ([]byte, error) { return h.get(ctx, platforms.ORI, r) }
+
+	r, err := oriad.SearchRequest(oriad.SearchParams{Query: "parkeren", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := get(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var memo adapters.Memo
+	names, err := oriad.Names(&memo, now(), body, get)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("organisation names: %v %v", names, err)
+	}
+	unnamed, err := oriad.ParseSearch(body, 0, nil)
+	if err != nil || len(unnamed.Hits) != 1 {
+		t.Fatalf("search: %v %+v", err, unnamed)
+	}
+	hit := unnamed.Hits[0]
+	d, err := rd.Fetch(ctx, platforms.ORI, hit.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, n := range names {
+		want = n
+	}
+	if d.Source != want || d.Source == hit.Source {
+		t.Fatalf("reader's organisation %q; its name is %q, its index key %q", d.Source, want, hit.Source)
+	}
+	before := h.calls[platforms.ORI]
+	if _, err := rd.Fetch(ctx, platforms.ORI, hit.ID, ""); err != nil || h.calls[platforms.ORI] != before+1 {
+		t.Fatalf("a second fetch asked %d times (the name is remembered): %v", h.calls[platforms.ORI]-before, err)
 	}
 }
