@@ -81,6 +81,14 @@ func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 			t.Errorf("the Caddyfile does not document %s", p.EnvVar)
 		}
 	}
+	// The 404 for an unknown key lists exactly the table's keys, in order.
+	m := regexp.MustCompile(`unknown platform: use /platforms/\{key\}/\.\.\. with key one of ([a-z, ]+)"`).FindSubmatch(src)
+	if m == nil {
+		t.Fatal("no 404 naming the platform keys")
+	}
+	if got, want := string(m[1]), strings.Join(platforms.Keys(), ", "); got != want {
+		t.Errorf("the 404 names the keys %q, the table has %q", got, want)
+	}
 }
 
 // The Dockerfile builds the same way as ./xcaddy.sh and runs the Caddy

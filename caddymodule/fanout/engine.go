@@ -63,9 +63,7 @@ var ErrDeadline = errors.New("the search deadline passed")
 // DefaultPlatforms are the platforms searched when Options names none:
 // the live ones whose tools come on by default (ORI and Open Archivaris
 // need an operator's opt-in).
-func DefaultPlatforms() []string {
-	return []string{platforms.OBV, platforms.TK, platforms.OpenTK, platforms.OB, platforms.Rechtspraak}
-}
+func DefaultPlatforms() []string { return platforms.DefaultTools() }
 
 // Options configure an Engine.
 type Options struct {

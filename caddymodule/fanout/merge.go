@@ -1,6 +1,7 @@
 package fanout
 
 import (
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -54,16 +55,13 @@ func identifiers(h Hit) []string {
 	return out
 }
 
-// preference is which platform's hit stands for a document found on
-// several: the official source first (the court's, the publisher's, the
-// House's own), mirrors and aggregators after.
-var preference = []string{platforms.Rechtspraak, platforms.OB, platforms.TK, platforms.OpenTK, platforms.OBV, platforms.ORI, platforms.OA}
-
+// prefOf is which platform's hit stands for a document found on several:
+// the lower, the more official (the table's Authority); unknown last.
 func prefOf(k string) int {
-	if i := slices.Index(preference, k); i >= 0 {
-		return i
+	if a := platforms.AuthorityOf(k); a > 0 {
+		return a
 	}
-	return len(preference)
+	return math.MaxInt
 }
 
 // dayOf is a hit's date as YYYY-MM-DD, or "" when it has none.

@@ -114,7 +114,7 @@ var (
 
 var all = []Platform{
 	{
-		Key: ORI, Name: "Open Raadsinformatie",
+		Key: ORI, Authority: 6, Name: "Open Raadsinformatie",
 		// Switched off on 2026-11-01: the default Caddyfile answers 410
 		// unless the operator sets a base URL of an ORI-compatible index.
 		BaseURLs: []string{"https://api.openraadsinformatie.nl/v1/elastic"},
@@ -129,7 +129,7 @@ var all = []Platform{
 		Tools: ToolsOptIn, // the route is off unless configured
 	},
 	{
-		Key: OBV, Name: "OpenBesluitvorming",
+		Key: OBV, Authority: 5, Name: "OpenBesluitvorming",
 		BaseURLs: []string{"https://openbesluitvorming.nl"},
 		EnvVar:   "BESLUITBRON_OBV_URL", OwnLimit: true,
 		// 60 weighted units a minute (docs/rules.md, "The platforms and their limits"): a search priced by
@@ -150,7 +150,7 @@ var all = []Platform{
 		},
 	},
 	{
-		Key: TK, Name: "Tweede Kamer",
+		Key: TK, Authority: 3, Name: "Tweede Kamer",
 		BaseURLs: []string{"https://gegevensmagazijn.tweedekamer.nl"},
 		EnvVar:   "BESLUITBRON_TK_URL",
 		Cache: map[string]CacheKind{
@@ -164,7 +164,7 @@ var all = []Platform{
 		},
 	},
 	{
-		Key: OpenTK, Name: "OpenTK",
+		Key: OpenTK, Authority: 4, Name: "OpenTK",
 		// Two mirrors of one service, tried in this order.
 		BaseURLs: []string{"https://opentk.nl", "https://berthub.eu/tkconv"},
 		EnvVar:   "BESLUITBRON_OPENTK_URL",
@@ -179,7 +179,7 @@ var all = []Platform{
 		},
 	},
 	{
-		Key: OB, Name: "Officiële Bekendmakingen",
+		Key: OB, Authority: 2, Name: "Officiële Bekendmakingen",
 		BaseURLs: []string{"https://repository.overheid.nl"},
 		EnvVar:   "BESLUITBRON_OB_URL", OwnLimit: true,
 		// KOOP limits its SRU service but publishes no number (docs/rules.md,
@@ -192,7 +192,7 @@ var all = []Platform{
 		},
 	},
 	{
-		Key: Rechtspraak, Name: "Rechtspraak",
+		Key: Rechtspraak, Authority: 1, Name: "Rechtspraak",
 		BaseURLs: []string{"https://data.rechtspraak.nl"},
 		EnvVar:   "BESLUITBRON_RECHTSPRAAK_URL", OwnLimit: true,
 		// Self-imposed (docs/rules.md, "The platforms and their limits"): public guidance is "do not hammer",
@@ -205,7 +205,7 @@ var all = []Platform{
 		},
 	},
 	{
-		Key: OA, Name: "Open Archivaris",
+		Key: OA, Authority: 7, Name: "Open Archivaris",
 		BaseURLs: []string{"https://openarchivaris.nl"},
 		EnvVar:   "BESLUITBRON_OA_URL", OwnLimit: true,
 		// 120 calls a minute (docs/rules.md, "The platforms and their limits"). Its API is not publicly

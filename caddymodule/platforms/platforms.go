@@ -39,8 +39,14 @@ type Platform struct {
 	// request (other: everything unmatched) with the generic lifetimes.
 	Cache map[string]CacheKind
 	// Tools says whether MCP connectors offer the platform's tools when
-	// their platforms option is left out.
+	// their platforms option is left out; the fan-out searches the
+	// ToolsDefault ones when asked for no platforms.
 	Tools ToolSet
+	// Authority ranks the platform as the source that stands for a
+	// document the fan-out found on several (1: most official, the
+	// court's, the publisher's or the House's own; mirrors and
+	// aggregators after).
+	Authority int
 }
 
 // The keys of the seven platforms.
@@ -72,6 +78,28 @@ func Get(key string) (Platform, bool) {
 		}
 	}
 	return Platform{}, false
+}
+
+// AuthorityOf is the platform's Authority, 0 for an unknown key.
+func AuthorityOf(key string) int {
+	for _, p := range all {
+		if p.Key == key {
+			return p.Authority
+		}
+	}
+	return 0
+}
+
+// DefaultTools returns the keys of the platforms whose tools come on by
+// default (the live ones no operator has to opt into), in table order.
+func DefaultTools() []string {
+	var keys []string
+	for _, p := range all {
+		if p.Tools == ToolsDefault {
+			keys = append(keys, p.Key)
+		}
+	}
+	return keys
 }
 
 // Keys returns the seven keys in a fixed order.

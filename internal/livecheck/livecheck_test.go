@@ -33,11 +33,19 @@ func TestProbesHaveTheirSamples(t *testing.T) {
 			t.Errorf("%s: no sample and no named source", p.Platform)
 		}
 	}
-	if ps[1].Request.Path != "/OData/v5/Fractie?%24top=1" || ps[3].Request.Path == "" || !strings.Contains(ps[3].Request.Path, "gmb-2023-174296") {
-		t.Errorf("defaults: %s %s", ps[1].Request.Path, ps[3].Request.Path)
+	path := func(ps []Probe, platform string) string {
+		for _, p := range ps {
+			if p.Platform == platform {
+				return p.Request.Path
+			}
+		}
+		return ""
 	}
-	if ps, _ := Probes(Config{TKRoot: "/OData/v4/2.0", OBID: "stb-2018-84"}); ps[1].Request.Path != "/OData/v4/2.0/Fractie?%24top=1" || !strings.Contains(ps[3].Request.Path, "stb-2018-84") {
-		t.Errorf("config: %s %s", ps[1].Request.Path, ps[3].Request.Path)
+	if tk, ob := path(ps, "tk"), path(ps, "ob"); tk != "/OData/v5/Fractie?%24top=1" || !strings.Contains(ob, "gmb-2023-174296") {
+		t.Errorf("defaults: %s %s", tk, ob)
+	}
+	if ps, _ := Probes(Config{TKRoot: "/OData/v4/2.0", OBID: "stb-2018-84"}); path(ps, "tk") != "/OData/v4/2.0/Fractie?%24top=1" || !strings.Contains(path(ps, "ob"), "stb-2018-84") {
+		t.Errorf("config: %s %s", path(ps, "tk"), path(ps, "ob"))
 	}
 	if _, err := Probes(Config{OBID: "../etc"}); err == nil {
 		t.Error("a junk OB identifier accepted")
@@ -163,7 +171,7 @@ func TestRunOptions(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	results, err := Run(context.Background(), Options{Base: srv.URL, Platforms: []string{"ori", "ob"}})
-	if err != nil || len(results) != 2 || results[0].Platform != "ob" || results[1].Platform != "ori" || len(h.reqs) != 2 {
+	if err != nil || len(results) != 2 || results[0].Platform != "ori" || results[1].Platform != "ob" || len(h.reqs) != 2 {
 		t.Fatalf("%+v %v", results, err)
 	}
 	for _, bad := range []Options{

@@ -3,7 +3,9 @@ package livecheck
 import (
 	"bytes"
 	"mime/multipart"
+	"slices"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/shape"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
@@ -11,8 +13,9 @@ import (
 	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
 
-// Platforms are the platform keys the check knows, in report order.
-var Platforms = []string{"obv", "tk", "opentk", "ob", "rechtspraak", "ori", "oa"}
+// Platforms are the platform keys the check knows, in report order: the
+// table's (Probes has one probe for each, a test holds it to that).
+var Platforms = platforms.Keys()
 
 // Sample is a real payload file an answer is held against, with the
 // options its emulator's test uses for the same file.
@@ -104,7 +107,7 @@ func Probes(cfg Config) ([]Probe, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Probe{
+	ps := []Probe{
 		{Platform: "obv", Name: "search", Request: obvReq, Ext: "json",
 			// Options as in caddymodule/emulators/obv's TestSearch.
 			Samples: []Sample{{File: "search.json"}}},
@@ -131,7 +134,11 @@ func Probes(cfg Config) ([]Probe, error) {
 		{Platform: "oa", Name: "search", Ext: "json",
 			Request:   adapters.Get("/api/v1/search", map[string][]string{"q": {"woo"}, "per_page": {"1"}}),
 			DocSource: "API assumed: no public description or payload exists"},
-	}, nil
+	}
+	slices.SortStableFunc(ps, func(a, b Probe) int {
+		return slices.Index(Platforms, a.Platform) - slices.Index(Platforms, b.Platform)
+	})
+	return ps, nil
 }
 
 // openTKSearch is tkconv's POST /search as its own search page sends it

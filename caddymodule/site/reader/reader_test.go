@@ -257,3 +257,20 @@ func TestORIFetchNamesTheOrganisation(t *testing.T) {
 		t.Fatalf("a second fetch asked %d times (the name is remembered): %v", h.calls[platforms.ORI]-before, err)
 	}
 }
+
+// Every platform of the table is read by the reader or named, with its
+// reason, as one it does not read: a ninth platform cannot be left out by
+// accident.
+func TestEveryPlatformReadableOrExcused(t *testing.T) {
+	for _, k := range platforms.Keys() {
+		_, excused := Unreadable[k]
+		if Readable(k) == excused {
+			t.Errorf("platform %s: readable %v, excused %v: give it a fetcher or a reason in Unreadable", k, Readable(k), excused)
+		}
+	}
+	for k := range fetchers {
+		if _, ok := platforms.Get(k); !ok {
+			t.Errorf("fetcher for %q, which is not in the table", k)
+		}
+	}
+}
