@@ -172,6 +172,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			return err
 		}
 		h.maint, h.maintKey = m, maintainerKey
+		a.PublishLaadstatus(m.laadstatus)
 	}
 	// The connector (its tools, settings, base URLs) may serve the
 	// running config: this config's settings take over when it starts,

@@ -96,6 +96,7 @@ type App struct {
 	trusted  []netip.Prefix
 
 	sessions *session.Registry  // shared by every config (sessionsKey in pool); nil once released
+	figures  *Figures           // shared by every config (figuresKey in pool); nil once released
 	shared   *sharedstore.Store // the Redis store (storeKey in pool); nil when local
 	storeKey string
 
@@ -165,6 +166,9 @@ var pool = caddy.NewUsagePool()
 // sessionsKey is the pool's key of the MCP session registry.
 const sessionsKey = "besluitbron.sessions"
 
+// figuresKey is the pool's key of the figures the modules publish.
+const figuresKey = "besluitbron.figures"
+
 // Provision lays the configuration over the defaults table and takes a
 // reference to the shared session registry. It changes nothing outside
 // the app.
@@ -211,6 +215,11 @@ func (a *App) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("besluitbron: loading the session registry: %w", err)
 	}
 	a.sessions = v.(*session.Registry)
+	v, _, err = pool.LoadOrNew(figuresKey, func() (caddy.Destructor, error) { return new(Figures), nil })
+	if err != nil {
+		return fmt.Errorf("besluitbron: loading the figures: %w", err)
+	}
+	a.figures = v.(*Figures)
 	// With a shared store the sessions are valid on every instance
 	// (issue 13); this config's store takes over when it starts.
 	reg, store := a.sessions, a.shared
@@ -343,15 +352,19 @@ func (a *App) Cleanup() error {
 		a.sessions = nil
 		_, _ = pool.Delete(sessionsKey)
 	}
-	if a.staged == nil {
-		return nil
+	if a.staged != nil {
+		a.staged.mu.Lock()
+		fs := a.staged.cleanups
+		a.staged.cleanups = nil
+		a.staged.mu.Unlock()
+		for _, f := range fs {
+			f()
+		}
 	}
-	a.staged.mu.Lock()
-	fs := a.staged.cleanups
-	a.staged.cleanups = nil
-	a.staged.mu.Unlock()
-	for _, f := range fs {
-		f()
+	if a.figures != nil {
+		// After the cleanups above, which end this config's publications.
+		a.figures = nil
+		_, _ = pool.Delete(figuresKey)
 	}
 	return nil
 }

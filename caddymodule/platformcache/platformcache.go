@@ -195,6 +195,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.pooled = true
 	h.store = val.(pooled).Store
+	a.PublishCache(h.Platform, h.store.Stats)
 	if loaded {
 		// A reload: same store, same files; a changed version override
 		// applies when this config starts (old entries then drop when

@@ -262,6 +262,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.pooled = true
 	pb := val.(*pooledBudget)
 	h.budget = pb.budget
+	a.PublishBudget(h.Platform, pb.Stats, func() app.WaitHistogram { return waitHistogram(h.Platform) })
 	// A reload's new limits apply when its config starts; a config
 	// whose handlers of one platform disagree does not load.
 	describe := func(c fairqueue.Config) string {

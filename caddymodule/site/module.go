@@ -141,7 +141,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			h.names[k] = p.Name
 		}
 	}
-	if h.state, err = acquireState(); err != nil {
+	if h.state, err = acquireState(a.Figures()); err != nil {
 		return err
 	}
 	h.reader = &reader.Reader{

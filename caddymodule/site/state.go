@@ -6,9 +6,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache"
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit"
 	"github.com/besluitbron/besluitbron/caddymodule/site/rolling"
 )
 
@@ -17,9 +16,10 @@ import (
 // readings behind the last-hour figures, and what the page's own calls
 // saw of each platform. It holds no client address and no session.
 type state struct {
-	window *rolling.Window
-	stop   chan struct{}
-	done   chan struct{}
+	figures *app.Figures // what the modules publish in the besluitbron app
+	window  *rolling.Window
+	stop    chan struct{}
+	done    chan struct{}
 
 	mu     sync.Mutex
 	recent map[string]seen
@@ -48,9 +48,9 @@ const (
 
 var states = caddy.NewUsagePool()
 
-func acquireState() (*state, error) {
+func acquireState(figures *app.Figures) (*state, error) {
 	v, _, err := states.LoadOrNew(stateKey, func() (caddy.Destructor, error) {
-		s := &state{window: rolling.New(span, step), stop: make(chan struct{}), done: make(chan struct{}), recent: map[string]seen{}}
+		s := &state{figures: figures, window: rolling.New(span, step), stop: make(chan struct{}), done: make(chan struct{}), recent: map[string]seen{}}
 		go s.loop()
 		return s, nil
 	})
@@ -89,18 +89,16 @@ func (s *state) loop() {
 // readings are the platforms' cumulative figures now, per window key:
 // "cache:<key>" (hits of lookups), "up:<key>" (answers stored of answers
 // stored plus upstream errors) and "wait:<key>" (the wait histogram).
-func readings(now time.Time) map[string]rolling.Reading {
+func (s *state) readings(now time.Time) map[string]rolling.Reading {
 	out := map[string]rolling.Reading{}
-	for _, st := range platformcache.StoreStats() {
+	for _, st := range s.figures.Caches() {
 		out["cache:"+st.Platform] = rolling.Reading{At: now, Hits: hits(st), Lookups: lookups(st)}
 		out["up:"+st.Platform] = rolling.Reading{At: now, Hits: st.Stored, Lookups: st.Stored + st.UpstreamErrors}
 	}
 	for _, k := range allKeys() {
-		if _, ok := platformlimit.BudgetStats(k); !ok {
-			continue
+		if w, ok := s.figures.Waits(k); ok {
+			out["wait:"+k] = rolling.Reading{At: now, Bounds: w.Bounds, Wait: w.Cumulative, Count: w.Count}
 		}
-		bounds, cum, count := platformlimit.WaitHistogram(k)
-		out["wait:"+k] = rolling.Reading{At: now, Bounds: bounds, Wait: cum, Count: count}
 	}
 	return out
 }
@@ -113,7 +111,7 @@ func hits(st cache.Stats) int64 { return st.Hits + st.Stale }
 func lookups(st cache.Stats) int64 { return st.Hits + st.Stale + st.Misses + st.Coalesced }
 
 func (s *state) read(now time.Time) {
-	for k, r := range readings(now) {
+	for k, r := range s.readings(now) {
 		s.window.Add(k, r)
 	}
 }

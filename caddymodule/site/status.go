@@ -5,12 +5,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache"
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit"
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
-	"github.com/besluitbron/besluitbron/mcp"
 )
 
 func allKeys() []string { return platforms.Keys() }
@@ -32,10 +30,10 @@ type statusJSON struct {
 
 // statusRows reads every figure now, and takes a reading for the window.
 func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
-	cur := readings(now)
+	cur := h.state.readings(now)
 	stores := map[string]bool{}
 	entries := map[string]int64{}
-	for _, st := range platformcache.StoreStats() {
+	for _, st := range h.state.figures.Caches() {
 		stores[st.Platform] = true
 		entries[st.Platform] = st.MemoryEntries
 		if st.DiskEntries > st.MemoryEntries {
@@ -47,7 +45,7 @@ func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
 	rows := make([]ui.StatusRow, 0, len(h.Platforms))
 	for _, k := range h.Platforms {
 		row := ui.StatusRow{Key: k, Name: h.platformName(k), Reachable: "unknown", P50MS: -1, P95MS: -1, HitRatio: -1}
-		if b, ok := platformlimit.BudgetStats(k); ok {
+		if b, ok := h.state.figures.Budget(k); ok {
 			row.HasBudget, row.Available, row.Capacity, row.Waiting = true, b.Available, b.Capacity, b.Waiting
 			row.Paused = !b.PausedUntil.IsZero()
 			d := h.state.window.Since("wait:"+k, cur["wait:"+k])
@@ -74,7 +72,7 @@ func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
 			row.ReachReason, row.UpstreamErrors = ui.ReasonUpstreamErrors, up.Lookups
 		}
 		if k == platforms.OBV {
-			laad = laadView()
+			laad = laadView(h.state.figures)
 			if laad.Known {
 				row.ReachNote = joinNote(row.ReachNote, fmt.Sprintf("Laadstatus: %d/%d", laad.OK, laad.Total))
 				row.LaadOK, row.LaadTotal = laad.OK, laad.Total
@@ -124,8 +122,8 @@ func (h *Handler) storeMode() string {
 
 // laadView summarises the load status the MCP maintenance keeps (the page
 // asks the platform nothing for it).
-func laadView() *ui.LaadView {
-	st, at, ok := mcp.Laadstatus()
+func laadView(figures *app.Figures) *ui.LaadView {
+	st, at, ok := figures.Laadstatus()
 	if !ok {
 		return &ui.LaadView{}
 	}
