@@ -1,0 +1,41 @@
+package httpx
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+)
+
+func TestMakeInertKeepsPlatformPolicyAndIsIdempotent(t *testing.T) {
+	h := http.Header{}
+	h.Set("Content-Type", "text/html")
+	h.Add("Set-Cookie", "a=1")
+	h.Add("Set-Cookie", "b=2")
+	h.Set("Refresh", "0; url=https://evil.example/")
+	h.Set("Clear-Site-Data", `"storage"`)
+	h.Set("Content-Security-Policy", "default-src 'self'")
+	MakeInert(h)
+	MakeInert(h)
+	want := http.Header{
+		"Content-Type":            {"text/html"},
+		"X-Content-Type-Options":  {"nosniff"},
+		"Content-Security-Policy": {"default-src 'self'", "sandbox"},
+	}
+	if !reflect.DeepEqual(h, want) {
+		t.Errorf("got %v\nwant %v", h, want)
+	}
+}
+
+func TestInertWriterAppliesOnImplicitHeader(t *testing.T) {
+	rec := httptest.NewRecorder()
+	w := Inert(rec)
+	w.Header().Set("Set-Cookie", "a=1")
+	_, _ = w.Write([]byte("<script>x</script>"))
+	if rec.Header().Get("Set-Cookie") != "" || rec.Header().Get("X-Content-Type-Options") != "nosniff" || rec.Header().Get("Content-Security-Policy") != "sandbox" {
+		t.Errorf("header %v", rec.Header())
+	}
+	if err := http.NewResponseController(w).Flush(); err != nil {
+		t.Errorf("flush through the wrapper: %v", err)
+	}
+}
