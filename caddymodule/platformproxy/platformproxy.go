@@ -126,8 +126,10 @@ type Handler struct {
 	AllowPrivate []string `json:"allow_private,omitempty"`
 
 	// RedirectPrefix replaces the base URL in a redirect's Location that
-	// points into one of the platform's hosts. Default:
-	// "/platforms/<platform>"; "off" leaves Location untouched.
+	// points into one of the platform's base URLs. Default:
+	// "/platforms/<platform>"; "off" leaves such a Location untouched. A
+	// redirect anywhere else is answered 502 with a JSON body naming the
+	// target, whatever this is (an open redirect on our domain otherwise).
 	RedirectPrefix string `json:"redirect_prefix,omitempty"`
 
 	// TLSCA is a PEM file of extra root certificates to trust for the
