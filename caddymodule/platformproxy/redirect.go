@@ -21,7 +21,8 @@ func (h *Handler) refuseRedirect(w http.ResponseWriter, off *up.OffPlatformRedir
 		zap.String("platform", h.Platform),
 		zap.Int("status", off.Status),
 		zap.String("location", off.Location))
-	msg := fmt.Sprintf("platform %s redirected (%d) to %s, outside its base URLs %v; BesluitBron passes on only redirects within them",
-		h.Platform, off.Status, off.Location, h.BaseURLs)
+	// The base URLs are not named: an operator's may be private mirrors.
+	msg := fmt.Sprintf("platform %s redirected (%d) to %s, outside its base URLs; BesluitBron passes on only redirects within them",
+		h.Platform, off.Status, off.Location)
 	writeRefusal(w, http.StatusBadGateway, refusal{Error: "redirect_off_platform", Platform: h.Platform, Message: msg})
 }
