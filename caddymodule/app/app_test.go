@@ -171,14 +171,14 @@ func TestCapacityAloneOverridesADefaultBudget(t *testing.T) {
 
 func TestProvisionRejects(t *testing.T) {
 	for name, a := range map[string]*App{
-		"unknown platform":      {Platforms: map[string]*PlatformConfig{"nope": {}}},
-		"bad base URL":          {Platforms: map[string]*PlatformConfig{"obv": {BaseURLs: []string{"ftp://x"}}}},
-		"negative":              {Platforms: map[string]*PlatformConfig{"obv": {MaxQueue: -1}}},
-		"bad allow_private":     {AllowPrivate: []string{"localhost"}},
-		"bad trusted_sources":   {TrustedSources: []string{"10.0.0.0/33"}},
-		"store not a URL":       {Store: "redis"},
-		"store bad scheme":      {Store: "memcached://x:1"},
-		"negative instances":    {Store: "redis://127.0.0.1:6379/0", Instances: -1},
+		"unknown platform":    {Platforms: map[string]*PlatformConfig{"nope": {}}},
+		"bad base URL":        {Platforms: map[string]*PlatformConfig{"obv": {BaseURLs: []string{"ftp://x"}}}},
+		"negative":            {Platforms: map[string]*PlatformConfig{"obv": {MaxQueue: -1}}},
+		"bad allow_private":   {AllowPrivate: []string{"localhost"}},
+		"bad trusted_sources": {TrustedSources: []string{"10.0.0.0/33"}},
+		"store not a URL":     {Store: "redis"},
+		"store bad scheme":    {Store: "memcached://x:1"},
+		"negative instances":  {Store: "redis://127.0.0.1:6379/0", Instances: -1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := provision(t, a); err == nil {
