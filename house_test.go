@@ -64,7 +64,8 @@ func TestDefaultCaddyfileGolden(t *testing.T) {
 
 // Every platform has a route in the default Caddyfile, with the platform's
 // key and no hard-coded base URL (the environment variable or the
-// platform's public address is used).
+// platform's public address is used), and a budget on it: platform_limit
+// behind the cache, so whatever skips the cache still passes the budget.
 func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 	src, err := os.ReadFile("Caddyfile")
 	if err != nil {
@@ -76,6 +77,12 @@ func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 		}
 		if !regexp.MustCompile(`platform_proxy ` + p.Key + `\b`).Match(src) {
 			t.Errorf("no platform_proxy for platform %s", p.Key)
+		}
+		if !regexp.MustCompile(`platform_cache ` + p.Key + `\s+platform_limit ` + p.Key + `\s+platform_proxy ` + p.Key + `\b`).Match(src) {
+			t.Errorf("platform %s: no platform_limit between platform_cache and platform_proxy", p.Key)
+		}
+		if p.Budget == nil {
+			t.Errorf("platform %s: no budget in caddymodule/platforms", p.Key)
 		}
 		if !strings.Contains(string(src), p.EnvVar) {
 			t.Errorf("the Caddyfile does not document %s", p.EnvVar)

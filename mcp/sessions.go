@@ -31,12 +31,18 @@ type issuedIDs struct {
 	// DELETE (idResolver), not for mcp-go's idle sweep or shutdown, which
 	// only know of this instance's use of the session.
 	end bool
+	// addr is the client address of the request being served (the
+	// initialize that asks for an id): the registry bounds each address's
+	// share of the sessions (session.AddrShareDivisor), so one address
+	// minting initialize calls cannot push out other addresses' sessions.
+	addr string
 }
 
-// Generate issues a new random session id, owned by this connector.
+// Generate issues a new random session id, owned by this connector, to
+// the requesting address.
 func (m issuedIDs) Generate() string {
 	id := idPrefix + uuid.NewString()
-	m.reg.Issue(id, m.connector, m.ttl)
+	m.reg.IssueTo(id, m.connector, m.addr, m.ttl)
 	return id
 }
 
@@ -81,12 +87,15 @@ func (m issuedIDs) Terminate(id string) (isNotAllowed bool, err error) {
 
 // idResolver hands mcp-go the connector's manager per request, so a
 // client's DELETE (a request) can be told from the idle sweep and
-// shutdown (no request).
+// shutdown (no request), and an id is issued to the address that asked.
 type idResolver struct{ ids issuedIDs }
 
 func (r idResolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
 	m := r.ids
 	m.end = req != nil && req.Method == http.MethodDelete
+	if req != nil {
+		m.addr = session.ClientIP(req)
+	}
 	return m
 }
 

@@ -222,8 +222,10 @@ func (a *App) Provision(ctx caddy.Context) error {
 	a.figures = v.(*Figures)
 	// With a shared store the sessions are valid on every instance
 	// (issue 13); this config's store takes over when it starts.
-	reg, store := a.sessions, a.shared
-	a.OnStart(func() { reg.Share(store) })
+	// A trusted source's sessions are clients of their own: they count
+	// against no address's share of the registry.
+	reg, store, trusted := a.sessions, a.shared, a.trusted
+	a.OnStart(func() { reg.Share(store); reg.SetTrusted(trusted) })
 	return nil
 }
 

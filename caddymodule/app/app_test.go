@@ -155,17 +155,30 @@ func TestDescriptorsLayConfigOverTheTable(t *testing.T) {
 	}
 }
 
+// Every platform has a budget in the table (issue 19: TK, OpenTK and ORI
+// a polite default), so capacity alone changes it and keeps its window.
+func TestCapacityAloneOverridesADefaultBudget(t *testing.T) {
+	a := &App{Platforms: map[string]*PlatformConfig{"opentk": {Capacity: 1}}}
+	if err := provision(t, a); err != nil {
+		t.Fatal(err)
+	}
+	o, _ := a.Platform(platforms.OpenTK)
+	def, _ := platforms.Get(platforms.OpenTK)
+	if o.Budget == nil || o.Budget.Capacity != 1 || o.Budget.Window != def.Budget.Window || def.Budget.Capacity == 1 {
+		t.Errorf("opentk budget %+v, table %+v", o.Budget, def.Budget)
+	}
+}
+
 func TestProvisionRejects(t *testing.T) {
 	for name, a := range map[string]*App{
-		"unknown platform":      {Platforms: map[string]*PlatformConfig{"nope": {}}},
-		"bad base URL":          {Platforms: map[string]*PlatformConfig{"obv": {BaseURLs: []string{"ftp://x"}}}},
-		"budget without window": {Platforms: map[string]*PlatformConfig{"tk": {Capacity: 5}}},
-		"negative":              {Platforms: map[string]*PlatformConfig{"obv": {MaxQueue: -1}}},
-		"bad allow_private":     {AllowPrivate: []string{"localhost"}},
-		"bad trusted_sources":   {TrustedSources: []string{"10.0.0.0/33"}},
-		"store not a URL":       {Store: "redis"},
-		"store bad scheme":      {Store: "memcached://x:1"},
-		"negative instances":    {Store: "redis://127.0.0.1:6379/0", Instances: -1},
+		"unknown platform":    {Platforms: map[string]*PlatformConfig{"nope": {}}},
+		"bad base URL":        {Platforms: map[string]*PlatformConfig{"obv": {BaseURLs: []string{"ftp://x"}}}},
+		"negative":            {Platforms: map[string]*PlatformConfig{"obv": {MaxQueue: -1}}},
+		"bad allow_private":   {AllowPrivate: []string{"localhost"}},
+		"bad trusted_sources": {TrustedSources: []string{"10.0.0.0/33"}},
+		"store not a URL":     {Store: "redis"},
+		"store bad scheme":    {Store: "memcached://x:1"},
+		"negative instances":  {Store: "redis://127.0.0.1:6379/0", Instances: -1},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := provision(t, a); err == nil {

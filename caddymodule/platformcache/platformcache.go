@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
@@ -322,7 +323,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
-	err = h.store.Serve(w, r, h.policies[kind], next, detach)
+	// Hits, misses, stale answers and bypasses alike are served on our
+	// origin: inert, whatever the handler behind us (reverse_proxy too)
+	// or an entry stored before this rule passed on.
+	err = h.store.Serve(httpx.Inert(w), r, h.policies[kind], next, detach)
 	if errors.Is(err, cache.ErrIncomplete) {
 		return caddyhttp.Error(http.StatusBadGateway, err)
 	}

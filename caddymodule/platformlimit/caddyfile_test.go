@@ -108,7 +108,7 @@ func TestCaddyfileBadInput(t *testing.T) {
 
 func TestValidateBadConfig(t *testing.T) {
 	bad := map[string]Handler{
-		"platform without a limit": {Platform: "ori"},
+		"platform without a limit": {Platform: "unlisted"}, // every listed platform has one (caddymodule/platforms)
 		"negative capacity":        {Platform: "x", Capacity: -1, Window: caddy.Duration(time.Second)},
 		"no window":                {Platform: "x", Capacity: 5},
 		"negative max_queue":       {Platform: "obv", MaxQueue: -1},

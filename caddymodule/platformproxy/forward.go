@@ -31,6 +31,11 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request) error {
 		out.Body = nil
 	}
 	resp, err := h.up.RoundTrip(out)
+	var off *up.OffPlatformRedirect
+	if errors.As(err, &off) {
+		h.refuseRedirect(w, off)
+		return nil
+	}
 	if err != nil {
 		return statusError(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
@@ -125,8 +126,10 @@ type Handler struct {
 	AllowPrivate []string `json:"allow_private,omitempty"`
 
 	// RedirectPrefix replaces the base URL in a redirect's Location that
-	// points into one of the platform's hosts. Default:
-	// "/platforms/<platform>"; "off" leaves Location untouched.
+	// points into one of the platform's base URLs. Default:
+	// "/platforms/<platform>"; "off" leaves such a Location untouched. A
+	// redirect anywhere else is answered 502 with a JSON body naming the
+	// target, whatever this is (an open redirect on our domain otherwise).
 	RedirectPrefix string `json:"redirect_prefix,omitempty"`
 
 	// TLSCA is a PEM file of extra root certificates to trust for the
@@ -334,6 +337,9 @@ func (h *Handler) deadConn(dial string, err error) {
 // ServeHTTP proxies the request to the platform, after admit has let it
 // through (method, body size).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
+	// Platform content is served on our origin: every answer, the
+	// platform's or our own refusal, goes out inert (httpx.MakeInert).
+	w = httpx.Inert(w)
 	if ok, err := h.admit(w, r); !ok {
 		// Refused here (405, 413, 400, or the client gone while sending
 		// its body): nothing reached a platform, so a budget in front

@@ -118,7 +118,14 @@ var all = []Platform{
 		// Switched off on 2026-11-01: the default Caddyfile answers 410
 		// unless the operator sets a base URL of an ORI-compatible index.
 		BaseURLs: []string{"https://api.openraadsinformatie.nl/v1/elastic"},
-		EnvVar:   "BESLUITBRON_ORI_URL",
+		EnvVar:   "BESLUITBRON_ORI_URL", OwnLimit: true,
+		// ORI published no limit, and a base URL set here points at an
+		// index someone runs for others (an operator's own can raise it
+		// with capacity and window): 5 a second, as Rechtspraak's polite
+		// figure. Without a budget, requests that skip the cache
+		// (no-store, Range, a new parameter) would reach it at whatever
+		// rate one client sends.
+		Budget: &Budget{Capacity: 5, Window: time.Second},
 		// Elasticsearch 7: _search and _msearch are read-only POSTs.
 		Search: Search{Paths: oriSearches},
 		Cache: map[string]CacheKind{
@@ -152,7 +159,14 @@ var all = []Platform{
 	{
 		Key: TK, Authority: 3, Name: "Tweede Kamer",
 		BaseURLs: []string{"https://gegevensmagazijn.tweedekamer.nl"},
-		EnvVar:   "BESLUITBRON_TK_URL",
+		EnvVar:   "BESLUITBRON_TK_URL", OwnLimit: true,
+		// No quota is published, but the Kamer reserves the right to cap
+		// a single address, and all our users share ours. tkconv, its
+		// best-known client, pauses 100 ms between pages (10 a second);
+		// we keep half of that, so requests that skip the cache
+		// (no-store, Range, a new parameter) cannot drive it at full
+		// speed.
+		Budget: &Budget{Capacity: 5, Window: time.Second},
 		Cache: map[string]CacheKind{
 			// Reference lists and the service description ($metadata,
 			// from which the MCP tools read the field names), below any
@@ -167,7 +181,13 @@ var all = []Platform{
 		Key: OpenTK, Authority: 4, Name: "OpenTK",
 		// Two mirrors of one service, tried in this order.
 		BaseURLs: []string{"https://opentk.nl", "https://berthub.eu/tkconv"},
-		EnvVar:   "BESLUITBRON_OPENTK_URL",
+		EnvVar:   "BESLUITBRON_OPENTK_URL", OwnLimit: true,
+		// One volunteer's server (berthub.eu) with no published limit:
+		// 2 requests a second for all our users together, so requests
+		// that skip the cache (no-store, Range, a new parameter) never
+		// reach it faster, whoever sends them. The per-host search cap
+		// below bounds its most expensive work besides.
+		Budget: &Budget{Capacity: 2, Window: time.Second},
 		// tkconv cuts searches short when more than 5 run at once; 2 per
 		// host leaves room for its other users. A search takes seconds,
 		// so a waiting one gets longer than the usual 15s.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,13 +22,25 @@ import (
 // an intrusive doubly linked list from most to least recently seen. The
 // least recently seen id is the list's tail, so eviction and idle expiry
 // look only there (no scan of the map under the lock).
+//
+// It is fair per address: the ids issued to one client address (an IPv6
+// address's /64) are also kept in a list of their own, newest first, and
+// one address holds at most perAddr of them (AddrShareDivisor). An address
+// at its share that is issued another id loses its own newest one, so an
+// address minting initialize calls churns one place of its own and never
+// pushes out other addresses' sessions, nor its own established ones.
 type Registry struct {
-	mu   sync.Mutex
-	ids  map[string]*entry
-	head entry // sentinel: head.next is the most recently seen, head.prev the least
-	cap  int
-	idle time.Duration
-	now  func() time.Time
+	mu      sync.Mutex
+	ids     map[string]*entry
+	head    entry // sentinel: head.next is the most recently seen, head.prev the least
+	cap     int
+	perAddr int
+	addrs   map[string]*addrIDs
+	// trusted are the operator's trusted sources (SetTrusted): a gateway
+	// whose sessions are clients of their own holds any number of them.
+	trusted atomic.Pointer[[]netip.Prefix]
+	idle    time.Duration
+	now     func() time.Time
 
 	// sh is the Redis side when several instances share a store (Share),
 	// nil when this instance runs alone: then every method is as before.
@@ -57,7 +70,28 @@ type entry struct {
 	ttl     time.Duration
 	synced  time.Time
 	pending bool
+
+	// addr is the address (addrKey) the id was issued to, "" when not
+	// known (learned from the shared store, issued without a request);
+	// newer and older link the address's ids in order of issue.
+	addr         string
+	newer, older *entry
 }
+
+// addrIDs is one address's issued ids: how many, and the newest (its list
+// runs through entry.older).
+type addrIDs struct {
+	n      int
+	newest *entry
+}
+
+// AddrShareDivisor bounds one address's share of the registry: at most
+// 1/AddrShareDivisor of its ids (1,000 of the default 100,000), at least
+// 1. It takes a hundred addresses to fill the registry, while an office
+// or a NAT with many assistants behind one address keeps ample room: a
+// client holds one session at a time, and an idle one is forgotten after
+// DefaultIdle.
+const AddrShareDivisor = 100
 
 // NewRegistry returns a registry that forgets an id idle for longer than
 // idle, and keeps at most maxIDs ids (at least 1).
@@ -65,7 +99,8 @@ func NewRegistry(maxIDs int, idle time.Duration, now func() time.Time) *Registry
 	if now == nil {
 		now = time.Now
 	}
-	g := &Registry{ids: make(map[string]*entry), cap: max(maxIDs, 1), idle: idle, now: now}
+	g := &Registry{ids: make(map[string]*entry), cap: max(maxIDs, 1), idle: idle, now: now,
+		perAddr: max(maxIDs/AddrShareDivisor, 1), addrs: make(map[string]*addrIDs)}
 	g.head.prev, g.head.next = &g.head, &g.head
 	return g
 }
@@ -92,32 +127,55 @@ func (g *Registry) Destruct() error {
 func (g *Registry) Add(id, issuer string) { g.Issue(id, issuer, 0) }
 
 // addLocked records id as issued by issuer (or marks it seen) and returns
-// its entry, or nil when another connector issued it.
-func (g *Registry) addLocked(id, issuer string, now time.Time) *entry {
+// its entry, or nil when another connector issued it. addr is the client
+// address the id is issued to ("" when not known); when it was at its
+// share, the address's newest id was forgotten to make room and is
+// returned as gave (with its issuer).
+func (g *Registry) addLocked(id, issuer, addr string, now time.Time) (e *entry, gave, gaveIssuer string) {
 	if e, ok := g.ids[id]; ok {
 		if e.issuer != issuer {
-			return nil
+			return nil, "", ""
 		}
 		e.seen = now
 		g.toFront(e)
-		return e
+		return e, "", ""
 	}
 	// Expired ids leave from the tail, one Add at a time: each id is
 	// removed once, so this is O(1) amortised.
 	g.expireLocked(now)
-	var e *entry
-	if len(g.ids) >= g.cap {
+	addr = addrKey(addr)
+	switch a := g.addrs[addr]; {
+	case a != nil && a.n >= g.perAddr:
+		// The address is at its share: its own newest id gives way (and
+		// its entry is reused), never another address's.
+		e = a.newest
+		gave, gaveIssuer = e.id, e.issuer
+	case len(g.ids) >= g.cap:
 		// Forget the least recently seen and reuse its entry: at the cap,
 		// where a flood of new sessions lands, Add allocates nothing.
 		e = g.head.prev
+	}
+	if e != nil {
 		g.removeLocked(e)
-		*e = entry{id: id, issuer: issuer, seen: now}
+		*e = entry{id: id, issuer: issuer, seen: now, addr: addr}
 	} else {
-		e = &entry{id: id, issuer: issuer, seen: now}
+		e = &entry{id: id, issuer: issuer, seen: now, addr: addr}
 	}
 	g.ids[id] = e
 	g.link(e)
-	return e
+	return e, gave, gaveIssuer
+}
+
+// addrKey is the address an id counts against: an IPv6 address's /64
+// (one subscriber's usual allocation, which one client can cycle through
+// at will), any other address as it is ("" stays "": no address).
+func addrKey(addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil || !ip.Unmap().Is6() {
+		return addr
+	}
+	p, _ := ip.Prefix(64)
+	return p.String()
 }
 
 // Has reports whether some connector issued id and it is still live, and
@@ -204,10 +262,46 @@ func (g *Registry) expireLocked(now time.Time) {
 func (g *Registry) removeLocked(e *entry) {
 	delete(g.ids, e.id)
 	g.unlink(e)
+	if e.addr == "" {
+		return
+	}
+	a := g.addrs[e.addr]
+	if e.newer != nil {
+		e.newer.older = e.older
+	} else {
+		a.newest = e.older
+	}
+	if e.older != nil {
+		e.older.newer = e.newer
+	}
+	e.newer, e.older = nil, nil
+	if a.n--; a.n == 0 {
+		delete(g.addrs, e.addr)
+	}
 }
 
-// link puts e at the front (most recently seen).
+// link puts a new e at the front (most recently seen), and at the front
+// of its address's ids (newest).
 func (g *Registry) link(e *entry) {
+	g.linkRecent(e)
+	if e.addr == "" {
+		return
+	}
+	a := g.addrs[e.addr]
+	if a == nil {
+		a = &addrIDs{}
+		g.addrs[e.addr] = a
+	}
+	e.older = a.newest
+	if a.newest != nil {
+		a.newest.newer = e
+	}
+	a.newest = e
+	a.n++
+}
+
+// linkRecent puts e at the front of the recency list.
+func (g *Registry) linkRecent(e *entry) {
 	e.prev, e.next = &g.head, g.head.next
 	g.head.next.prev = e
 	g.head.next = e
@@ -223,5 +317,5 @@ func (g *Registry) toFront(e *entry) {
 		return
 	}
 	g.unlink(e)
-	g.link(e)
+	g.linkRecent(e)
 }

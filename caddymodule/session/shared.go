@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -172,20 +173,38 @@ func (g *Registry) Share(store *sharedstore.Store) {
 // written there before the id is handed out, so every instance knows it
 // by the time the client can name it; if Redis cannot take it now, it is
 // written when Redis answers again, and it is valid here meanwhile.
-func (g *Registry) Issue(id, issuer string, ttl time.Duration) {
+func (g *Registry) Issue(id, issuer string, ttl time.Duration) { g.IssueTo(id, issuer, "", ttl) }
+
+// SetTrusted names the trusted sources (the besluitbron app's
+// trusted_sources): their sessions count against no address's share.
+func (g *Registry) SetTrusted(prefixes []netip.Prefix) { g.trusted.Store(&prefixes) }
+
+// IssueTo is Issue for a session issued to a client at addr (Caddy's
+// client IP), which counts against that address's share of the registry
+// (AddrShareDivisor): past it, the address's own newest session is
+// forgotten, and with a shared store ended everywhere, so a flood from one
+// address does not pile up there either. An empty addr, or one of the
+// trusted sources (SetTrusted), counts against no address.
+func (g *Registry) IssueTo(id, issuer, addr string, ttl time.Duration) {
 	if ttl <= 0 {
 		ttl = g.idle
+	}
+	if t := g.trusted.Load(); t != nil && Trusted(addr, *t) {
+		addr = ""
 	}
 	sh := g.sh.Load()
 	g.mu.Lock()
 	now := g.now()
-	e := g.addLocked(id, issuer, now)
+	e, gave, gaveIssuer := g.addLocked(id, issuer, addr, now)
 	if e != nil {
 		e.ttl, e.synced = ttl, now
 	}
 	g.mu.Unlock()
 	if sh == nil || e == nil {
 		return
+	}
+	if gave != "" {
+		g.End(gave, gaveIssuer)
 	}
 	sh.unmiss(id)
 	err := sh.store.Do(context.Background(), func(ctx context.Context, c redis.UniversalClient) error {
@@ -309,7 +328,7 @@ func (g *Registry) fetch(sh *shared, id, issuer string, byIssuer bool, now time.
 	}
 	sh.found.Add(1)
 	g.mu.Lock()
-	if e := g.addLocked(id, iss, g.now()); e != nil {
+	if e, _, _ := g.addLocked(id, iss, "", g.now()); e != nil {
 		e.ttl, e.synced = ttl, now
 	}
 	g.mu.Unlock()

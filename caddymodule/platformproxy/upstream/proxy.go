@@ -96,8 +96,10 @@ type Options struct {
 	Places *Places
 	// RedirectPrefix, when set, replaces the base URL of a redirect's
 	// Location that points into one of the platform's hosts, so the
-	// client follows it through the proxy (e.g. "/platforms/opentk").
-	// Redirects are never followed by the proxy itself.
+	// client follows it through the proxy (e.g. "/platforms/opentk");
+	// empty leaves such a Location as it is. A redirect anywhere else is
+	// refused (OffPlatformRedirect), whatever this is. Redirects are never
+	// followed by the proxy itself.
 	RedirectPrefix string
 }
 
@@ -307,7 +309,14 @@ func (p *Proxy) RoundTrip(req *http.Request) (*http.Response, error) {
 				lastErr = fmt.Errorf("host %s answered %d", h.Host, resp.StatusCode)
 				continue
 			}
-			p.rewriteLocation(resp, out.URL)
+			if err := p.rewriteLocation(resp, out.URL); err != nil {
+				// Nothing of this answer has gone to the client: it is
+				// dropped whole, and the platform's connection kept.
+				_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
+				resp.Body.Close()
+				release()
+				return nil, err
+			}
 			resp.Body = &releasingBody{ReadCloser: resp.Body, release: release}
 			return resp, nil
 		}
@@ -404,27 +413,45 @@ func (p *Proxy) outgoing(req *http.Request, h *Host, markReplayable bool) (*http
 	return out, nil
 }
 
-// rewriteLocation points a redirect into one of the platform's hosts at
-// the proxy's own prefix; a redirect elsewhere is passed on untouched (and
-// never followed).
-func (p *Proxy) rewriteLocation(resp *http.Response, reqURL *url.URL) {
-	if p.opt.RedirectPrefix == "" || resp.StatusCode < 300 || resp.StatusCode > 399 {
-		return
+// OffPlatformRedirect is RoundTrip's error for a platform answer that
+// redirects outside the platform's base URLs: passed on, it would make
+// our domain an open redirect to any host the platform (or an attacker
+// who can steer it) names.
+type OffPlatformRedirect struct {
+	Status   int    // the platform's 3xx
+	Location string // the target, resolved against the platform's URL
+}
+
+func (e *OffPlatformRedirect) Error() string {
+	return fmt.Sprintf("platform redirected (%d) to %s, outside its base URLs", e.Status, e.Location)
+}
+
+// rewriteLocation checks a redirect's Location: one into one of the
+// platform's base URLs is pointed at the proxy's own prefix (or left as
+// it is without a RedirectPrefix); any other (another host, the
+// platform's host outside the base URL's path, a Location that does not
+// parse) is an *OffPlatformRedirect. Redirects are never followed.
+func (p *Proxy) rewriteLocation(resp *http.Response, reqURL *url.URL) error {
+	if resp.StatusCode < 300 || resp.StatusCode > 399 {
+		return nil
 	}
 	loc := resp.Header.Get("Location")
 	if loc == "" {
-		return
+		return nil
 	}
 	target, err := reqURL.Parse(loc)
 	if err != nil {
-		return
+		return &OffPlatformRedirect{Status: resp.StatusCode, Location: loc}
 	}
 	for _, h := range p.hosts {
 		if rest, ok := h.below(target); ok {
-			resp.Header.Set("Location", strings.TrimSuffix(p.opt.RedirectPrefix, "/")+rest)
-			return
+			if p.opt.RedirectPrefix != "" {
+				resp.Header.Set("Location", strings.TrimSuffix(p.opt.RedirectPrefix, "/")+rest)
+			}
+			return nil
 		}
 	}
+	return &OffPlatformRedirect{Status: resp.StatusCode, Location: target.String()}
 }
 
 // below returns the part of u below the host's base URL (path, query),

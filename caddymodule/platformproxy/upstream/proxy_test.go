@@ -539,6 +539,10 @@ func TestLongSilentAnswerIsNotCut(t *testing.T) {
 	}
 }
 
+// A redirect within the base URL is pointed at our route (or left as it
+// is without a prefix); one anywhere else, the platform's own host outside
+// the base URL's path included, is refused: passed on, it would be an
+// open redirect on our domain. None is followed.
 func TestRedirectsPassedOnNotFollowed(t *testing.T) {
 	elsewhere := newCounted(t, func(w http.ResponseWriter, r *http.Request) {})
 	var a *counted
@@ -552,29 +556,38 @@ func TestRedirectsPassedOnNotFollowed(t *testing.T) {
 			w.Header().Set("Location", elsewhere.URL+"/steal")
 		case "/tkconv/escape":
 			w.Header().Set("Location", "/admin")
+		case "/tkconv/scheme":
+			w.Header().Set("Location", "javascript:alert(1)")
 		}
 		w.WriteHeader(301)
 	})
-	p := newTestProxy(t, []string{a.URL + "/tkconv"}, Options{RedirectPrefix: "/platforms/opentk"})
-	for path, want := range map[string]string{
-		"/get/1":  "/platforms/opentk/getdoc/1?x=1",
-		"/abs":    "/platforms/opentk/getraw/2",
-		"/out":    elsewhere.URL + "/steal",
-		"/escape": "/admin",
+	for prefix, within := range map[string]map[string]string{
+		"/platforms/opentk": {"/get/1": "/platforms/opentk/getdoc/1?x=1", "/abs": "/platforms/opentk/getraw/2"},
+		"":                  {"/get/1": "/tkconv/getdoc/1?x=1", "/abs": a.URL + "/tkconv/getraw/2"},
 	} {
-		resp, _, err := do(t, p, context.Background(), "GET", path, "")
-		if err != nil {
-			t.Fatal(err)
+		p := newTestProxy(t, []string{a.URL + "/tkconv"}, Options{RedirectPrefix: prefix})
+		for path, want := range within {
+			resp, _, err := do(t, p, context.Background(), "GET", path, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != 301 || resp.Header.Get("Location") != want {
+				t.Errorf("prefix %q %s: %d Location %q, want 301 %q", prefix, path, resp.StatusCode, resp.Header.Get("Location"), want)
+			}
 		}
-		if resp.StatusCode != 301 || resp.Header.Get("Location") != want {
-			t.Errorf("%s: %d Location %q, want 301 %q", path, resp.StatusCode, resp.Header.Get("Location"), want)
+		for path, target := range map[string]string{"/out": elsewhere.URL + "/steal", "/escape": a.URL + "/admin", "/scheme": "javascript:alert(1)"} {
+			_, _, err := do(t, p, context.Background(), "GET", path, "")
+			var off *OffPlatformRedirect
+			if !errors.As(err, &off) || off.Location != target || off.Status != 301 {
+				t.Errorf("prefix %q %s: err %v, want an OffPlatformRedirect to %s", prefix, path, err, target)
+			}
 		}
 	}
 	if n := elsewhere.requests.Load(); n != 0 {
 		t.Errorf("redirect target contacted %d times", n)
 	}
-	if n := a.requests.Load(); n != 4 {
-		t.Errorf("upstream saw %d requests, want 4 (no redirect followed)", n)
+	if n := a.requests.Load(); n != 10 {
+		t.Errorf("upstream saw %d requests, want 10 (no redirect followed)", n)
 	}
 }
 
