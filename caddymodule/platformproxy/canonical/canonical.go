@@ -97,7 +97,12 @@ func Build(r *http.Request, body []byte, rules Rules) (Request, error) {
 		Accept:         joined(r.Header["Accept"]),
 		AcceptEncoding: joined(r.Header["Accept-Encoding"]),
 	}
-	if err := rules.check(r.URL.Path, c.Query); err != nil {
+	if c.Path == "" {
+		// Sent as "/" (an absolute-form or opaque target may leave it
+		// empty): keyed as sent.
+		c.Path, c.RawPath = "/", ""
+	}
+	if err := rules.check(c.Path, c.Query); err != nil {
 		return Request{}, err
 	}
 	if r.Method != http.MethodPost {
@@ -175,16 +180,16 @@ func (c *Request) AppendKey(b []byte, platform string) []byte {
 	b = append(b, 0)
 	b = append(b, platform...)
 	b = append(b, 0)
-	// The key holds the path escaped, never decoded: a decoded path with
-	// a "%" (from %25) or a 0 byte (from %00) would read as another
-	// request's escaped path or split the key's parts, so /x%253A could
-	// take the entry of /x%3A. A path with neither is its own escaped
-	// form as far as the key is concerned: appended as it is, without
-	// EscapedPath's allocation.
-	if p := c.Path; c.RawPath != "" || strings.IndexByte(p, '%') >= 0 || strings.IndexByte(p, 0) >= 0 {
-		b = append(b, c.url().EscapedPath()...)
+	// The key holds the path as sent (escaped), never decoded: a decoded
+	// path with a "%" (from %25) or a 0 byte (from %00) would read as
+	// another request's escaped path or split the key's parts, so
+	// /x%253A could take the entry of /x%3A. A path of characters that
+	// are never escaped is its own escaped form: appended as it is,
+	// without EscapedPath's allocation.
+	if c.RawPath == "" && plainPath(c.Path) {
+		b = append(b, c.Path...)
 	} else {
-		b = append(b, p...)
+		b = append(b, c.url().EscapedPath()...)
 	}
 	b = append(b, 0)
 	b = append(b, c.Query...)
@@ -201,6 +206,24 @@ func (c *Request) AppendKey(b []byte, platform string) []byte {
 	}
 	return b
 }
+
+// plainPath tells whether p holds only characters net/url never escapes
+// in a path (unreserved, and $&+,/:;=@), so it is sent as it is.
+func plainPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !pathChar[p[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+var pathChar = func() (t [256]bool) {
+	for _, c := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~$&+,/:;=@") {
+		t[c] = true
+	}
+	return t
+}()
 
 func (c *Request) url() *url.URL {
 	return &url.URL{Path: c.Path, RawPath: c.RawPath, RawQuery: c.Query}
