@@ -32,7 +32,7 @@ func init() {
 
 // Handler proxies a platform route to the platform's hosts over kept-alive
 // connections. The request path below the route's prefix is appended to the
-// base URL's path, the query string is kept, Host and TLS server name are
+// base URL's path, the query is kept (its parameters in name order), Host and TLS server name are
 // the upstream's, and every request carries a User-Agent naming BesluitBron
 // and the operator's contact address. Only what a platform needs reaches
 // it, the request platform_cache keys (package canonical): method, path,
