@@ -19,6 +19,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
@@ -161,6 +162,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			MaxBody:              h.maxBody(),
 			AllowPOST:            post,
 			MaxRequestBody:       h.MaxRequestBody,
+			// The rules platform_proxy builds the platform's request by:
+			// the key is that request's.
+			Rules: canonical.RulesFor(desc),
 		}
 	}
 	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {

@@ -14,22 +14,16 @@ import (
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 )
 
-// forward sends r through the platform's upstream.Proxy (host choice,
-// caps, failover, attempts, the request's rewriting and header policy are
-// all there) and copies the answer to w. It replaces Caddy's
+// forward sends out, the canonical request (canonical.go), through the
+// platform's upstream.Proxy (host choice, caps, failover, attempts, the
+// request's rewriting and our User-Agent are all there) and copies the
+// answer to w. It replaces Caddy's
 // reverse_proxy, which would only have seen one placeholder upstream: the
 // status codes of a failure are reverse_proxy's (502, 504 on a timeout,
 // 499 when the client went away), and a body cut off after the headers
 // went out aborts the response as reverse_proxy does, so the cache in
 // front never stores it.
-func (h *Handler) forward(w http.ResponseWriter, r *http.Request) error {
-	out := r.WithContext(r.Context())
-	if r.ContentLength == 0 {
-		// As reverse_proxy: a body-less request has a nil Body, so
-		// net/http may resend it when a pooled connection turns out
-		// closed.
-		out.Body = nil
-	}
+func (h *Handler) forward(w http.ResponseWriter, out *http.Request) error {
 	resp, err := h.up.RoundTrip(out)
 	var off *up.OffPlatformRedirect
 	if errors.As(err, &off) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
+	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
@@ -32,18 +33,25 @@ func init() {
 
 // Handler proxies a platform route to the platform's hosts over kept-alive
 // connections. The request path below the route's prefix is appended to the
-// base URL's path, the query string is kept, Host and TLS server name are
+// base URL's path, the query is kept (its parameters in name order), Host and TLS server name are
 // the upstream's, and every request carries a User-Agent naming BesluitBron
 // and the operator's contact address. Only what a platform needs reaches
-// it: the client's credentials and cookies (Authorization, Cookie,
-// Proxy-*), our session headers (Mcp-Session-Id, Besluitbron-*), the
-// hop-by-hop headers (and those Connection names) and the client's
-// X-Forwarded-* and address are not passed on: the platforms see
-// BesluitBron, not its users.
+// it, the request platform_cache keys (package canonical): method, path,
+// the query with its parameters in name order, Accept and
+// Accept-Encoding, and for a POST its Content-Type and body in canonical
+// form (a multipart form re-encoded). Every other header of the client
+// (credentials, cookies, our session headers, addresses, Prefer, Range,
+// conditionals, ...) stays behind: the platforms see BesluitBron, not its
+// users, and no answer depends on something the key does not cover.
 //
 // Only GET and HEAD, and POST to the platform's read-only searches
 // (SearchPaths), are passed on; any other method is answered 405 with an
-// Allow header and a JSON error. A body over MaxBody is answered 413.
+// Allow header and a JSON error. A body over MaxBody is answered 413. A
+// GET or HEAD with a body, a POST body that does not read as its
+// Content-Type (or a form part with a Content-Transfer-Encoding, a name*
+// or a header other than Content-Disposition and Content-Type), and a
+// priced query parameter (OBV's limit on /api/search) that is not one
+// whole number in range are answered 400 with a JSON error.
 //
 // Failure: when no upstream answers, the handler returns a 502 error (dial
 // failure) or 503 (no upstream available) that handle_errors can shape.
@@ -139,6 +147,7 @@ type Handler struct {
 
 	upstreams []*upstream
 	up        *up.Proxy
+	rules     canonical.Rules
 	state     *platformState // shared with the platform's other handlers, across reloads
 	refs      []string       // keys this handler holds in pool
 	logger    *zap.Logger
@@ -244,6 +253,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		tlsConf = &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pool}
 		tlsKey = fmt.Sprintf("%s %x", h.TLSCA, sha256.Sum256(pem))
 	}
+	h.rules = canonical.RulesFor(p)
 	userAgent := platforms.UserAgent(version.Current(), h.Contact)
 	if err := h.takeState(); err != nil {
 		return err
@@ -335,12 +345,17 @@ func (h *Handler) deadConn(dial string, err error) {
 }
 
 // ServeHTTP proxies the request to the platform, after admit has let it
-// through (method, body size).
+// through (method, body size) and made its canonical form.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.Handler) error {
 	// Platform content is served on our origin: every answer, the
 	// platform's or our own refusal, goes out inert (httpx.MakeInert).
 	w = httpx.Inert(w)
-	if ok, err := h.admit(w, r); !ok {
+	body, ok, err := h.admit(w, r)
+	var out *http.Request
+	if ok {
+		out, ok = h.canonicalRequest(w, r, body)
+	}
+	if !ok {
 		// Refused here (405, 413, 400, or the client gone while sending
 		// its body): nothing reached a platform, so a budget in front
 		// gives the unit back, and PUTs cannot drain it.
@@ -349,7 +364,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	}
 	ctx, outcome := up.WithOutcome(r.Context())
 	r = r.WithContext(ctx)
-	err := h.forward(w, r)
+	err = h.forward(w, out.WithContext(ctx))
 	setSent(r, outcome.Sent())
 	if errors.Is(err, up.ErrNoPlace) {
 		// Every host stayed full for the whole queue wait: a 503 the

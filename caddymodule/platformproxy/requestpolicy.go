@@ -21,12 +21,16 @@ const defaultMaxBody = 64 << 10
 // itself (written by hand; the type documents it and the tests decode
 // into it).
 type refusal struct {
-	// Error is "method_not_allowed", "body_too_large" or "bad_body".
+	// Error is "method_not_allowed", "body_too_large", "bad_body",
+	// "body_not_allowed" (a GET or HEAD with a body) or "bad_parameter"
+	// (a priced query parameter not given as one number in range).
 	Error    string   `json:"error"`
 	Platform string   `json:"platform"`
 	Allow    []string `json:"allow,omitempty"`
 	MaxBody  int64    `json:"max_body,omitempty"`
-	Message  string   `json:"message"`
+	// Parameter names the query parameter of a bad_parameter.
+	Parameter string `json:"parameter,omitempty"`
+	Message   string `json:"message"`
 }
 
 func writeRefusal(w http.ResponseWriter, status int, body refusal) {
@@ -40,9 +44,10 @@ func writeRefusal(w http.ResponseWriter, status int, body refusal) {
 
 // admit lets through only what a platform needs: GET and HEAD anywhere,
 // POST to the platform's read-only searches, and a body of at most
-// MaxBody bytes, which it reads into memory (so the request can be resent
-// and failed over). Anything else it answers itself and returns false.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (bool, error) {
+// MaxBody bytes, which it reads into memory and returns (canonical.go
+// makes the platform's request of it). Anything else it answers itself
+// and returns false.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request) ([]byte, bool, error) {
 	search := h.up.IsSearch(r)
 	switch {
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
@@ -55,10 +60,10 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (bool, error) {
 		w.Header().Set("Allow", strings.Join(allow, ", "))
 		msg := fmt.Sprintf("%s is not passed on to platform %s: only reads (GET, HEAD) and its read-only searches (POST) are", r.Method, h.Platform)
 		writeRefusal(w, http.StatusMethodNotAllowed, refusal{Error: "method_not_allowed", Platform: h.Platform, Allow: allow, Message: msg})
-		return false, nil
+		return nil, false, nil
 	}
 	if r.Body == nil || r.Body == http.NoBody {
-		return true, nil
+		return nil, true, nil
 	}
 	tooLarge := func() {
 		msg := fmt.Sprintf("request body over %d bytes: platform %s takes at most that", h.MaxBody, h.Platform)
@@ -67,22 +72,22 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request) (bool, error) {
 	// A Content-Length over the cap is refused before a byte is read
 	// (net/http closes the connection rather than drain a large body); a
 	// chunked body is read one byte past the cap.
-	_, over, err := httpx.BufferBody(r, h.MaxBody)
+	body, over, err := httpx.BufferBody(r, h.MaxBody)
 	if err != nil {
 		if r.Context().Err() != nil {
-			return false, caddyhttp.Error(499, fmt.Errorf("platform_proxy %s: client gone while sending the body: %w", h.Platform, err))
+			return nil, false, caddyhttp.Error(499, fmt.Errorf("platform_proxy %s: client gone while sending the body: %w", h.Platform, err))
 		}
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			tooLarge()
-			return false, nil
+			return nil, false, nil
 		}
 		writeRefusal(w, http.StatusBadRequest, refusal{Error: "bad_body", Platform: h.Platform, Message: "reading the request body: " + err.Error()})
-		return false, nil
+		return nil, false, nil
 	}
 	if over {
 		tooLarge()
-		return false, nil
+		return nil, false, nil
 	}
-	return true, nil
+	return body, true, nil
 }

@@ -22,15 +22,52 @@ func (p Platform) CostOf(reqPath string) (c Cost, ok bool) {
 	if p.Budget == nil {
 		return Cost{}, false
 	}
-	for _, c := range p.Budget.Costs {
+	if c, ok = FirstCost(p.Budget.Costs, reqPath); ok {
+		c.Paths = append([]string(nil), c.Paths...)
+	}
+	return c, ok
+}
+
+// FirstCost returns the first of costs whose Paths match reqPath (as
+// CostOf matches them). The returned rule shares costs' Paths.
+func FirstCost(costs []Cost, reqPath string) (Cost, bool) {
+	for _, c := range costs {
 		for _, pat := range c.Paths {
 			if pathMatches(pat, reqPath) {
-				c.Paths = append([]string(nil), c.Paths...)
 				return c, true
 			}
 		}
 	}
 	return Cost{}, false
+}
+
+// ParseParam reads the value of c's priced parameter as the proxy passes
+// it on: a whole number written in decimal digits only, from 1 (a priced
+// parameter counts results asked for) to ParamMax when set. Anything a
+// platform might read otherwise ("100abc", "0x64", "1e2", "+24") is an
+// error naming the parameter, so the price is always computed from the
+// number the platform receives.
+func (c Cost) ParseParam(raw string) (float64, error) {
+	bad := func() (float64, error) {
+		if c.ParamMax > 0 {
+			return 0, fmt.Errorf("parameter %s must be one whole number from 1 to %s, got %q", c.Param, num(c.ParamMax), raw)
+		}
+		return 0, fmt.Errorf("parameter %s must be one whole number of at least 1, got %q", c.Param, raw)
+	}
+	if raw == "" || len(raw) > 9 {
+		return bad()
+	}
+	v := 0
+	for i := 0; i < len(raw); i++ {
+		if raw[i] < '0' || raw[i] > '9' {
+			return bad()
+		}
+		v = v*10 + int(raw[i]-'0')
+	}
+	if v < 1 || (c.ParamMax > 0 && float64(v) > c.ParamMax) {
+		return bad()
+	}
+	return float64(v), nil
 }
 
 func pathMatches(pattern, p string) bool {

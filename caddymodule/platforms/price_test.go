@@ -2,6 +2,7 @@ package platforms
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,5 +63,25 @@ func TestPriceRendering(t *testing.T) {
 	}
 	if !pathMatches("/a/*", "/a/b/c") || pathMatches("/a/*", "/b") || !pathMatches("/x/*/y", "/x/1/y") {
 		t.Error("path patterns")
+	}
+}
+
+// The price is read from the number the platform receives: only plain
+// decimal digits in range are a value of limit.
+func TestParseParamIsStrict(t *testing.T) {
+	obv, _ := Get(OBV)
+	c, _ := obv.CostOf("/api/search")
+	for raw, want := range map[string]float64{"1": 1, "24": 24, "100": 100, "0100": 100} {
+		if v, err := c.ParseParam(raw); err != nil || v != want {
+			t.Errorf("%q: %v %v, want %v", raw, v, err, want)
+		}
+	}
+	for _, raw := range []string{"", "0", "101", "100abc", "0x64", "1e2", "+24", "-1", " 24", "24.0", "%31", "1000000000000"} {
+		v, err := c.ParseParam(raw)
+		if err == nil {
+			t.Errorf("%q: %v, want an error", raw, v)
+		} else if !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), "1 to 100") {
+			t.Errorf("%q: error %q does not say what to send", raw, err)
+		}
 	}
 }

@@ -106,7 +106,7 @@ func BenchmarkOpen100k(b *testing.B) {
 		err := db.Update(func(tx *bolt.Tx) error {
 			for k := start; k < start+10_000; k++ {
 				e := &Entry{Version: "1", Kind: KindDocument, StoredAt: now, Expires: now.Add(time.Hour), KeepUntil: now.Add(time.Hour), Status: 200, Body: body}
-				key := []byte(Key("obv", mustReq(fmt.Sprintf("/api/entities/%d", k)), nil))
+				key := []byte(testKey("obv", mustReq(fmt.Sprintf("/api/entities/%d", k)), nil))
 				val := e.encode()
 				idx := make([]byte, indexLen)
 				putIndex(idx, e.KeepUntil, e.StoredAt, len(val))

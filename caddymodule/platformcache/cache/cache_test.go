@@ -260,7 +260,7 @@ func TestDurableTierBoundedAndSwept(t *testing.T) {
 		t.Fatalf("bound not kept: %+v", st)
 	}
 	// The newest stay, the oldest went.
-	if e, _ := s.Get(Key("tk", get("/q?i=99"), nil)); e == nil {
+	if e, _ := s.Get(testKey("tk", get("/q?i=99"), nil)); e == nil {
 		t.Fatal("newest entry evicted")
 	}
 	c.Advance(2 * time.Minute)
@@ -271,7 +271,7 @@ func TestDurableTierBoundedAndSwept(t *testing.T) {
 }
 
 func TestKeyNormalisation(t *testing.T) {
-	k := func(r *http.Request, body []byte) string { return Key("rechtspraak", r, body) }
+	k := func(r *http.Request, body []byte) string { return testKey("rechtspraak", r, body) }
 	a := get("/uitspraken/zoeken?type=Uitspraak&max=10&date=2024-01-01&date=2024-02-01")
 	b := get("/uitspraken/zoeken?max=10&date=2024-01-01&type=Uitspraak&date=2024-02-01")
 	if k(a, nil) != k(b, nil) {
@@ -286,7 +286,7 @@ func TestKeyNormalisation(t *testing.T) {
 	if k(x, nil) == k(get("/uitspraken/zoeken?type=Uitspraak"), nil) {
 		t.Fatal("Accept not in the key")
 	}
-	if Key("tk", get("/a"), nil) == Key("ob", get("/a"), nil) {
+	if testKey("tk", get("/a"), nil) == testKey("ob", get("/a"), nil) {
 		t.Fatal("platform not in the key")
 	}
 	head := httptest.NewRequest(http.MethodHead, "/a", nil)
@@ -535,7 +535,7 @@ func TestCoalescingOneUpstreamCallWholeBodies(t *testing.T) {
 			recs[i] = do(t, s, listPolicy, u, get("/big?b=1&a=2"))
 		}(i)
 	}
-	waitWaiters(t, s, Key("obv", get("/big?a=2&b=1"), nil), n)
+	waitWaiters(t, s, testKey("obv", get("/big?a=2&b=1"), nil), n)
 	close(release)
 	wg.Wait()
 	if u.calls.Load() != 1 {
@@ -560,7 +560,7 @@ func TestLeaderHangingUpSpoilsNothing(t *testing.T) {
 	body := strings.Repeat("abcdefghij", 500)
 	release := make(chan struct{})
 	u := blockingUpstream(body, release)
-	key := Key("obv", get("/doc"), nil)
+	key := testKey("obv", get("/doc"), nil)
 
 	leaderCtx, hangUp := context.WithCancel(context.Background())
 	leaderDone := make(chan error, 1)
@@ -631,7 +631,7 @@ func TestEveryoneHangingUpEndsTheUpstreamRequestStoresNothing(t *testing.T) {
 		upstreamEnded <- r.Context().Err()
 		panic(http.ErrAbortHandler)
 	}}
-	key := Key("obv", get("/slow"), nil)
+	key := testKey("obv", get("/slow"), nil)
 	var wg sync.WaitGroup
 	cancels := make([]context.CancelFunc, 3)
 	errs := make([]error, 3)
@@ -673,7 +673,7 @@ func TestCutOffBodyNeverStoredNorDuplicated(t *testing.T) {
 		_, _ = io.WriteString(w, strings.Repeat("c", 400))
 		panic(http.ErrAbortHandler) // the platform closed the connection mid-body
 	}}
-	key := Key("obv", get("/cut"), nil)
+	key := testKey("obv", get("/cut"), nil)
 	const n = 5
 	var wg sync.WaitGroup
 	recs := make([]*httptest.ResponseRecorder, n)
@@ -714,7 +714,7 @@ func TestTooLargeStreamsToLeaderFollowersAskThemselves(t *testing.T) {
 	u := blockingUpstream(body, release)
 	pol := listPolicy
 	pol.MaxBody = 4096
-	key := Key("obv", get("/huge"), nil)
+	key := testKey("obv", get("/huge"), nil)
 	const n = 4
 	var wg sync.WaitGroup
 	recs := make([]*httptest.ResponseRecorder, n)

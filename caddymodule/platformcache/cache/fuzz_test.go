@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 	"github.com/besluitbron/besluitbron/mcp/adapters"
 	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
@@ -68,31 +69,44 @@ func FuzzKey(f *testing.F) {
 		if r.Method == http.MethodPost {
 			b = body
 		}
-		k := Key("obv", r, b)
-		if len(k) != 32 || Key("obv", r, b) != k {
+		key := func(r *http.Request, b []byte) string {
+			k, _ := Key("obv", r, b, canonical.Rules{})
+			return k
+		}
+		k, err := Key("obv", r, b, canonical.Rules{})
+		if err != nil {
+			return // no canonical form: the proxy refuses it, the cache passes it by
+		}
+		if len(k) != 32 || key(r, b) != k {
 			t.Fatalf("key %x is not 32 bytes or not stable", k)
 		}
 		if r.Method == http.MethodGet {
 			head := r.Clone(r.Context())
 			head.Method = http.MethodHead
-			if Key("obv", head, b) != k {
+			if key(head, b) != k {
 				t.Fatal("HEAD does not share the GET entry")
 			}
 		}
 		if q := regroup(r.URL.RawQuery); q != r.URL.RawQuery {
 			other := r.Clone(r.Context())
 			other.URL.RawQuery = q
-			if Key("obv", other, b) != k {
+			if key(other, b) != k {
 				t.Fatalf("query %q and %q (the same parameters, other names first) have different keys", r.URL.RawQuery, q)
 			}
 		}
 		if ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";"); b != nil && strings.TrimSpace(ct) == "application/x-www-form-urlencoded" {
-			if q := regroup(string(b)); q != string(b) && Key("obv", r, []byte(q)) != k {
+			if q := regroup(string(b)); q != string(b) && key(r, []byte(q)) != k {
 				t.Fatalf("form %q and %q (the same fields, other names first) have different keys", b, q)
 			}
 		}
 		// The raw key's parts are separated by 0 bytes: none may hold one.
-		raw := appendRawKey(nil, "obv", r, nil)
+		// (The body's part, a hash, follows the last separator.)
+		c, err := canonical.Build(r, b, canonical.Rules{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Body = nil
+		raw := c.AppendKey(nil, "obv")
 		if n := bytes.Count(raw, []byte{0}); n != 4+len(KeyHeaders) {
 			t.Fatalf("raw key of %s %q has %d separators, want %d: a part holds a 0 byte, so other requests can share its key", r.Method, target, n, 4+len(KeyHeaders))
 		}
@@ -146,12 +160,12 @@ func regroup(q string) string {
 func TestKeyEscapedPathNotShared(t *testing.T) {
 	legit := readRequest("GET", "/api/entities/document%3Anotubiz%3Agemeente%3Asoest%3A1", "", "", nil)
 	crafted := readRequest("GET", "/api/entities/document%253Anotubiz%253Agemeente%253Asoest%253A1", "", "", nil)
-	if Key("obv", legit, nil) == Key("obv", crafted, nil) {
+	if testKey("obv", legit, nil) == testKey("obv", crafted, nil) {
 		t.Fatal("a path spelling %3A shares the entry of the path with %3A")
 	}
 	nul := readRequest("GET", "/a%00b", "", "", nil)
 	lit := readRequest("GET", "/a%2500b", "", "", nil)
-	if Key("obv", nul, nil) == Key("obv", lit, nil) {
+	if testKey("obv", nul, nil) == testKey("obv", lit, nil) {
 		t.Fatal("%00 and the text %00 share an entry")
 	}
 }

@@ -131,7 +131,7 @@ func TestLeadersRejectionNeverHandedToOtherSessions(t *testing.T) {
 	b.gates["a"], b.gates["b"] = releaseA, releaseB
 	b.refuse["a"] = 42
 	const path, n = "/api/search?q=begroting", 5
-	key := Key("obv", get(path), nil)
+	key := testKey("obv", get(path), nil)
 	var leader served
 	done := make(chan struct{})
 	go func() { leader = serveAs(s, listPolicy, b, path, "a"); close(done) }()
@@ -174,7 +174,7 @@ func TestFollowerRefusedOnItsOwnAccount(t *testing.T) {
 	b.gates["a"] = releaseA
 	b.refuse["a"], b.refuse["b"] = 42, 7
 	const path = "/api/entities/x"
-	key := Key("obv", get(path), nil)
+	key := testKey("obv", get(path), nil)
 	done := make(chan served)
 	go func() { done <- serveAs(s, listPolicy, b, path, "a") }()
 	waitWaiters(t, s, key, 1)
@@ -207,7 +207,7 @@ func TestPlatformsOwnRefusalSharedNeverStored(t *testing.T) {
 				_, _ = io.WriteString(w, "busy")
 				return nil
 			}}
-			key := Key("obv", get("/p"), nil)
+			key := testKey("obv", get("/p"), nil)
 			var wg sync.WaitGroup
 			out := make([]served, 3)
 			for i := range out {
@@ -255,7 +255,7 @@ func TestRejectionFloodOfMadeUpSessions(t *testing.T) {
 		b.refuse[fmt.Sprint("made-up-", i)] = 1 + i%50
 	}
 	const path = "/api/search?q=flood"
-	key := Key("obv", get(path), nil)
+	key := testKey("obv", get(path), nil)
 	go func() { _ = serveAs(s, listPolicy, b, path, "lead") }()
 	waitWaiters(t, s, key, 1)
 	var wg sync.WaitGroup

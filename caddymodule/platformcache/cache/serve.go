@@ -9,6 +9,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
 )
 
 // This file answers a request: from the cache (a hit, or a stale entry
@@ -50,6 +51,10 @@ type Policy struct {
 	// MaxRequestBody is the largest POST body hashed into a key; larger
 	// ones bypass the cache.
 	MaxRequestBody int64
+	// Rules are the platform's rules of its canonical requests (its priced
+	// parameters); the key is that of the request the proxy sends under
+	// the same rules. Zero: none.
+	Rules canonical.Rules
 }
 
 // Next is the rest of the handler chain (caddyhttp.Handler satisfies it).
@@ -106,9 +111,16 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 			return s.passBy(w, r, pol, next, "request-too-large")
 		}
 	}
+	// The key is that of the request the platform would receive: the
+	// canonical form platform_proxy makes of r. A request without one is
+	// not for the cache: the proxy refuses it.
+	c, err := canonical.Build(r, body, pol.Rules)
+	if err != nil {
+		return s.passBy(w, r, pol, next, "not-canonical")
+	}
 	now := s.clock()
 	bp := keyBufs.Get().(*[]byte)
-	raw := appendRawKey((*bp)[:0], s.platform, r, body)
+	raw := c.AppendKey((*bp)[:0], s.platform)
 	if it := s.hot.getRaw(raw); it != nil && it.e.Version == s.Version() && now.Before(it.e.Expires) {
 		*bp = raw
 		keyBufs.Put(bp)
@@ -148,6 +160,10 @@ func bypassReason(r *http.Request, pol Policy) string {
 		return "method"
 	case r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost:
 		return "method"
+	case r.Method != http.MethodPost && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0:
+		// A read with a body: the proxy refuses it (package canonical),
+		// so it must not be answered from the GET's entry either.
+		return "request-body"
 	case len(r.Header["Range"]) > 0:
 		return "range"
 	case len(r.Header["Authorization"]) > 0:

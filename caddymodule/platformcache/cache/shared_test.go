@@ -154,7 +154,7 @@ func TestShared200MissesOverThreeInstancesOneUpstreamCall(t *testing.T) {
 func TestSharedLeaderCrashOtherTakesOver(t *testing.T) {
 	prefix, c := redistest.Prefix(t), newClock()
 	s2 := instance(t, prefix, "", c, "1")
-	key := Key("obv", get("/doc"), nil)
+	key := testKey("obv", get("/doc"), nil)
 	rs := redisShared(s2)
 	// An instance took the lease and died: no renewal, no answer.
 	ctx := context.Background()
@@ -192,7 +192,7 @@ func TestSharedLeaderHangingUpDoesNotCutOffOtherInstances(t *testing.T) {
 	body := strings.Repeat("abcdefghij", 500)
 	release, open := gate(t)
 	u := blockingUpstream(body, release)
-	key := Key("obv", get("/doc"), nil)
+	key := testKey("obv", get("/doc"), nil)
 
 	leaderCtx, hangUp := context.WithCancel(context.Background())
 	leaderDone := make(chan error, 1)
@@ -237,7 +237,7 @@ func TestSharedUnstorableAnswerReachesWaitingInstances(t *testing.T) {
 		_, _ = io.WriteString(w, "busy")
 		return nil
 	}}
-	key := Key("obv", get("/s"), nil)
+	key := testKey("obv", get("/s"), nil)
 	first := make(chan *httptest.ResponseRecorder, 1)
 	go func() { first <- do(t, s1, listPolicy, u, get("/s")) }()
 	eventually(t, "s1 leads", func() bool { return u.calls.Load() == 1 })
@@ -278,7 +278,7 @@ func TestSharedBudgetRefusalIsNotShared(t *testing.T) {
 		}
 		return okUpstream("mine").handler(w, r)
 	}}
-	key := Key("obv", get("/b"), nil)
+	key := testKey("obv", get("/b"), nil)
 	first := make(chan error, 1)
 	go func() { first <- s1.Serve(httptest.NewRecorder(), get("/b"), listPolicy, u, nil) }()
 	eventually(t, "s1 leads", func() bool { return u.calls.Load() == 1 })
@@ -345,7 +345,7 @@ func TestSharedPurgeMissedIsFoundByARead(t *testing.T) {
 		st := s2.Stats()
 		return st.Shared.PurgesReceived == 1 && st.DiskEntries <= 1 && st.HotEntries <= 1
 	})
-	e, _ := s2.getLocal(Key("obv", get("/a"), nil), "", c.Now())
+	e, _ := s2.getLocal(testKey("obv", get("/a"), nil), "", c.Now())
 	if e != nil {
 		t.Fatal("an entry from before the purge is still local")
 	}
@@ -371,7 +371,7 @@ func TestSharedOtherVersionDroppedFromRedis(t *testing.T) {
 	// The 1.0 instance finds 2.0's entry in Redis (after its own local
 	// copy expires from memory) as another version and drops it there.
 	rs := redisShared(cur)
-	key := Key("obv", get("/v"), nil)
+	key := testKey("obv", get("/v"), nil)
 	if err := old.purgeLocal(); err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +399,7 @@ func TestSharedRedisCutMidFlightStillAnswers(t *testing.T) {
 	do(t, s1, listPolicy, u0, get("/kept"))
 	release, open := gate(t)
 	u := blockingUpstream(strings.Repeat("m", 1000), release)
-	key := Key("obv", get("/mid"), nil)
+	key := testKey("obv", get("/mid"), nil)
 	const n = 5
 	var wg sync.WaitGroup
 	recs := make([]*httptest.ResponseRecorder, n)
@@ -473,7 +473,7 @@ func TestSharedEveryKeyHasATTL(t *testing.T) {
 	do(t, s1, listPolicy, okUpstream("x"), get("/after"))
 	// An unstorable answer's key and the waiters' count.
 	rs := redisShared(s1)
-	key := Key("obv", get("/w"), nil)
+	key := testKey("obv", get("/w"), nil)
 	if err := rs.Follow(context.Background(), key, 1); err != nil {
 		t.Fatal(err)
 	}

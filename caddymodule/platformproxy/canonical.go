@@ -1,0 +1,28 @@
+package platformproxy
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
+)
+
+// canonicalRequest makes the request the platform receives: the
+// canonical form of r (package canonical), the same request
+// platform_cache keys, so nothing that can change the answer reaches the
+// platform without being in the key. A request without one (a GET or
+// HEAD with a body, a form that does not read as one, a priced parameter
+// other than one number in range) is answered 400 here, and false
+// returned.
+func (h *Handler) canonicalRequest(w http.ResponseWriter, r *http.Request, body []byte) (*http.Request, bool) {
+	c, err := canonical.Build(r, body, h.rules)
+	if err != nil {
+		var ce *canonical.Error
+		if !errors.As(err, &ce) {
+			ce = &canonical.Error{Code: "bad_body", Message: err.Error()}
+		}
+		writeRefusal(w, http.StatusBadRequest, refusal{Error: ce.Code, Platform: h.Platform, Parameter: ce.Param, Message: ce.Message})
+		return nil, false
+	}
+	return c.Outgoing(r.Context()), true
+}
