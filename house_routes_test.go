@@ -61,7 +61,7 @@ func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 	t.Setenv("BESLUITBRON_ADMIN", "localhost:"+strconv.Itoa(testcaddy.FreePort(t)))
 	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	for _, p := range platforms.All() {
-		t.Setenv(p.EnvVar, strings.Join(emulators[p.Key], " "))
+		t.Setenv(testcaddy.BaseURLEnv(p.Key), strings.Join(emulators[p.Key], " "))
 	}
 	for _, v := range unset {
 		t.Setenv(v, "")

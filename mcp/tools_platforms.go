@@ -40,7 +40,7 @@ func (c *connector) platformsTool(_ context.Context, _ platformsIn) (*platformsO
 		}
 		tools := toolNamesOf(key)
 		sort.Strings(tools)
-		out.Platforms = append(out.Platforms, platformRow{Key: key, Name: p.Name, OwnBudget: p.OwnLimit, Tools: tools, Health: h})
+		out.Platforms = append(out.Platforms, platformRow{Key: key, Name: p.Name, OwnBudget: p.Budget != nil, Tools: tools, Health: h})
 	}
 	return out, nil
 }

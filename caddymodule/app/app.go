@@ -251,7 +251,6 @@ func apply(p *platforms.Platform, c *PlatformConfig) error {
 				return fmt.Errorf("BesluitBron keeps no budget for this platform: set capacity and window together")
 			}
 			p.Budget = &platforms.Budget{}
-			p.OwnLimit = true
 		}
 		if c.Capacity != 0 {
 			p.Budget.Capacity = c.Capacity

@@ -129,7 +129,7 @@ func TestDescriptorsLayConfigOverTheTable(t *testing.T) {
 	if len(obv.Budget.Costs) != 2 || obv.Budget.Costs[0].Per != 24 {
 		t.Errorf("obv keeps its prices: %+v", obv.Budget.Costs)
 	}
-	if tk, _ := a.Platform(platforms.TK); tk.Budget == nil || tk.Budget.Capacity != 10 || !tk.OwnLimit {
+	if tk, _ := a.Platform(platforms.TK); tk.Budget == nil || tk.Budget.Capacity != 10 {
 		t.Errorf("tk budget: %+v", tk.Budget)
 	}
 	if o, _ := a.Platform(platforms.OpenTK); o.Search.Paths != nil || o.Search.MaxPerHost != 4 || o.Search.QueueWait != 20*time.Second {

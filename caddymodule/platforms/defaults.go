@@ -118,7 +118,6 @@ var all = []Platform{
 		// Switched off on 2026-11-01: the default Caddyfile answers 410
 		// unless the operator sets a base URL of an ORI-compatible index.
 		BaseURLs: []string{"https://api.openraadsinformatie.nl/v1/elastic"},
-		EnvVar:   "BESLUITBRON_ORI_URL", OwnLimit: true,
 		// ORI published no limit, and a base URL set here points at an
 		// index someone runs for others (an operator's own can raise it
 		// with capacity and window): 5 a second, as Rechtspraak's polite
@@ -138,7 +137,6 @@ var all = []Platform{
 	{
 		Key: OBV, Authority: 5, Name: "OpenBesluitvorming",
 		BaseURLs: []string{"https://openbesluitvorming.nl"},
-		EnvVar:   "BESLUITBRON_OBV_URL", OwnLimit: true,
 		// 60 weighted units a minute (docs/rules.md, "The platforms and their limits"): a search priced by
 		// the results asked for, a rendered PDF page an eighth of a call.
 		Budget: &Budget{Capacity: 60, Window: time.Minute, Costs: []Cost{
@@ -159,7 +157,6 @@ var all = []Platform{
 	{
 		Key: TK, Authority: 3, Name: "Tweede Kamer",
 		BaseURLs: []string{"https://gegevensmagazijn.tweedekamer.nl"},
-		EnvVar:   "BESLUITBRON_TK_URL", OwnLimit: true,
 		// No quota is published, but the Kamer reserves the right to cap
 		// a single address, and all our users share ours. tkconv, its
 		// best-known client, pauses 100 ms between pages (10 a second);
@@ -181,7 +178,6 @@ var all = []Platform{
 		Key: OpenTK, Authority: 4, Name: "OpenTK",
 		// Two mirrors of one service, tried in this order.
 		BaseURLs: []string{"https://opentk.nl", "https://berthub.eu/tkconv"},
-		EnvVar:   "BESLUITBRON_OPENTK_URL", OwnLimit: true,
 		// One volunteer's server (berthub.eu) with no published limit:
 		// 2 requests a second for all our users together, so requests
 		// that skip the cache (no-store, Range, a new parameter) never
@@ -201,7 +197,6 @@ var all = []Platform{
 	{
 		Key: OB, Authority: 2, Name: "Officiële Bekendmakingen",
 		BaseURLs: []string{"https://repository.overheid.nl"},
-		EnvVar:   "BESLUITBRON_OB_URL", OwnLimit: true,
 		// KOOP limits its SRU service but publishes no number (docs/rules.md,
 		// "The platforms and their limits"): a conservative 2 a second.
 		Budget: &Budget{Capacity: 2, Window: time.Second},
@@ -214,7 +209,6 @@ var all = []Platform{
 	{
 		Key: Rechtspraak, Authority: 1, Name: "Rechtspraak",
 		BaseURLs: []string{"https://data.rechtspraak.nl"},
-		EnvVar:   "BESLUITBRON_RECHTSPRAAK_URL", OwnLimit: true,
 		// Self-imposed (docs/rules.md, "The platforms and their limits"): public guidance is "do not hammer",
 		// about 10 a second; we keep half of that.
 		Budget: &Budget{Capacity: 5, Window: time.Second},
@@ -227,7 +221,6 @@ var all = []Platform{
 	{
 		Key: OA, Authority: 7, Name: "Open Archivaris",
 		BaseURLs: []string{"https://openarchivaris.nl"},
-		EnvVar:   "BESLUITBRON_OA_URL", OwnLimit: true,
 		// 120 calls a minute (docs/rules.md, "The platforms and their limits"). Its API is not publicly
 		// documented; the paths are those assumed in docs/emulators.md.
 		Budget: &Budget{Capacity: 120, Window: time.Minute},

@@ -21,13 +21,6 @@ type Platform struct {
 	// BaseURLs are the default upstream base URLs, scheme, host and path
 	// prefix, in failover order. Only OpenTK has two.
 	BaseURLs []string
-	// EnvVar names the environment variable the default Caddyfile reads
-	// (as a {$VAR} placeholder) into the platform's base_url; several URLs
-	// are separated by spaces. Nothing else reads it.
-	EnvVar string
-	// OwnLimit tells whether BesluitBron keeps a budget for the platform
-	// (docs/rules.md, "The platforms and their limits"); Budget holds it.
-	OwnLimit bool
 	// Budget is the outbound budget BesluitBron keeps, nil when the
 	// platform asks for none.
 	Budget *Budget

@@ -91,7 +91,7 @@ func startOfflineHouseEnv(t *testing.T, extraEnv []string, edits ...func(string)
 		"BESLUITBRON_CONTACT=test@example.org",
 	}
 	for _, p := range platforms.All() {
-		env = append(env, p.EnvVar+"="+strings.Join(emulators[p.Key], " "))
+		env = append(env, testcaddy.BaseURLEnv(p.Key)+"="+strings.Join(emulators[p.Key], " "))
 	}
 	env = append(env, extraEnv...)
 	testcaddy.StartBinary(t, testcaddy.OfflineBinary(t), path, dir, base+"/status.json", env...)

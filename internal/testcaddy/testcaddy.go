@@ -399,3 +399,7 @@ func EmulatorRequests(t testing.TB, base string) int64 {
 	}
 	return st.Total
 }
+
+// BaseURLEnv names the environment variable the default Caddyfile reads
+// (as a {$VAR} placeholder) into a platform's base_url: BESLUITBRON_<KEY>_URL.
+func BaseURLEnv(key string) string { return "BESLUITBRON_" + strings.ToUpper(key) + "_URL" }

@@ -68,7 +68,7 @@ func checkRequests(t *testing.T, log []string) {
 var emuHandler = emu.New(emu.Config{Seed: 1, Now: func() time.Time { return emuNow }})
 
 func TestAgainstEmulatorBothVersions(t *testing.T) {
-	for root, nummer := range map[string]string{LegacyRoot: "DocumentNummer", DefaultRoot: "Nummer"} {
+	for root, nummer := range map[string]string{legacyRoot: "DocumentNummer", DefaultRoot: "Nummer"} {
 		t.Run(root, func(t *testing.T) {
 			var log []string
 			get := emuGetter(emuHandler, &log)
@@ -106,7 +106,7 @@ func TestAgainstEmulatorBothVersions(t *testing.T) {
 				t.Fatalf("by GUID: %+v %v", d2, err)
 			}
 			// v5 has no registration date; v4 does.
-			if _, has := d.Meta["datum_registratie"]; has != (root == LegacyRoot) {
+			if _, has := d.Meta["datum_registratie"]; has != (root == legacyRoot) {
 				t.Errorf("datum_registratie present=%v", has)
 			}
 
@@ -154,7 +154,7 @@ func TestDayBoundsAgainstEmulator(t *testing.T) {
 		t.Fatalf("no two days in a row with documents in %s", month)
 		return ""
 	}
-	for _, root := range []string{LegacyRoot, DefaultRoot} {
+	for _, root := range []string{legacyRoot, DefaultRoot} {
 		var log []string
 		get := emuGetter(emuHandler, &log)
 		e := entityOf(t, emuSchema(t, get, root), "Document")
@@ -194,7 +194,7 @@ func TestDayBoundsAgainstEmulator(t *testing.T) {
 // follow @odata.nextLink.
 func TestNextLinkAgainstEmulator(t *testing.T) {
 	h := emu.New(emu.Config{Seed: 1, Now: func() time.Time { return emuNow }, PageSize: 7})
-	for _, root := range []string{LegacyRoot, DefaultRoot} {
+	for _, root := range []string{legacyRoot, DefaultRoot} {
 		var log []string
 		get := emuGetter(h, &log)
 		s := emuSchema(t, get, root)

@@ -95,9 +95,6 @@ type Metadata struct {
 	sets map[string]map[string]bool
 }
 
-// HasSet tells whether the service offers the entity set.
-func (m *Metadata) HasSet(name string) bool { return m.sets[name] != nil }
-
 // ParseMetadata reads an OData CSDL document (EDMX XML): entity types with
 // their properties (and those of their base types), and the entity sets
 // of the container. Without EntitySet elements, type names are set names.

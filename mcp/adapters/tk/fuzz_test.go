@@ -24,7 +24,7 @@ func FuzzParse(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	schema := NewSchema(LegacyRoot, meta)
+	schema := NewSchema(legacyRoot, meta)
 	var entities []*Entity
 	for set := range types {
 		e, err := schema.Entity(set)

@@ -29,9 +29,6 @@ import (
 // client and is unconfirmed, hence configurable (tk_odata_root).
 const DefaultRoot = "/OData/v5"
 
-// LegacyRoot is the old version's root, kept open only until 2026-10-01.
-const LegacyRoot = "/OData/v4/2.0"
-
 // FeedRoot is the SyncFeed's root; the new OData version left it unchanged.
 const FeedRoot = "/SyncFeed/2.0"
 

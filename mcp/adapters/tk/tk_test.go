@@ -14,6 +14,10 @@ import (
 )
 
 // csdl writes a minimal $metadata document: entity type → property names.
+// legacyRoot is the old version's root, kept open only until
+// 2026-10-01: the adapter still reads its names.
+const legacyRoot = "/OData/v4/2.0"
+
 func csdl(types map[string][]string) []byte {
 	var names []string
 	for n := range types {
@@ -64,7 +68,7 @@ var (
 // The same table resolves the old and the new names; what the service
 // does not have is left out of $select instead of failing.
 func TestResolveRenamedFields(t *testing.T) {
-	old := entityOf(t, schemaOf(t, LegacyRoot, map[string][]string{"Document": v4Document}), "Document")
+	old := entityOf(t, schemaOf(t, legacyRoot, map[string][]string{"Document": v4Document}), "Document")
 	nw := entityOf(t, schemaOf(t, DefaultRoot, map[string][]string{"Document": v5Document}), "Document")
 	if old.Name(fNummer) != "DocumentNummer" || old.Name(fOndernummer) != "Volgnummer" || old.Name(fRegistratie) != "DatumRegistratie" {
 		t.Fatalf("v4: %v", old.Names())
@@ -165,7 +169,7 @@ func realDocuments(t *testing.T) ([]byte, []string) {
 // The real v4 documents, read through names resolved from their own keys.
 func TestParseRealDocuments(t *testing.T) {
 	body, names := realDocuments(t)
-	e := entityOf(t, schemaOf(t, LegacyRoot, map[string][]string{"Document": names}), "Document")
+	e := entityOf(t, schemaOf(t, legacyRoot, map[string][]string{"Document": names}), "Document")
 	var calls int
 	p, err := Search(e, SearchParams{Query: "motie", Limit: 10}, func(adapters.Request) ([]byte, error) { calls++; return body, nil })
 	if err != nil || calls != 1 {
@@ -201,7 +205,7 @@ func TestNextLinkFixture(t *testing.T) {
 		t.Fatalf("nextLink = %q %v", env.NextLink, err)
 	}
 	// The real link, on a Besluit entity, is followed as the server wrote it.
-	e := &Entity{Set: "Besluit", root: LegacyRoot, names: map[string]string{}}
+	e := &Entity{Set: "Besluit", root: legacyRoot, names: map[string]string{}}
 	r, err := NextRequest(e, env.NextLink)
 	if err != nil || !strings.HasPrefix(r.Path, "/OData/v4/2.0/Besluit?$filter=") || !strings.HasSuffix(r.Path, "$skip=500") {
 		t.Fatalf("%v %v", r, err)
@@ -228,7 +232,7 @@ func fractieEntity(t *testing.T, sample []byte) *Entity {
 	for k := range items[0] {
 		names = append(names, k)
 	}
-	return entityOf(t, schemaOf(t, LegacyRoot, map[string][]string{"Fractie": names}), "Fractie")
+	return entityOf(t, schemaOf(t, legacyRoot, map[string][]string{"Fractie": names}), "Fractie")
 }
 
 func TestParseFractieFixtures(t *testing.T) {
