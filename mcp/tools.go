@@ -124,8 +124,11 @@ func (c *connector) call(ctx context.Context, platform string, req adapters.Requ
 	now := time.Now()
 	if err != nil {
 		msg := fmt.Sprintf("%s could not be asked: %v.", p.Name, err)
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		switch {
+		case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			msg = fmt.Sprintf("The request to %s was cancelled before it answered (%v).", p.Name, err)
+		case errors.Is(err, subrequest.ErrAnswerTooLarge):
+			msg = fmt.Sprintf("%s answered more than the %d MiB BesluitBron holds for one call; nothing of it is used. Ask for less (a smaller limit, a narrower search).", p.Name, subrequest.MaxAnswerBytes>>20)
 		}
 		c.health.record(platform, a, msg, 0, now)
 		return nil, mcpgo.NewToolResultError(msg)
