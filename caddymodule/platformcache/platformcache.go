@@ -322,8 +322,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return caddyhttp.Error(http.StatusInternalServerError, err)
 	}
 	err = h.store.Serve(w, r, h.policies[kind], next, detach)
-	if errors.Is(err, cache.ErrIncomplete) {
+	switch {
+	case errors.Is(err, cache.ErrIncomplete):
 		return caddyhttp.Error(http.StatusBadGateway, err)
+	case errors.Is(err, cache.ErrFlightTimeout):
+		return caddyhttp.Error(http.StatusGatewayTimeout, err) // Retry-After is set
 	}
 	return err
 }

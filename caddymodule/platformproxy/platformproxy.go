@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
@@ -174,11 +175,6 @@ const DefaultResponseHeaderTimeout = time.Minute
 // maxResponseHeaderTimeout bounds ResponseHeaderTimeout: a platform that
 // has not started answering in ten minutes has stalled.
 const maxResponseHeaderTimeout = 10 * time.Minute
-
-// stallRetryAfter is the Retry-After of a 504 for a platform that did not
-// answer in time: the minute the tools suggest after a platform failure,
-// time for a stalled platform to recover before it is asked again.
-const stallRetryAfter = "60"
 
 // Provision builds the reverse proxy for the platform. It changes nothing
 // the running config uses: the connection pools and in-flight counts it
@@ -389,7 +385,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		// The platform did not answer in time (its headers, or a
 		// connect): set before the error is written, so the cache in
 		// front passes it to every caller waiting on this request.
-		w.Header().Set("Retry-After", stallRetryAfter)
+		w.Header().Set("Retry-After", httpx.StalledRetryAfter)
 	}
 	return err
 }

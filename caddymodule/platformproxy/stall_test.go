@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
@@ -69,7 +70,7 @@ func TestCaddyStalledPlatformAnswers504(t *testing.T) {
 	resp.Body.Close()
 	for i := range 2 {
 		code, h, body := get(t, base+path)
-		if code != http.StatusGatewayTimeout || h.Get("Retry-After") != stallRetryAfter {
+		if code != http.StatusGatewayTimeout || h.Get("Retry-After") != httpx.StalledRetryAfter {
 			t.Fatalf("call %d to a stalled platform: HTTP %d, Retry-After %q: %s", i+1, code, h.Get("Retry-After"), body)
 		}
 		// Each call led its own flight: the stalled one was freed.
