@@ -26,8 +26,10 @@ type flight struct {
 	ctx     context.Context // the upstream request's: outlives the leader, not the deadline
 	cancel  context.CancelFunc
 	// deadline ends ctx with ErrFlightTimeout; stopped once the answer
-	// is shared (publish), so a stream to the leader runs on.
-	deadline *time.Timer
+	// is shared (publish), so a stream to the leader runs on, unless the
+	// flight is a background refresh (no leader to stream to).
+	deadline   *time.Timer
+	background bool
 	// sharedLead: this instance holds the key's lease in the shared tier
 	// (other instances may wait for this request); guarded by flightsMu.
 	sharedLead *sharedState
@@ -57,10 +59,10 @@ func (s *Store) newFlight(parent context.Context) *flight {
 	return f
 }
 
-// stalled gives a failed result of a flight that the deadline ended the
-// deadline's own error: the platform stalled, so a 504 with Retry-After
-// for every caller (or their stale entry), whatever the handlers below
-// made of the cancelled request.
+// stalled replaces the failed result of a flight its deadline ended with
+// ErrFlightTimeout: the platform stalled, so every caller gets a 504 with
+// Retry-After (or its stale entry), whatever the handlers below made of
+// the cancelled request (platform_limit's 499, a cut-off body).
 func stalled(f *flight, res *result) *result {
 	if res.err != nil && errors.Is(context.Cause(f.ctx), ErrFlightTimeout) {
 		return &result{err: ErrFlightTimeout, shared: true, detail: "timeout", retryAfter: httpx.StalledRetryAfter}
@@ -259,7 +261,7 @@ func (s *Store) publish(key string, f *flight, res *result) {
 		f.res = res
 		close(f.done)
 	}
-	if f.deadline != nil {
+	if !f.background {
 		f.deadline.Stop() // shared: what is left streams to the leader alone
 	}
 }

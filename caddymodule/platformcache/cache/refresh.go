@@ -10,8 +10,8 @@ import (
 // refresh starts one background request for key, unless one is in flight,
 // and stores its answer. It runs on a detached request, so it outlives the
 // request that triggered it (the souin #699 trap); Close or the flight
-// deadline ends it. body is
-// the POST body the key hashes (nil for GET): the refresh sends it again,
+// deadline (also past an answer too large to store) ends it. body is the
+// POST body the key hashes (nil for GET): the refresh sends it again,
 // since the triggering request's body is not the detached copy's to read.
 func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, next Next, detach Detach) {
 	s.flightsMu.Lock()
@@ -31,6 +31,7 @@ func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, ne
 	// The refresh itself counts as a waiter, so callers that join it and
 	// hang up never end it; its deadline does, as a miss's flight's.
 	f := s.newFlight(req.Context())
+	f.background = true
 	s.flights[key] = f
 	s.bg.Add(1)
 	s.flightsMu.Unlock()
