@@ -18,8 +18,9 @@ import (
 
 // productSite is OpenBesluitvorming's production chain (platform_cache,
 // platform_limit, platform_proxy) in front of its emulator, with a
-// connector; it returns the site, its port and the emulator's base URL.
-func productSite(t *testing.T, dataDir string) (string, int, string) {
+// connector, and the given response_header_timeout; it returns the site,
+// its port and the emulator's base URL.
+func productSite(t *testing.T, dataDir, headerTimeout string) (string, int, string) {
 	port, emu := testcaddy.FreePort(t), testcaddy.FreePort(t)
 	return fmt.Sprintf(`{
 	admin off
@@ -38,6 +39,7 @@ http://:%d {
 		platform_limit obv
 		platform_proxy obv http://127.0.0.1:%d {
 			allow_private 127.0.0.1/8
+			response_header_timeout %s
 		}
 	}
 	handle /mcp/raad {
@@ -47,7 +49,7 @@ http://:%d {
 		}
 	}
 }
-`, emu, port, filepath.Join(dataDir, "cache"), emu), port, fmt.Sprintf("http://127.0.0.1:%d", emu)
+`, emu, port, filepath.Join(dataDir, "cache"), emu, headerTimeout), port, fmt.Sprintf("http://127.0.0.1:%d", emu)
 }
 
 // addFault adds an emulator fault over its control API.
@@ -71,7 +73,7 @@ func addFault(t *testing.T, emu, fault string) {
 // subrequest.Do unrecovered and, in the fan-out's goroutine, ended the
 // process.
 func TestAnswerOverTheCap(t *testing.T) {
-	site, port, emu := productSite(t, t.TempDir())
+	site, port, emu := productSite(t, t.TempDir(), "60s")
 	testcaddy.Load(t, site)
 	c := connect(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port), false, nil)
 	src := decodeResult(t, mustTool(t, c, "obv_sources", nil))
@@ -115,4 +117,35 @@ func TestAnswerOverTheCap(t *testing.T) {
 	if o := decodeResult(t, text)["outcomes"].([]any)[0].(map[string]any); o["state"] != fanout.StateAnswered {
 		t.Fatalf("search_all after the fault: %v", o)
 	}
+}
+
+// TestStalledPlatformTool: a platform that accepts a tool's request and
+// never answers (the emulator's latency fault of ten minutes, ended when
+// the proxy hangs up) gives the tool an isError result once
+// response_header_timeout has passed, saying when to try again; the
+// process goes on and the tool answers once the platform does.
+func TestStalledPlatformTool(t *testing.T) {
+	site, port, emu := productSite(t, t.TempDir(), "500ms")
+	testcaddy.Load(t, site)
+	// The emulator builds its data at its first request, which may take
+	// longer than the header timeout under -race: warm it directly.
+	if r, err := http.Get(emu + "/api/status"); err != nil {
+		t.Fatal(err)
+	} else {
+		r.Body.Close()
+	}
+	c := connect(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port), false, nil)
+	addFault(t, emu, `{"path_prefix":"/api/search","latency":"10m"}`)
+	args := map[string]any{"query": "stikstof", "limit": 5}
+	text, isErr := callTool(t, c, "obv_search", args)
+	if !isErr || !strings.Contains(text, "HTTP 504") || !strings.Contains(text, "60 seconds") {
+		t.Fatalf("obv_search of a stalled platform: isError %v: %s", isErr, text)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, emu+"/_emulator/faults", nil)
+	if r, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		r.Body.Close()
+	}
+	mustTool(t, c, "obv_search", args)
 }

@@ -1,6 +1,7 @@
 package platformproxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 
@@ -42,14 +44,15 @@ http://:%d {
 	return fmt.Sprintf("http://127.0.0.1:%d/platforms/obv", port), emu
 }
 
+// emulatorTotal is the number of requests the emulator received.
 func emulatorTotal(t *testing.T, emu string) int64 {
 	t.Helper()
 	_, _, body := get(t, emu+"/_emulator/stats")
-	var n int64
-	if _, err := fmt.Sscanf(body[strings.Index(body, `"total":`)+len(`"total":`):], "%d", &n); err != nil {
+	var st fault.Stats
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		t.Fatalf("emulator stats %s: %v", body, err)
 	}
-	return n
+	return st.Total
 }
 
 // TestCaddyStalledPlatformAnswers504: a platform that accepts the request
