@@ -87,4 +87,11 @@ http://:%d {
 			t.Errorf("%s: error %v, want %v", path, err, want)
 		}
 	}
+	// An abort while the caller has gone (a search's deadline) says so,
+	// so the caller does not blame the platform.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Do(ctx, o, "obv", adapters.Request{Path: "/abort"}); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrAborted) {
+		t.Errorf("abort after the caller went: %v", err)
+	}
 }

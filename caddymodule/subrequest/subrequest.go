@@ -124,6 +124,11 @@ func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*
 	sub = caddyhttp.PrepareRequest(sub, caddy.NewReplacer(), rec, o.Server)
 	start := time.Now()
 	if err := serve(o.Server, rec, sub); err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, ErrAborted) {
+			// The caller went (a search's deadline): that cut it off,
+			// not the platform, and callers tell the two apart.
+			return nil, fmt.Errorf("%w: %w", cerr, err)
+		}
 		return nil, err
 	}
 	a := &Answer{Status: rec.status, Header: rec.header, Body: rec.body.Bytes(), Took: time.Since(start)}
