@@ -182,6 +182,8 @@ func failureText(platform string, err error) string {
 		return "internal error: " + err.Error()
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("The request to %s was cancelled before it answered (%v).", p.Name, err)
+	case errors.Is(err, subrequest.ErrAnswerTooLarge):
+		return fmt.Sprintf("%s answered more than the %d MiB BesluitBron holds for one call; nothing of it is used. Ask for less (a smaller limit, a narrower search).", p.Name, subrequest.MaxAnswerBytes>>20)
 	case !errors.As(err, &re):
 		return fmt.Sprintf("%s could not be asked: %v.", p.Name, err)
 	}

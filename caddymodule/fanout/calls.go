@@ -91,6 +91,11 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 		if re.Detail != "" {
 			o.Error += ": " + re.Detail
 		}
+	case errors.Is(err, subrequest.ErrAnswerTooLarge):
+		// Its answer was not held, so not read: an answer of a size no
+		// search should bring, for this call only.
+		o.State, o.Reason = StateFailed, ReasonUnexpectedAnswer
+		o.Error = fmt.Sprintf("%s answered more than the %d MiB BesluitBron holds for one call", o.PlatformName, subrequest.MaxAnswerBytes>>20)
 	case errors.As(err, &pe):
 		o.State, o.Reason = StateFailed, ReasonUnexpectedAnswer
 		o.Error = adapters.Cut(o.PlatformName+" "+pe.Error(), 300)

@@ -63,6 +63,12 @@ func SetBody(r *http.Request, body []byte) {
 	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 }
 
+// StalledRetryAfter is the Retry-After of a 504 for a platform that did
+// not answer in time (platform_proxy's header timeout, the cache's flight
+// deadline): the minute the tools suggest after a platform failure, time
+// for a stalled platform to recover before it is asked again.
+const StalledRetryAfter = "60"
+
 // MaxRetryAfter is the longest wait RetryAfter accepts: a platform asking
 // for more than a day has sent a mistake (say "1e9"), not a plan.
 const MaxRetryAfter = 24 * time.Hour

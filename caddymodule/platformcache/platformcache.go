@@ -331,8 +331,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// origin: inert, whatever the handler behind us (reverse_proxy too)
 	// or an entry stored before this rule passed on.
 	err = h.store.Serve(httpx.Inert(w), r, h.policies[kind], next, detach)
-	if errors.Is(err, cache.ErrIncomplete) {
+	switch {
+	case errors.Is(err, cache.ErrIncomplete):
 		return caddyhttp.Error(http.StatusBadGateway, err)
+	case errors.Is(err, cache.ErrFlightTimeout):
+		return caddyhttp.Error(http.StatusGatewayTimeout, err) // Retry-After is set
 	}
 	return err
 }

@@ -30,6 +30,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	platform_proxy <platform> [<base_url>...] {
 //		contact                 <address>
 //		dial_timeout            <duration>
+//		response_header_timeout <duration>
 //		idle_timeout            <duration>
 //		max_idle_conns_per_host <n>
 //		probe_interval          <duration>
@@ -45,7 +46,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	}
 //
 // Without base URLs, the platform's environment variable or public address
-// is used. See docs/upstream.md.
+// is used. response_header_timeout bounds the wait for the answer's
+// headers (default 60s, at most 10m; a body that has started is never
+// cut). See docs/upstream.md.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {
@@ -71,7 +74,7 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			case "tls_ca":
 				h.TLSCA = d.Val()
 			}
-		case "dial_timeout", "idle_timeout", "probe_interval", "queue_wait":
+		case "dial_timeout", "response_header_timeout", "idle_timeout", "probe_interval", "queue_wait":
 			if !d.NextArg() {
 				return d.ArgErr()
 			}
@@ -85,6 +88,8 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			switch name {
 			case "dial_timeout":
 				h.DialTimeout = caddy.Duration(dur)
+			case "response_header_timeout":
+				h.ResponseHeaderTimeout = caddy.Duration(dur)
 			case "idle_timeout":
 				h.IdleTimeout = caddy.Duration(dur)
 			case "probe_interval":

@@ -77,6 +77,15 @@ type Handler struct {
 	// handshake of a new connection. Default: 5s.
 	DialTimeout caddy.Duration `json:"dial_timeout,omitempty"`
 
+	// ResponseHeaderTimeout bounds the wait for the platform's answer
+	// headers after the request was sent; then the attempt fails with
+	// 504 and Retry-After (or over to the next host). It never cuts a
+	// body that has started: a slow full text (Rechtspraak's, OB's) that
+	// answers its headers goes on as long as it sends. A duration; default
+	// 60s (DefaultResponseHeaderTimeout, which says why); positive, at
+	// most 10m.
+	ResponseHeaderTimeout caddy.Duration `json:"response_header_timeout,omitempty"`
+
 	// IdleTimeout is how long an idle kept-alive connection stays open.
 	// Default: 30s (shorter than the 60-75 s idle timeouts of common
 	// front ends, so we close first; long enough to span an assistant's
@@ -165,6 +174,19 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // descriptor names none.
 const defaultQueueWait = 15 * time.Second
 
+// DefaultResponseHeaderTimeout bounds the wait for a platform's answer
+// headers. The slowest answers seen start within tens of seconds (the
+// Tweede Kamer's OData with $count or several contains terms); full texts
+// are slow in their body, which this does not bound. A minute leaves
+// those room and still frees, well within a search's stale window, a
+// connection and a cache flight held by a platform that accepted the
+// request and never answers.
+const DefaultResponseHeaderTimeout = time.Minute
+
+// maxResponseHeaderTimeout bounds ResponseHeaderTimeout: a platform that
+// has not started answering in ten minutes has stalled.
+const maxResponseHeaderTimeout = 10 * time.Minute
+
 // Provision builds the reverse proxy for the platform. It changes nothing
 // the running config uses: the connection pools and in-flight counts it
 // shares with that config are taken from the pool (new ones for new hosts
@@ -191,6 +213,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	if h.IdleTimeout == 0 {
 		h.IdleTimeout = caddy.Duration(30 * time.Second)
+	}
+	if h.ResponseHeaderTimeout == 0 {
+		h.ResponseHeaderTimeout = caddy.Duration(DefaultResponseHeaderTimeout)
+	}
+	if d := time.Duration(h.ResponseHeaderTimeout); d <= 0 || d > maxResponseHeaderTimeout {
+		return fmt.Errorf("platform %s: response_header_timeout %v: want a positive duration of at most %v", h.Platform, d, maxResponseHeaderTimeout)
 	}
 	if h.MaxIdleConnsPerHost == 0 {
 		h.MaxIdleConnsPerHost = 16
@@ -271,13 +299,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		}
 		seen[u.dial] = true
 		u.transport, err = h.transport(u.dial, tlsKey, up.TransportOptions{
-			DialTimeout:         time.Duration(h.DialTimeout),
-			IdleTimeout:         time.Duration(h.IdleTimeout),
-			MaxIdleConnsPerHost: h.MaxIdleConnsPerHost,
-			ProbeInterval:       time.Duration(h.ProbeInterval),
-			ProbeCount:          up.DefaultProbeCount,
-			Policy:              up.AddrPolicy{Allow: allow},
-			TLS:                 tlsConf,
+			DialTimeout:           time.Duration(h.DialTimeout),
+			ResponseHeaderTimeout: time.Duration(h.ResponseHeaderTimeout),
+			IdleTimeout:           time.Duration(h.IdleTimeout),
+			MaxIdleConnsPerHost:   h.MaxIdleConnsPerHost,
+			ProbeInterval:         time.Duration(h.ProbeInterval),
+			ProbeCount:            up.DefaultProbeCount,
+			Policy:                up.AddrPolicy{Allow: allow},
+			TLS:                   tlsConf,
 		})
 		if err != nil {
 			return fmt.Errorf("platform %s: %w", h.Platform, err)
@@ -366,10 +395,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	r = r.WithContext(ctx)
 	err = h.forward(w, out.WithContext(ctx))
 	setSent(r, outcome.Sent())
-	if errors.Is(err, up.ErrNoPlace) {
+	var he caddyhttp.HandlerError
+	switch {
+	case errors.Is(err, up.ErrNoPlace):
 		// Every host stayed full for the whole queue wait: a 503 the
 		// client may retry shortly, not a 502.
 		w.Header().Set("Retry-After", "1")
+	case errors.As(err, &he) && he.StatusCode == http.StatusGatewayTimeout:
+		// The platform did not answer in time (its headers, or a
+		// connect): set before the error is written, so the cache in
+		// front passes it to every caller waiting on this request.
+		w.Header().Set("Retry-After", httpx.StalledRetryAfter)
 	}
 	return err
 }

@@ -315,6 +315,7 @@ func TestCaddyRedirectsAndPrivateAddresses(t *testing.T) {
 func TestUnmarshalCaddyfileUpstreamOptions(t *testing.T) {
 	good := `platform_proxy opentk https://opentk.nl https://berthub.eu/tkconv {
 		probe_interval 15s
+		response_header_timeout 90s
 		attempts 2
 		max_requests_per_host 8
 		max_searches_per_host 3
@@ -330,7 +331,8 @@ func TestUnmarshalCaddyfileUpstreamOptions(t *testing.T) {
 	}
 	if h.Attempts != 2 || h.MaxRequestsPerHost != 8 || h.MaxSearchesPerHost != 3 || len(h.SearchPaths) != 2 ||
 		len(h.AllowPrivate) != 2 || h.RedirectPrefix != "off" || h.TLSCA != "/etc/ssl/mirror.pem" ||
-		time.Duration(h.QueueWait) != 20*time.Second || time.Duration(h.ProbeInterval) != 15*time.Second {
+		time.Duration(h.QueueWait) != 20*time.Second || time.Duration(h.ProbeInterval) != 15*time.Second ||
+		time.Duration(h.ResponseHeaderTimeout) != 90*time.Second {
 		t.Errorf("parsed %+v", h)
 	}
 	var off Handler
@@ -350,6 +352,7 @@ func TestUnmarshalCaddyfileUpstreamOptions(t *testing.T) {
 		"relative pattern": "platform_proxy obv {\n search_paths search\n}",
 		"zero attempts":    "platform_proxy obv {\n attempts 0\n}",
 		"zero wait":        "platform_proxy obv {\n queue_wait 0s\n}",
+		"zero header wait": "platform_proxy obv {\n response_header_timeout 0s\n}",
 		"bad prefix":       "platform_proxy obv {\n redirect_prefix platforms\n}",
 	} {
 		var h Handler

@@ -185,7 +185,11 @@ func (h *Handler) getter() reader.Getter {
 		a, err := subrequest.Do(ctx, o, platform, req)
 		now := time.Now()
 		if err != nil {
-			h.state.record(platform, false, err.Error(), fanout.ReasonUnreachable, now)
+			reason := fanout.ReasonUnreachable
+			if errors.Is(err, subrequest.ErrAnswerTooLarge) {
+				reason = fanout.ReasonUnexpectedAnswer // it answered, too much
+			}
+			h.state.record(platform, errors.Is(err, subrequest.ErrAnswerTooLarge), err.Error(), reason, now)
 			return nil, err
 		}
 		if a.OK() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
@@ -33,7 +34,12 @@ const Header = "Besluitbron-Subrequest"
 const MaxAnswerBytes = 32 << 20
 
 // ErrAnswerTooLarge is Do's error for an answer over MaxAnswerBytes.
-var ErrAnswerTooLarge = errors.New("platform answer larger than 32 MiB")
+var ErrAnswerTooLarge = errors.New("the platform's answer is larger than the 32 MiB BesluitBron holds for one call")
+
+// ErrAborted is Do's error when the platform route aborted its answer
+// part-way (the platform broke off, or a handler panicked): what came is
+// incomplete and is not returned.
+var ErrAborted = errors.New("the platform's answer broke off")
 
 // Origin is what a sub-request takes over from the request that caused it.
 type Origin struct {
@@ -117,7 +123,14 @@ func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*
 	rec := newRecorder()
 	sub = caddyhttp.PrepareRequest(sub, caddy.NewReplacer(), rec, o.Server)
 	start := time.Now()
-	o.Server.ServeHTTP(rec, sub)
+	if err := serve(o.Server, rec, sub); err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, ErrAborted) {
+			// The caller went (a search's deadline): that cut it off,
+			// not the platform, and callers tell the two apart.
+			return nil, fmt.Errorf("%w: %w", cerr, err)
+		}
+		return nil, err
+	}
 	a := &Answer{Status: rec.status, Header: rec.header, Body: rec.body.Bytes(), Took: time.Since(start)}
 	if a.Status == 0 {
 		a.Status = http.StatusOK
@@ -133,6 +146,31 @@ func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*
 		return a, err
 	}
 	return a, nil
+}
+
+// serve runs the route. A handler ends an answer it cannot finish by
+// panicking with http.ErrAbortHandler (platform_proxy does when a body
+// copy fails, as on the recorder's cap); net/http recovers that for a
+// connection, but here nothing would, and a sub-request runs in the
+// fan-out's and the maintenance's own goroutines, where the panic would
+// end the process. So it, and any other panic, is this call's error only.
+func serve(srv *caddyhttp.Server, rec *recorder, sub *http.Request) (err error) {
+	defer func() {
+		p := recover()
+		switch {
+		case p == nil:
+		case rec.over:
+			err = ErrAnswerTooLarge
+		case p == http.ErrAbortHandler: //nolint:errorlint // a sentinel panic value
+			err = ErrAborted
+		default:
+			caddy.Log().Error("platform route panicked in a sub-request",
+				zap.String("path", sub.URL.Path), zap.Any("panic", p), zap.Stack("stack"))
+			err = fmt.Errorf("%w: %v", ErrAborted, p)
+		}
+	}()
+	srv.ServeHTTP(rec, sub)
+	return nil
 }
 
 // recorder is the sub-request's own ResponseWriter: its own header map,

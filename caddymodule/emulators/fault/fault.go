@@ -1,7 +1,7 @@
 // Package fault wraps an emulator's http.Handler so tests can count the
 // requests it receives and make it misbehave on request: added latency, an
 // error status, a connection reset (before the answer or part-way through
-// its body) and a slow body.
+// its body), a slow body and an answer padded past any size cap.
 //
 // The same controls exist as a Go API (AddFault, ClearFaults, Reset, Stats)
 // and over HTTP under /_emulator/:
@@ -69,7 +69,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 }
 
 // Fault describes misbehaviour for the requests it matches. One fault can
-// combine latency with one of Status, Reset or BytesPerSecond.
+// combine latency with one of Status, Reset, BytesPerSecond or PadBytes.
 type Fault struct {
 	// ID is assigned by AddFault.
 	ID int `json:"id,omitempty"`
@@ -94,7 +94,16 @@ type Fault struct {
 	ResetAfterBytes int  `json:"reset_after_bytes,omitempty"`
 	// BytesPerSecond sends the emulator's answer body at this rate.
 	BytesPerSecond int `json:"bytes_per_second,omitempty"`
+	// PadBytes sends the emulator's answer followed by this many spaces,
+	// with the total as Content-Length: an answer of any size (JSON and
+	// XML stay well-formed, so only the size is wrong), for the limits on
+	// what BesluitBron holds of one answer. At most MaxPadBytes.
+	PadBytes int `json:"pad_bytes,omitempty"`
 }
+
+// MaxPadBytes bounds PadBytes: well past BesluitBron's largest cap on one
+// answer (32 MiB), yet quick to send over loopback.
+const MaxPadBytes = 1 << 30
 
 // Validate reports a fault that makes no sense.
 func (f Fault) Validate() error {
@@ -113,6 +122,8 @@ func (f Fault) Validate() error {
 		return errors.New("reset_after_bytes needs reset: true")
 	case f.BytesPerSecond < 0:
 		return errors.New("bytes_per_second must be 0 or more")
+	case f.PadBytes < 0 || f.PadBytes > MaxPadBytes:
+		return fmt.Errorf("pad_bytes must be between 0 and %d", MaxPadBytes)
 	case f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/"):
 		return fmt.Errorf("path_prefix %q must start with /", f.PathPrefix)
 	}
@@ -126,11 +137,14 @@ func (f Fault) Validate() error {
 	if f.BytesPerSecond != 0 {
 		n++
 	}
+	if f.PadBytes != 0 {
+		n++
+	}
 	if n > 1 {
-		return errors.New("choose one of status, reset and bytes_per_second")
+		return errors.New("choose one of status, reset, bytes_per_second and pad_bytes")
 	}
 	if n == 0 && f.Latency == 0 {
-		return errors.New("the fault does nothing: set latency, status, reset or bytes_per_second")
+		return errors.New("the fault does nothing: set latency, status, reset, bytes_per_second or pad_bytes")
 	}
 	return nil
 }
@@ -413,15 +427,23 @@ func (i *Instrumented) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case f.Reset && f.ResetAfterBytes == 0:
 		record("reset")
 		resetConn(w)
-	case f.Reset || f.BytesPerSecond > 0:
+	case f.Reset || f.BytesPerSecond > 0 || f.PadBytes > 0:
 		rec := newRecorder()
 		i.next.ServeHTTP(rec, r)
 		for k, v := range rec.header {
 			w.Header()[k] = v
 		}
 		body := rec.body.Bytes()
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)+f.PadBytes))
 		w.Header().Del("Transfer-Encoding")
+		if f.PadBytes > 0 {
+			record(strconv.Itoa(rec.code()))
+			w.WriteHeader(rec.code())
+			if r.Method != http.MethodHead {
+				writePadded(w, body, f.PadBytes)
+			}
+			return
+		}
 		if f.Reset {
 			record("reset")
 			w.WriteHeader(rec.code())
@@ -456,6 +478,23 @@ func (i *Instrumented) writeSlowly(w http.ResponseWriter, r *http.Request, body 
 		if err := i.sleep(r.Context(), time.Duration(n)*time.Second/time.Duration(bps)); err != nil {
 			return
 		}
+	}
+}
+
+// spaces is the padding PadBytes sends, a chunk at a time.
+var spaces = bytes.Repeat([]byte{' '}, 32<<10)
+
+// writePadded sends body and then pad spaces, until the client goes.
+func writePadded(w http.ResponseWriter, body []byte, pad int) {
+	if _, err := w.Write(body); err != nil {
+		return
+	}
+	for pad > 0 {
+		n := min(pad, len(spaces))
+		if _, err := w.Write(spaces[:n]); err != nil {
+			return
+		}
+		pad -= n
 	}
 }
 

@@ -209,6 +209,20 @@ func TestSlowBody(t *testing.T) {
 	}
 }
 
+func TestPaddedAnswer(t *testing.T) {
+	in, srv, _ := newServer(t)
+	in.AddFault(Fault{PadBytes: 5 << 20, Count: 1})
+	resp, body := do(t, "GET", srv.URL+"/a", "")
+	want := strings.Repeat("x", 1000) + strings.Repeat(" ", 5<<20)
+	if resp.StatusCode != 200 || resp.ContentLength != int64(len(want)) || body != want {
+		t.Fatalf("%d, Content-Length %d, %d bytes (want %d, the answer then spaces)", resp.StatusCode, resp.ContentLength, len(body), len(want))
+	}
+	// The fault was for one request: the next answer is the emulator's own.
+	if _, body := do(t, "GET", srv.URL+"/a", ""); len(body) != 1000 {
+		t.Fatalf("after the fault: %d bytes", len(body))
+	}
+}
+
 func TestControlAPI(t *testing.T) {
 	in, srv, _ := newServer(t)
 	cases := []struct {
@@ -229,6 +243,9 @@ func TestControlAPI(t *testing.T) {
 		{"POST", "/_emulator/faults", `{"reset_after_bytes":5}`, 400, "needs reset"},
 		{"POST", "/_emulator/faults", `{"reset":true,"reset_after_bytes":-5}`, 400, "reset_after_bytes"},
 		{"POST", "/_emulator/faults", `{"bytes_per_second":-1}`, 400, "bytes_per_second"},
+		{"POST", "/_emulator/faults", `{"pad_bytes":-1}`, 400, "pad_bytes"},
+		{"POST", "/_emulator/faults", `{"pad_bytes":2000000000}`, 400, "pad_bytes"},
+		{"POST", "/_emulator/faults", `{"pad_bytes":10,"status":500}`, 400, "choose one"},
 		{"POST", "/_emulator/faults", `{"status":500,"path_prefix":"api"}`, 400, "must start with /"},
 		{"POST", "/_emulator/faults", `{"status":500,"id":4}`, 400, "set by the emulator"},
 		{"POST", "/_emulator/faults", `{"latency":250,"path_prefix":"/x"}`, 201, `"id": 1`},

@@ -2,20 +2,34 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 )
 
 // This file coalesces misses: identical requests wait for one upstream
 // request (a flight) and share its answer, buffered by fetchWriter.
+
+// ErrFlightTimeout is the answer of a flight that reached its deadline
+// (Options.FlightTimeout) before the platform's answer was complete: the
+// platform stalled. platform_cache answers it 504, with Retry-After.
+var ErrFlightTimeout = errors.New("the platform did not answer within the cache's flight deadline")
 
 // flight is one upstream request that identical misses wait for.
 type flight struct {
 	done    chan struct{}
 	res     *result
 	waiters int             // callers still interested; guarded by Store.flightsMu
-	ctx     context.Context // the upstream request's: outlives the leader
+	ctx     context.Context // the upstream request's: outlives the leader, not the deadline
 	cancel  context.CancelFunc
+	// deadline ends ctx with ErrFlightTimeout; stopped once the answer
+	// is shared (publish), so a stream to the leader runs on, unless the
+	// flight is a background refresh (no leader to stream to).
+	deadline   *time.Timer
+	background bool
 	// sharedLead: this instance holds the key's lease in the shared tier
 	// (other instances may wait for this request); guarded by flightsMu.
 	sharedLead *sharedState
@@ -24,12 +38,36 @@ type flight struct {
 // newFlightLocked starts a flight led by r; registered, it is the one
 // identical misses join. Called with flightsMu held.
 func (s *Store) newFlightLocked(key string, r *http.Request, register bool) *flight {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	f := &flight{done: make(chan struct{}), waiters: 1, ctx: ctx, cancel: cancel}
+	f := s.newFlight(r.Context())
 	if register {
 		s.flights[key] = f
 	}
 	return f
+}
+
+// newFlight makes a flight whose upstream request runs on parent's values,
+// not its cancel (the caller that started it may go while others wait),
+// and ends at the flight deadline unless its answer was shared by then.
+func (s *Store) newFlight(parent context.Context) *flight {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	f := &flight{done: make(chan struct{}), waiters: 1, ctx: ctx}
+	f.deadline = time.AfterFunc(s.flightTimeout, func() { cancel(ErrFlightTimeout) })
+	f.cancel = func() {
+		f.deadline.Stop()
+		cancel(context.Canceled)
+	}
+	return f
+}
+
+// stalled replaces the failed result of a flight its deadline ended with
+// ErrFlightTimeout: the platform stalled, so every caller gets a 504 with
+// Retry-After (or its stale entry), whatever the handlers below made of
+// the cancelled request (platform_limit's 499, a cut-off body).
+func stalled(f *flight, res *result) *result {
+	if res.err != nil && errors.Is(context.Cause(f.ctx), ErrFlightTimeout) {
+		return &result{err: ErrFlightTimeout, shared: true, detail: "timeout", retryAfter: httpx.StalledRetryAfter}
+	}
+	return res
 }
 
 // result is what a flight brings back.
@@ -89,9 +127,15 @@ func (s *Store) lead(w http.ResponseWriter, r *http.Request, inm, key string, f 
 	if st := s.shared.Load(); st != nil {
 		token, res, err := s.awaitShared(f.ctx, st, key)
 		switch {
-		case err != nil: // every local caller went away
-			s.publish(key, f, &result{err: err, shared: true})
-			return err
+		case err != nil:
+			// Every local caller went away, or the deadline passed while
+			// another instance asked the platform.
+			res := stalled(f, &result{err: err, shared: true})
+			s.publish(key, f, res)
+			if !errors.Is(res.err, ErrFlightTimeout) {
+				return err
+			}
+			return s.answerLeader(w, r, inm, res, pol, stale, dropped)
 		case res != nil:
 			s.publish(key, f, res)
 			return s.answerRemote(w, r, inm, res, pol, next, stale, dropped)
@@ -121,10 +165,17 @@ func (s *Store) lead(w http.ResponseWriter, r *http.Request, inm, key string, f 
 		}
 		return err
 	}
-	res := fw.result(err, aborted)
+	res := stalled(f, fw.result(err, aborted))
 	s.keep(key, res, pol, now)
 	s.publish(key, f, res)
 	lease.finish(res)
+	return s.answerLeader(w, r, inm, res, pol, stale, dropped)
+}
+
+// answerLeader answers a flight's leader with the flight's result, or
+// with the stale entry when the platform failed and the entry may stand in.
+func (s *Store) answerLeader(w http.ResponseWriter, r *http.Request, inm string, res *result, pol Policy, stale *Entry, dropped string) error {
+	now := s.clock()
 	if stale != nil && staleOnError(res, stale, pol, now) {
 		s.note(pol.Kind, "stale")
 		return s.writeEntry(w, r, inm, stale, now, staleErrorStatus(res, stale, now), "")
@@ -209,5 +260,8 @@ func (s *Store) publish(key string, f *flight, res *result) {
 	if f.res == nil {
 		f.res = res
 		close(f.done)
+	}
+	if !f.background {
+		f.deadline.Stop() // shared: what is left streams to the leader alone
 	}
 }

@@ -9,8 +9,9 @@ import (
 
 // refresh starts one background request for key, unless one is in flight,
 // and stores its answer. It runs on a detached request, so it outlives the
-// request that triggered it (the souin #699 trap); Close ends it. body is
-// the POST body the key hashes (nil for GET): the refresh sends it again,
+// request that triggered it (the souin #699 trap); Close or the flight
+// deadline (also past an answer too large to store) ends it. body is the
+// POST body the key hashes (nil for GET): the refresh sends it again,
 // since the triggering request's body is not the detached copy's to read.
 func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, next Next, detach Detach) {
 	s.flightsMu.Lock()
@@ -27,27 +28,27 @@ func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, ne
 	if body != nil {
 		httpx.SetBody(req, body)
 	}
-	ctx, cancel := context.WithCancel(req.Context())
 	// The refresh itself counts as a waiter, so callers that join it and
-	// hang up never end it.
-	f := &flight{done: make(chan struct{}), waiters: 1, cancel: cancel}
+	// hang up never end it; its deadline does, as a miss's flight's.
+	f := s.newFlight(req.Context())
+	f.background = true
 	s.flights[key] = f
 	s.bg.Add(1)
 	s.flightsMu.Unlock()
 	s.refreshes.Add(1)
-	stopOnClose := context.AfterFunc(s.closeCtx, cancel)
+	stopOnClose := context.AfterFunc(s.closeCtx, f.cancel)
 	go func() {
 		defer s.bg.Done()
 		defer stopOnClose()
-		defer cancel()
+		defer f.cancel()
 		fw := &fetchWriter{header: http.Header{}, max: pol.MaxBody}
 		fw.onPassthrough = func() { s.publish(key, f, &result{shared: false}) }
-		err, aborted := runNext(next, fw, req.WithContext(ctx))
+		err, aborted := runNext(next, fw, req.WithContext(f.ctx))
 		if fw.passthrough {
 			s.publish(key, f, &result{shared: false})
 			return
 		}
-		res := fw.result(err, aborted)
+		res := stalled(f, fw.result(err, aborted))
 		s.keep(key, res, pol, s.clock())
 		s.publish(key, f, res)
 	}()

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -59,7 +60,10 @@ func ttlSeconds(d time.Duration) int64 {
 // platform failed.
 func staleErrorStatus(res *result, stale *Entry, now time.Time) string {
 	fs := "fwd-status=" + strconv.Itoa(res.status)
-	if res.err != nil {
+	switch {
+	case errors.Is(res.err, ErrFlightTimeout):
+		fs = "fwd-status=504"
+	case res.err != nil:
 		fs = "fwd-status=502"
 	}
 	return fmt.Sprintf("%s; fwd=stale; %s; ttl=%d; detail=stale-if-error", CacheName, fs, ttlSeconds(stale.Expires.Sub(now)))

@@ -26,6 +26,15 @@ const (
 	DefaultDiskBytes   = 2 << 30
 	DefaultMaxBody     = 8 << 20
 	DefaultSweepEvery  = 10 * time.Minute
+	// DefaultFlightTimeout bounds a flight (a miss's upstream request that
+	// identical callers wait for, or a background refresh) until its
+	// answer is shared. A flight buffers at most max_body (8 MiB by
+	// default): even at 32 KiB a second that arrives in about 4 minutes,
+	// after headers that platform_proxy awaits at most a minute. Past 5
+	// minutes the platform has stalled mid-answer, and every caller of the
+	// key waits on it. An answer too large to buffer streams to its own
+	// caller and is not bounded by it.
+	DefaultFlightTimeout = 5 * time.Minute
 )
 
 // Options configure a Store.
@@ -55,6 +64,10 @@ type Options struct {
 	// Observe, when set, is told of every answer: kind and result (hit,
 	// miss, stale, coalesced, bypass).
 	Observe func(kind, result string)
+	// FlightTimeout bounds a flight until its answer is shared (0:
+	// DefaultFlightTimeout); then its callers get ErrFlightTimeout or a
+	// stale entry, its upstream request is ended and the key is free.
+	FlightTimeout time.Duration
 	// Shared, when set, is the tier several instances share (shared.go),
 	// behind the local ones, and coalesces misses across instances. Nil:
 	// this instance alone. SetShared changes it later.
@@ -81,8 +94,9 @@ type Store struct {
 	disk   *disk                       // nil: memory only
 	shared atomic.Pointer[sharedState] // nil: this instance alone
 
-	flightsMu sync.Mutex
-	flights   map[string]*flight
+	flightsMu     sync.Mutex
+	flights       map[string]*flight
+	flightTimeout time.Duration
 
 	bg        sync.WaitGroup
 	stopSweep chan struct{} // closed by Close: ends the sweeper
@@ -122,6 +136,9 @@ func Open(o Options) (*Store, error) {
 	if o.SweepEvery == 0 {
 		o.SweepEvery = DefaultSweepEvery
 	}
+	if o.FlightTimeout <= 0 {
+		o.FlightTimeout = DefaultFlightTimeout
+	}
 	// A quarter of the memory bound holds decoded hot entries (served
 	// without a copy), the rest is bigcache's.
 	hotBytes := o.MemoryBytes / 4
@@ -148,14 +165,15 @@ func Open(o Options) (*Store, error) {
 		return nil, fmt.Errorf("cache: memory tier: %w", err)
 	}
 	s := &Store{
-		platform:  o.Platform,
-		clock:     o.Clock,
-		logger:    o.Logger,
-		mem:       mem,
-		hot:       newHotSet(hotBytes),
-		flights:   map[string]*flight{},
-		stopSweep: make(chan struct{}),
-		observe:   o.Observe,
+		platform:      o.Platform,
+		clock:         o.Clock,
+		logger:        o.Logger,
+		mem:           mem,
+		hot:           newHotSet(hotBytes),
+		flights:       map[string]*flight{},
+		flightTimeout: o.FlightTimeout,
+		stopSweep:     make(chan struct{}),
+		observe:       o.Observe,
 	}
 	s.closeCtx, s.closeAll = context.WithCancel(context.Background())
 	s.version.Store(&o.Version)

@@ -28,6 +28,10 @@ type TransportOptions struct {
 	// DialTimeout bounds the TCP connect and, separately, the TLS
 	// handshake.
 	DialTimeout time.Duration
+	// ResponseHeaderTimeout bounds the wait for the answer's headers once
+	// the request is sent; zero waits without bound. The body that
+	// follows is not bounded by it.
+	ResponseHeaderTimeout time.Duration
 	// IdleTimeout is how long an unused kept-alive connection stays in
 	// the pool.
 	IdleTimeout time.Duration
@@ -78,10 +82,12 @@ func (o TransportOptions) probeCount() int {
 //
 // It speaks HTTP/1.1 only, so every request in flight has its own
 // connection (HTTP/2 would multiplex them onto one, where one stalled
-// connection stalls them all and a GOAWAY fails them together). It has no
-// response header timeout and no read timeout: a long, silent answer is
-// not cut, because a live platform's kernel acknowledges the keep-alive
-// probes. A dead path is found by the kernel instead: the probes go
+// connection stalls them all and a GOAWAY fails them together). The wait
+// for an answer's headers is bounded (ResponseHeaderTimeout): a platform
+// that accepts the request and never answers holds no connection, and no
+// cache flight waiting on it, for longer. It has no read timeout: a long,
+// silent body is not cut, because a live platform's kernel acknowledges
+// the keep-alive probes. A dead path is found by the kernel instead: the probes go
 // unanswered while waiting for an answer or while idle, and sent data that
 // is never acknowledged hits the TCP user timeout (without it, Linux
 // retransmits for about 15 minutes). It does not use HTTP_PROXY: an egress
@@ -115,8 +121,11 @@ func NewTransport(o TransportOptions) *http.Transport {
 	tr := &http.Transport{
 		TLSClientConfig:     tlsConf,
 		TLSHandshakeTimeout: o.DialTimeout,
-		MaxIdleConnsPerHost: o.MaxIdleConnsPerHost,
-		IdleConnTimeout:     o.IdleTimeout,
+		// Only until the headers: net/http stops this timer when they
+		// arrive, so a slow full text that has started answering goes on.
+		ResponseHeaderTimeout: o.ResponseHeaderTimeout,
+		MaxIdleConnsPerHost:   o.MaxIdleConnsPerHost,
+		IdleConnTimeout:       o.IdleTimeout,
 		// Non-nil and empty: never HTTP/2.
 		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
 		ForceAttemptHTTP2: false,
