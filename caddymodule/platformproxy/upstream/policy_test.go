@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func (f fakeTimer) new(time.Duration) (<-chan time.Time, func() bool) {
 }
 
 func TestSelector(t *testing.T) {
-	s := NewSelector(2, Caps{Searches: 1, Requests: 2})
+	s := newTestSelector(2, Caps{Searches: 1, Requests: 2})
 	ft := make(fakeTimer)
 	s.newTimer = ft.new
 	ctx := context.Background()
@@ -158,4 +159,13 @@ func TestCheckURL(t *testing.T) {
 			t.Errorf("%s %s: accepted as %q", tc.platform, tc.in, got)
 		}
 	}
+}
+
+// newTestSelector returns a selector for n hosts with counts of its own.
+func newTestSelector(n int, caps Caps) *Selector {
+	dials := make([]string, n)
+	for i := range dials {
+		dials[i] = strconv.Itoa(i)
+	}
+	return NewPlaces().Selector(dials, caps)
 }

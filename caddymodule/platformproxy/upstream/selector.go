@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"errors"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -77,15 +76,6 @@ type Selector struct {
 
 	// newTimer starts the bounded wait; tests inject a fake.
 	newTimer func(time.Duration) (<-chan time.Time, func() bool)
-}
-
-// NewSelector returns a selector for n hosts with counts of its own.
-func NewSelector(n int, caps Caps) *Selector {
-	dials := make([]string, n)
-	for i := range dials {
-		dials[i] = strconv.Itoa(i)
-	}
-	return NewPlaces().Selector(dials, caps)
 }
 
 func (s *Selector) room(i int, search bool) bool {
