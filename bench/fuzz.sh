@@ -30,6 +30,8 @@ TARGETS=(
 	./mcp/adapters/ori:FuzzParse
 	./mcp/adapters/oa:FuzzParse
 	./caddymodule/platformcache/cache:FuzzKey
+	./caddymodule/platformproxy/canonical:FuzzBuild
+	./caddymodule/platformproxy/canonical:FuzzMultipart
 	./caddymodule/platformcache:FuzzUnmarshalCaddyfile
 	./caddymodule/platformlimit:FuzzUnmarshalCaddyfile
 	./caddymodule/platformproxy:FuzzUnmarshalCaddyfile
