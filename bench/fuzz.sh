@@ -22,13 +22,13 @@ FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-10s}
 
 # package:target, the platform answer parsers first.
 TARGETS=(
-	./mcp/adapters/obv:FuzzParse
-	./mcp/adapters/tk:FuzzParse
-	./mcp/adapters/ob:FuzzParse
-	./mcp/adapters/rechtspraak:FuzzParse
-	./mcp/adapters/opentk:FuzzParse
-	./mcp/adapters/ori:FuzzParse
-	./mcp/adapters/oa:FuzzParse
+	./adapters/obv:FuzzParse
+	./adapters/tk:FuzzParse
+	./adapters/ob:FuzzParse
+	./adapters/rechtspraak:FuzzParse
+	./adapters/opentk:FuzzParse
+	./adapters/ori:FuzzParse
+	./adapters/oa:FuzzParse
 	./caddymodule/platformcache/cache:FuzzKey
 	./caddymodule/platformproxy/canonical:FuzzBuild
 	./caddymodule/platformproxy/canonical:FuzzMultipart

@@ -7,10 +7,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/oa"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
 )
 
 // settings are the parts of a connector's config its tools read; a reload

@@ -19,7 +19,7 @@
 // structuredContent matching the tool's output schema beside the same
 // JSON as text. The tools of each platform are in tools_<key>.go; the
 // platforms' request building and parsing in the Caddy-free packages
-// mcp/adapters/<key>.
+// adapters/<key>.
 //
 // This package is named mcp, as mcp-go's protocol package is: inside it,
 // github.com/mark3labs/mcp-go/mcp is always imported as mcpgo, so "mcp"

@@ -3,7 +3,7 @@ package mcp
 import (
 	"time"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/obv"
 )
 
 // laadstatus returns OpenBesluitvorming's load status as the maintenance

@@ -12,10 +12,10 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/adapters/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
 )
 
 // The load status ("Laadstatus") of OpenBesluitvorming is kept fresh by

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/adapters/opentk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
-	"github.com/besluitbron/besluitbron/mcp/adapters/opentk"
 )
 
 // OpenTK hits carry their category; documents and minutes are fetched,

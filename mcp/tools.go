@@ -13,9 +13,9 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // readOnly is the annotation every BesluitBron tool carries: it reads public

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
 )
 
 // obv_search's Cost sentence and its budget_units come from the platforms

@@ -7,9 +7,9 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 // tkSchema resolves the field names of the configured OData root from its

@@ -9,13 +9,13 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
-	"github.com/besluitbron/besluitbron/mcp/adapters/opentk"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ori"
-	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
+	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/ob"
+	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/opentk"
+	"github.com/besluitbron/besluitbron/adapters/ori"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 )
 
 // A tool's input schema is generated from its input struct by mcp-go's

@@ -7,9 +7,9 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/besluitbron/besluitbron/adapters/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
 )
 
 // A module's figures are read through any config's app while its config

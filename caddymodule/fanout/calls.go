@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // calls runs one platform's requests for a search and keeps their

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/fixture"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // readFixture reads a real platform payload from testdata/fixtures (see

@@ -21,11 +21,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
-	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 // Doer runs one request against /platforms/<platform>/...; it must return

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/oa"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
@@ -19,7 +20,6 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // day is the emulators' and the fake clock's "now".

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // Query parameters of GET /search (docs/search.md).

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
 
 // hitOf is a platform's compact hit in the merged answer's shape.

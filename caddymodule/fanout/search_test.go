@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 var allPlatforms = []string{"obv", "tk", "opentk", "ob", "rechtspraak", "ori", "oa"}

@@ -6,15 +6,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/ob"
+	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/opentk"
+	"github.com/besluitbron/besluitbron/adapters/ori"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/oa"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
-	"github.com/besluitbron/besluitbron/mcp/adapters/opentk"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ori"
-	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 // A searcher asks one platform the question, with the same requests its

@@ -28,12 +28,12 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
-	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 func init() {

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // maxOffset bounds the reader's offset (as the fetch tools' schema does).

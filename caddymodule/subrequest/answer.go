@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // Answer is a platform route's answer to a sub-request.

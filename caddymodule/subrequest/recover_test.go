@@ -13,8 +13,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // panicking stands in for a platform route whose handler ends its answer

@@ -20,10 +20,10 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // Header marks BesluitBron's own sub-request (for logs, and as a second

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // AddFixtures seeds f with the named fixtures of platform, or with every

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 )

@@ -5,12 +5,12 @@ import (
 	"mime/multipart"
 	"slices"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/ob"
+	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/shape"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
-	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
 
 // Platforms are the platform keys the check knows, in report order: the
@@ -142,7 +142,7 @@ func Probes(cfg Config) ([]Probe, error) {
 }
 
 // openTKSearch is tkconv's POST /search as its own search page sends it
-// (and mcp/adapters/opentk): a multipart form with q, twomonths and
+// (and adapters/opentk): a multipart form with q, twomonths and
 // soorten. twomonths keeps the platform's work small.
 func openTKSearch(q string) adapters.Request {
 	var buf bytes.Buffer

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/opentk"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
 	"github.com/besluitbron/besluitbron/internal/fixture"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
-	"github.com/besluitbron/besluitbron/mcp/adapters/opentk"
-	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
 
 // FuzzKey builds the cache key of any request a client or a tool can

@@ -15,11 +15,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/opentk"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
-	"github.com/besluitbron/besluitbron/mcp/adapters/opentk"
-	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
 )
 
 // honestRequests are the requests BesluitBron's own tools send: the

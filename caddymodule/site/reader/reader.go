@@ -1,6 +1,6 @@
 // Package reader fetches one document's full text for the site's reader
 // view, per platform, with the same request builders and parsers the MCP
-// fetch tools use (mcp/adapters/*). It knows nothing of Caddy: every
+// fetch tools use (adapters/*). It knows nothing of Caddy: every
 // platform request goes through a Getter, which the site module points at
 // the platform's route (cache, budget and proxy), as the shared session.
 package reader
@@ -11,14 +11,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/ob"
+	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/opentk"
+	"github.com/besluitbron/besluitbron/adapters/ori"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ob"
-	"github.com/besluitbron/besluitbron/mcp/adapters/obv"
-	"github.com/besluitbron/besluitbron/mcp/adapters/opentk"
-	"github.com/besluitbron/besluitbron/mcp/adapters/ori"
-	"github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 // Getter runs one request against a platform's route and returns the body

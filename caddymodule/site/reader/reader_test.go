@@ -14,18 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
+	obad "github.com/besluitbron/besluitbron/adapters/ob"
+	obvad "github.com/besluitbron/besluitbron/adapters/obv"
+	oriad "github.com/besluitbron/besluitbron/adapters/ori"
+	rsad "github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	tkad "github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
 	oriemu "github.com/besluitbron/besluitbron/caddymodule/emulators/ori"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
 	tkemu "github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
-	obad "github.com/besluitbron/besluitbron/mcp/adapters/ob"
-	obvad "github.com/besluitbron/besluitbron/mcp/adapters/obv"
-	oriad "github.com/besluitbron/besluitbron/mcp/adapters/ori"
-	rsad "github.com/besluitbron/besluitbron/mcp/adapters/rechtspraak"
-	tkad "github.com/besluitbron/besluitbron/mcp/adapters/tk"
 )
 
 var now = func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }

@@ -1,8 +1,12 @@
-// Package adapters holds what the MCP tools share across platforms: the
-// shape of a sub-request, the compact result types a model receives, and
-// text helpers (snippets, tag stripping, bounded paging of full text). Each
-// platform has its own Caddy-free subpackage (adapters/obv, adapters/tk,
-// ...) that builds its requests and parses its real payloads.
+// Package adapters is BesluitBron's platform library, shared by every
+// surface (the MCP tools, the fan-out search, the site's reader): the
+// shape of a platform request, the compact result types, the one
+// classification of a route's answer (Classify, RouteError), the errors
+// every surface tells apart (ErrNoDocument, InvalidError,
+// UnreachedError), and text helpers (snippets, tag stripping, bounded
+// paging of full text). Each platform has its own Caddy-free subpackage
+// (adapters/obv, adapters/tk, ...) that builds its requests, parses its
+// real payloads and runs its lookups through a getter it is given.
 package adapters
 
 import (

@@ -14,9 +14,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // SRUPath is the SRU endpoint relative to the platform's base URL, the

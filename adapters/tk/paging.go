@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // Getter runs one request against the platform and returns the answer's

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	emu "github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 var emuNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

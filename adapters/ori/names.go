@@ -3,7 +3,7 @@ package ori
 import (
 	"time"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // Names names the organisations of a _search answer's hits:

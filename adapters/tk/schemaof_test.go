@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // SchemaOf reads $metadata once per root and MemoTTL; a failed call

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	emu "github.com/besluitbron/besluitbron/caddymodule/emulators/opentk"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // FuzzParse feeds the OpenTK answer parsers the same bytes. There is no

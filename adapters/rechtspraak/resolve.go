@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // List returns one of Lists, parsed, from memo when it was read within

@@ -17,7 +17,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // MaxLimit caps a page.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // field is one thing the adapter reads from an entity set, with every name
@@ -212,7 +212,7 @@ func NewSchema(root string, md *Metadata) *Schema {
 			}
 		}
 		if len(missing) > 0 {
-			e.err = mismatchf("the Tweede Kamer's OData service at %s has no property for %s on %s in its $metadata; the API has changed: add the new name to the table in mcp/adapters/tk/fields.go",
+			e.err = mismatchf("the Tweede Kamer's OData service at %s has no property for %s on %s in its $metadata; the API has changed: add the new name to the table in adapters/tk/fields.go",
 				root, strings.Join(missing, " and "), set)
 		}
 		s.sets[set] = e

@@ -18,7 +18,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // Public is the public base, for links.

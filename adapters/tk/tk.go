@@ -20,7 +20,7 @@ import (
 	// (the container image has none).
 	_ "time/tzdata"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // DefaultRoot is the OData service root of the version live since

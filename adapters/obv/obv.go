@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // MaxLimit is the largest page the platform serves (it caps at 100). What

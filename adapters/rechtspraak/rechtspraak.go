@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // MaxLimit caps a search page. The platform allows 1000; a model never

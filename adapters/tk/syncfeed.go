@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // EntityRequest asks the SyncFeed for one entity's XML by GUID: the route

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
-	"github.com/besluitbron/besluitbron/mcp/adapters"
 )
 
 // csdl writes a minimal $metadata document: entity type → property names.

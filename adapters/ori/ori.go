@@ -14,7 +14,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // MaxLimit caps size.

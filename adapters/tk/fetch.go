@@ -3,7 +3,7 @@ package tk
 import (
 	"errors"
 
-	"github.com/besluitbron/besluitbron/mcp/adapters"
+	"github.com/besluitbron/besluitbron/adapters"
 )
 
 // Fetch returns the document id names with its metadata, as every
