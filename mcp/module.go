@@ -13,7 +13,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/adapters/oa"
 	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
@@ -69,12 +68,13 @@ type Handler struct {
 	// offering obv only). Default 10m; negative turns it off.
 	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
 	// TKODataRoot is the Tweede Kamer's OData service root below its base
-	// URL (BESLUITBRON_TK_URL). Default /OData/v5, the new version's root
-	// as one third party reports it (unconfirmed; adapters/tk.DefaultRoot);
-	// /OData/v4/2.0 is the old version's.
+	// URL for this connector. Default: the besluitbron app's (platform tk
+	// odata_root, itself /OData/v5 by default); set it here only where
+	// one connector must ask another version than the rest.
 	TKODataRoot string `json:"tk_odata_root,omitempty"`
-	// OA names Open Archivaris' endpoints (its API is not published);
-	// only with ExperimentalOA.
+	// OA names Open Archivaris' endpoints for this connector (its API is
+	// not published); only with ExperimentalOA. Default: the besluitbron
+	// app's (platform oa's endpoint options).
 	OA *OAEndpoints `json:"oa,omitempty"`
 
 	conn     *connector
@@ -85,17 +85,9 @@ type Handler struct {
 }
 
 // OAEndpoints configures the Open Archivaris adapter; empty fields keep
-// their defaults (see adapters/oa).
-type OAEndpoints struct {
-	SearchPath   string `json:"search_path,omitempty"`
-	QueryParam   string `json:"query_param,omitempty"`
-	LimitParam   string `json:"limit_param,omitempty"`
-	PageParam    string `json:"page_param,omitempty"`
-	OffsetParam  string `json:"offset_param,omitempty"`
-	OrgParam     string `json:"organisation_param,omitempty"`
-	DocumentPath string `json:"document_path,omitempty"`
-	TextPath     string `json:"text_path,omitempty"`
-}
+// their defaults (see adapters/oa). The same as the app's platform oa
+// settings, which a connector's own replace.
+type OAEndpoints = app.OAEndpoints
 
 // CaddyModule returns the Caddy module information.
 func (Handler) CaddyModule() caddy.ModuleInfo {
@@ -151,15 +143,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	// base URLs, asked of its app at each call: a platform_proxy
 	// provisioned after this handler adds its own.
 	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars, linkBases: a.LinkBaseURLs}
+	// The adapter settings are the app's (platform tk's odata_root,
+	// platform oa's endpoints) unless this connector names its own.
+	s.oa = a.OAEndpoints()
 	if h.OA != nil {
-		s.oa = oa.Endpoints{SearchPath: h.OA.SearchPath, QueryParam: h.OA.QueryParam, LimitParam: h.OA.LimitParam,
-			PageParam: h.OA.PageParam, OffsetParam: h.OA.OffsetParam, OrgParam: h.OA.OrgParam,
-			DocumentPath: h.OA.DocumentPath, TextPath: h.OA.TextPath}
+		s.oa = h.OA.Endpoints()
 	}
-	s.oa = s.oa.WithDefaults()
 	s.tkRoot = h.TKODataRoot
 	if s.tkRoot == "" {
-		s.tkRoot = tk.DefaultRoot
+		s.tkRoot = a.TKODataRoot()
 	}
 
 	refresh := time.Duration(h.StatusRefresh)

@@ -71,6 +71,11 @@ func (u *tkUpstream) take() []string {
 // tkSite routes /platforms/tk to up and serves the given connectors, each
 // "name root" offering tk only (root "" keeps the default).
 func tkSite(t *testing.T, up *tkUpstream, connectors ...string) int {
+	return tkSiteWith(t, up, "", connectors...)
+}
+
+// tkSiteWith is tkSite with global options (a besluitbron block).
+func tkSiteWith(t *testing.T, up *tkUpstream, global string, connectors ...string) int {
 	port := testcaddy.FreePort(t)
 	var cs strings.Builder
 	for _, c := range connectors {
@@ -81,8 +86,8 @@ func tkSite(t *testing.T, up *tkUpstream, connectors ...string) int {
 		}
 		fmt.Fprintf(&cs, "\thandle /mcp/%s {\n\t\tmcp %s {\n\t\t\tplatforms tk%s\n\t\t}\n\t}\n", name, name, opt)
 	}
-	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n}\nhttp://:%d {\n%s\n%s}\n",
-		port, routes(map[string]string{"tk": strings.TrimPrefix(up.srv.URL, "http://")}, false), cs.String()))
+	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n\tauto_https off\n\tpersist_config off\n%s}\nhttp://:%d {\n%s\n%s}\n",
+		global, port, routes(map[string]string{"tk": strings.TrimPrefix(up.srv.URL, "http://")}, false), cs.String()))
 	return port
 }
 
@@ -162,6 +167,19 @@ func TestTKToolsBothVersions(t *testing.T) {
 	}
 	if text, isErr := callTool(t, c, "tk_fetch", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}); !isErr || !strings.Contains(text, "/OData/v9/$metadata") {
 		t.Fatalf("unknown GUID with a broken root: %s", text)
+	}
+}
+
+// The OData root is set once, in the besluitbron block's platform tk: a
+// connector without its own tk_odata_root asks that root.
+func TestTKRootFromTheApp(t *testing.T) {
+	up := newTKUpstream(t, 0, "")
+	port := tkSiteWith(t, up, "\tbesluitbron {\n\t\tplatform tk {\n\t\t\todata_root /OData/v4/2.0\n\t\t}\n\t}\n", "tkapp")
+	c := connect(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/tkapp", port), false, nil)
+	up.take()
+	tkCall(t, c, "tk_search", map[string]any{"query": "stikstof", "limit": 1})
+	if log := up.take(); len(log) == 0 || log[0] != "/OData/v4/2.0/$metadata" {
+		t.Fatalf("the connector asked %v, not the app's root /OData/v4/2.0", log)
 	}
 }
 

@@ -142,6 +142,18 @@ type PlatformConfig struct {
 	// QueueWait bounds the wait for a place when every host is at its
 	// cap. Default: the table's (opentk 20s), else 15s.
 	QueueWait caddy.Duration `json:"queue_wait,omitempty"`
+	// ODataRoot, for tk only, is the Tweede Kamer's OData service root
+	// below its base URL, whose $metadata gives the field names to the
+	// MCP tools, the fan-out and the reader. Default /OData/v5, the new
+	// version's root as one third party reports it (unconfirmed;
+	// adapters/tk.DefaultRoot); /OData/v4/2.0 is the old version's. An mcp
+	// connector's or the site's own tk_odata_root replaces it for that
+	// handler.
+	ODataRoot string `json:"odata_root,omitempty"`
+	// OA, for oa only, names Open Archivaris' endpoints. Default: the
+	// assumption adapters/oa writes down. An mcp connector's own oa_*
+	// options replace it for that connector.
+	OA *OAEndpoints `json:"oa,omitempty"`
 }
 
 // Limit is a request rate: Burst requests at once, refilled at Rate
@@ -233,6 +245,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 func apply(p *platforms.Platform, c *PlatformConfig) error {
 	if c == nil {
 		return nil
+	}
+	if err := checkAdapterSettings(p.Key, c); err != nil {
+		return err
 	}
 	if len(c.BaseURLs) > 0 {
 		for _, u := range c.BaseURLs {

@@ -11,6 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
+	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
@@ -104,6 +106,10 @@ func TestUnmarshalCaddyfileRejects(t *testing.T) {
 		"process bad burst":  "besluitbron {\n process_limit 5/s many\n}",
 		"search_paths empty": "besluitbron {\n platform ori {\n search_paths\n }\n}",
 		"platform option":    "besluitbron {\n platform obv {\n contact x\n }\n}",
+		"odata_root off tk":  "besluitbron {\n platform obv {\n odata_root /OData/v5\n }\n}",
+		"bad odata_root":     "besluitbron {\n platform tk {\n odata_root OData v5\n }\n}",
+		"oa option off oa":   "besluitbron {\n platform ob {\n search_path /api/search\n }\n}",
+		"oa option no value": "besluitbron {\n platform oa {\n search_path\n }\n}",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := parse(t, input); err == nil {
@@ -357,5 +363,32 @@ func TestSessionsSurviveReload(t *testing.T) {
 	_ = next.Cleanup()
 	if refs() != base {
 		t.Fatalf("after every cleanup: %d refs, want %d", refs(), base)
+	}
+}
+
+// The adapter settings live once, in the platform's block: the Tweede
+// Kamer's OData root and Open Archivaris' endpoints, with the adapters'
+// defaults where the block says nothing.
+func TestAdapterSettings(t *testing.T) {
+	a, err := parse(t, "besluitbron {\n platform tk {\n odata_root /OData/v4/2.0\n }\n platform oa {\n search_path /zoek\n query_param term\n }\n}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := provision(t, a); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.TKODataRoot(); got != "/OData/v4/2.0" {
+		t.Errorf("TKODataRoot = %q", got)
+	}
+	e := a.OAEndpoints()
+	if e.SearchPath != "/zoek" || e.QueryParam != "term" || e.DocumentPath != oa.Defaults.DocumentPath {
+		t.Errorf("OAEndpoints = %+v", e)
+	}
+	plain := new(App)
+	if err := provision(t, plain); err != nil {
+		t.Fatal(err)
+	}
+	if plain.TKODataRoot() != tk.DefaultRoot || plain.OAEndpoints() != oa.Defaults {
+		t.Errorf("defaults: %q %+v", plain.TKODataRoot(), plain.OAEndpoints())
 	}
 }

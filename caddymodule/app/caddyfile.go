@@ -45,11 +45,22 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //				search_paths          <pattern>...|off
 //				max_searches_per_host <n>
 //				queue_wait            <duration>
+//				odata_root            <path>
+//				search_path           <path>
+//				document_path         <path>
+//				text_path             <path>
+//				query_param           <name>
+//				limit_param           <name>
+//				page_param            <name>
+//				offset_param          <name>
+//				organisation_param    <name>
 //			}
 //		}
 //	}
 //
-// Every option may be left out: the defaults table (caddymodule/platforms)
+// odata_root belongs to platform tk (its OData root, default /OData/v5);
+// search_path to organisation_param to platform oa (Open Archivaris'
+// assumed endpoints). Every option may be left out: the defaults table (caddymodule/platforms)
 // holds the platforms' addresses, budgets, searches and caches. contact,
 // allow_private, trusted_sources, cache_dir, store, instances, store_prefix
 // and base_url may stand without a value,
@@ -216,9 +227,32 @@ func (a *App) unmarshalPlatform(d *caddyfile.Dispenser) error {
 			default:
 				c.QueueWait = caddy.Duration(dur)
 			}
+		case "odata_root":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			c.ODataRoot = d.Val()
+			if d.NextArg() {
+				return d.ArgErr()
+			}
 		default:
-			return d.Errf("unknown option %q in platform %s", opt, key)
+			if c.OA == nil {
+				c.OA = new(OAEndpoints)
+			}
+			if !c.OA.set(opt, "") {
+				return d.Errf("unknown option %q in platform %s", opt, key)
+			}
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			c.OA.set(opt, d.Val())
+			if d.NextArg() {
+				return d.ArgErr()
+			}
 		}
+	}
+	if err := checkAdapterSettings(key, c); err != nil {
+		return d.Errf("platform %s: %v", key, err)
 	}
 	if c.empty() {
 		return nil // only unset placeholders: the table's defaults
@@ -232,7 +266,8 @@ func (a *App) unmarshalPlatform(d *caddyfile.Dispenser) error {
 
 func (c *PlatformConfig) empty() bool {
 	return len(c.BaseURLs) == 0 && len(c.SearchPaths) == 0 && c.Capacity == 0 && c.Window == 0 &&
-		c.MaxQueue == 0 && c.MaxWait == 0 && c.MaxSearchesPerHost == 0 && c.QueueWait == 0
+		c.MaxQueue == 0 && c.MaxWait == 0 && c.MaxSearchesPerHost == 0 && c.QueueWait == 0 &&
+		c.ODataRoot == "" && c.OA == nil
 }
 
 var _ caddyfile.Unmarshaler = (*App)(nil)

@@ -42,8 +42,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // default (default nl en). limit is the hits asked of each platform
 // (default 10, 1 to 24). page_chars is the text on one reader page
 // (default 6000, 1000 to 50000). status_refresh is how often the status
-// page refreshes itself (default 15s, 5s to 10m). tk_odata_root is the
-// Tweede Kamer's OData root (default /OData/v5), as the mcp option.
+// page refreshes itself (default 15s, 5s to 10m). tk_odata_root replaces
+// the besluitbron app's Tweede Kamer OData root (platform tk odata_root) here.
 //
 // The block may be left out. The handler serves /, /search,
 // /search/events, /lezen, /status, /status.json and /assets/*, and passes

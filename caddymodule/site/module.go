@@ -77,8 +77,9 @@ type Handler struct {
 	// StatusRefresh is how often the status page refreshes itself (with
 	// JavaScript). Default 15s; from 5s to 10m.
 	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
-	// TKODataRoot is the Tweede Kamer's OData root for the reader.
-	// Default tk.DefaultRoot (/OData/v5), as the mcp option tk_odata_root.
+	// TKODataRoot is the Tweede Kamer's OData root for the page's search
+	// and reader. Default: the besluitbron app's (platform tk odata_root,
+	// itself /OData/v5 by default).
 	TKODataRoot string `json:"tk_odata_root,omitempty"`
 
 	app    *app.App
@@ -133,7 +134,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.StatusRefresh = caddy.Duration(defaultStatusRefresh)
 	}
 	if h.TKODataRoot == "" {
-		h.TKODataRoot = tk.DefaultRoot
+		h.TKODataRoot = a.TKODataRoot()
 	}
 	h.names = map[string]string{}
 	for _, k := range h.Platforms {
