@@ -1,9 +1,9 @@
 package platformproxy
 
 import (
-	"errors"
 	"net/http"
 
+	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
 )
 
@@ -17,11 +17,7 @@ import (
 func (h *Handler) canonicalRequest(w http.ResponseWriter, r *http.Request, body []byte) (*http.Request, bool) {
 	c, err := canonical.Build(r, body, h.rules)
 	if err != nil {
-		var ce *canonical.Error
-		if !errors.As(err, &ce) {
-			ce = &canonical.Error{Code: "bad_body", Message: err.Error()}
-		}
-		writeRefusal(w, http.StatusBadRequest, refusal{Error: ce.Code, Platform: h.Platform, Parameter: ce.Param, Message: ce.Message})
+		httpx.WriteRefusal(w, http.StatusBadRequest, canonical.RefusalOf(h.Platform, err))
 		return nil, false
 	}
 	return c.Outgoing(r.Context()), true

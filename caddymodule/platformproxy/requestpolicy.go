@@ -1,11 +1,9 @@
 package platformproxy
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -34,12 +32,7 @@ type refusal struct {
 }
 
 func writeRefusal(w http.ResponseWriter, status int, body refusal) {
-	b, _ := json.Marshal(body)
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)+1))
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	httpx.WriteRefusal(w, status, body)
 }
 
 // admit lets through only what a platform needs: GET and HEAD anywhere,

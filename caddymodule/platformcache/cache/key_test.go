@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
@@ -72,5 +73,34 @@ func TestPricedParameterHasOneKey(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/api/search?limit=24&query=a", nil)
 	if _, err := Key("obv", r, nil, rules); err != nil {
 		t.Errorf("limit=24: %v", err)
+	}
+}
+
+// A request without a canonical form is refused by the cache itself,
+// before the handlers behind it (the budget's queue, the proxy) see it.
+func TestRequestWithoutCanonicalFormIsRefusedFirst(t *testing.T) {
+	obv, _ := platforms.Get(platforms.OBV)
+	s, err := Open(Options{Platform: "obv", Version: "1", MemoryBytes: 1 << 20, SweepEvery: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	pol := Policy{Kind: KindSearch, TTL: time.Minute, Rules: canonical.RulesFor(obv)}
+	asked := 0
+	next := NextFunc(func(w http.ResponseWriter, r *http.Request) error { asked++; return nil })
+	for name, r := range map[string]*http.Request{
+		"limit twice":    httptest.NewRequest(http.MethodGet, "/api/search?query=a&limit=1&limit=100", nil),
+		"limit in hex":   httptest.NewRequest(http.MethodGet, "/api/search?query=a&limit=0x64", nil),
+		"GET with body":  httptest.NewRequest(http.MethodGet, "/api/search?query=a", strings.NewReader(`{"from":1}`)),
+		"HEAD with body": httptest.NewRequest(http.MethodHead, "/api/search?query=a", strings.NewReader(`x`)),
+	} {
+		err := s.Serve(httptest.NewRecorder(), r, pol, next, nil)
+		var ce *canonical.Error
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: %v, want a *canonical.Error", name, err)
+		}
+	}
+	if asked != 0 {
+		t.Fatalf("%d refused requests reached the handler behind the cache", asked)
 	}
 }

@@ -79,13 +79,20 @@ type Detach func(r *http.Request) *http.Request
 var ErrIncomplete = errors.New("upstream answer cut off")
 
 // Serve answers r from the cache or through next, storing what may be
-// stored. It sets Cache-Status on every answer and Age on hits.
+// stored. It sets Cache-Status on every answer and Age on hits. A request
+// without a canonical form gets the *canonical.Error, unanswered: the
+// caller answers it 400 (canonical.RefusalOf).
 func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next Next, detach Detach) error {
 	if pol.MaxBody <= 0 {
 		pol.MaxBody = DefaultMaxBody
 	}
 	if pol.MaxRequestBody <= 0 {
 		pol.MaxRequestBody = 1 << 20
+	}
+	if r.Method != http.MethodPost && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+		// A read with a body: the platform could read what the key does
+		// not cover. Refused here, before any budget queues it.
+		return canonical.ErrBodyOnRead(r.Method)
 	}
 	if reason := bypassReason(r, pol); reason != "" {
 		return s.passBy(w, r, pol, next, reason)
@@ -112,11 +119,12 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 		}
 	}
 	// The key is that of the request the platform would receive: the
-	// canonical form platform_proxy makes of r. A request without one is
-	// not for the cache: the proxy refuses it.
+	// canonical form platform_proxy makes of r. A request without one
+	// (package canonical says why) is refused here, as the proxy would,
+	// before any budget queues it.
 	c, err := canonical.Build(r, body, pol.Rules)
 	if err != nil {
-		return s.passBy(w, r, pol, next, "not-canonical")
+		return err
 	}
 	now := s.clock()
 	bp := keyBufs.Get().(*[]byte)
@@ -160,10 +168,6 @@ func bypassReason(r *http.Request, pol Policy) string {
 		return "method"
 	case r.Method != http.MethodGet && r.Method != http.MethodHead && r.Method != http.MethodPost:
 		return "method"
-	case r.Method != http.MethodPost && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0:
-		// A read with a body: the proxy refuses it (package canonical),
-		// so it must not be answered from the GET's entry either.
-		return "request-body"
 	case len(r.Header["Range"]) > 0:
 		return "range"
 	case len(r.Header["Authorization"]) > 0:

@@ -19,6 +19,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -69,6 +70,32 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Message }
 
+// ErrBodyOnRead is the refusal of a GET or HEAD (method) with a body.
+func ErrBodyOnRead(method string) *Error {
+	return &Error{Code: "body_not_allowed", Message: fmt.Sprintf(
+		"a %s request with a body is not passed on: the platform could read the body while the cache key does not cover it; send the request without a body, or as a POST to a search", method)}
+}
+
+// Refusal is the JSON body of the 400 that answers a request without a
+// canonical form, as platform_cache and platform_proxy both write it.
+type Refusal struct {
+	// Error is the Code.
+	Error    string `json:"error"`
+	Platform string `json:"platform"`
+	// Parameter names the query parameter of a bad_parameter.
+	Parameter string `json:"parameter,omitempty"`
+	Message   string `json:"message"`
+}
+
+// RefusalOf is the 400's body for err, a Build error, on platform's route.
+func RefusalOf(platform string, err error) Refusal {
+	var ce *Error
+	if !errors.As(err, &ce) {
+		ce = &Error{Code: "bad_body", Message: err.Error()}
+	}
+	return Refusal{Error: ce.Code, Platform: platform, Parameter: ce.Param, Message: ce.Message}
+}
+
 // Rules are what a platform's requests must satisfy beyond the general
 // form: the prices of its budget (caddymodule/platforms), whose priced
 // parameters are passed on only as priced.
@@ -107,8 +134,7 @@ func Build(r *http.Request, body []byte, rules Rules) (Request, error) {
 	}
 	if r.Method != http.MethodPost {
 		if len(body) > 0 {
-			return Request{}, &Error{Code: "body_not_allowed", Message: fmt.Sprintf(
-				"a %s request with a body is not passed on: the platform could read the body while the cache key does not cover it; send the request without a body, or as a POST to a search", r.Method)}
+			return Request{}, ErrBodyOnRead(r.Method)
 		}
 		return c, nil
 	}
