@@ -122,10 +122,10 @@ type PlatformConfig struct {
 	// address(es).
 	BaseURLs []string `json:"base_urls,omitempty"`
 	// Capacity is the budget's bucket size in units. Default: the
-	// table's (obv 60, oa 120, ob 2, rechtspraak 5; none for the others).
+	// table's (caddymodule/platforms/defaults.go, with each reason).
 	Capacity float64 `json:"capacity,omitempty"`
 	// Window is the time the empty bucket takes to refill. Default: the
-	// table's (obv, oa 1m; ob, rechtspraak 1s).
+	// table's.
 	Window caddy.Duration `json:"window,omitempty"`
 	// MaxQueue bounds the requests waiting on the budget. Default: 1000.
 	MaxQueue int `json:"max_queue,omitempty"`

@@ -1,5 +1,5 @@
 // Package emulator is the Caddy module http.handlers.besluitbron_emulator:
-// it serves an offline emulator of one of the seven platforms, wrapped by
+// it serves an offline emulator of one of the platforms, wrapped by
 // the fault package (request counts and fault injection under /_emulator/).
 //
 // The product never imports it: offline builds add it as a package of its

@@ -13,7 +13,7 @@ import (
 )
 
 // constructors maps a platform key to its emulator, one for each of the
-// seven platforms.
+// platforms of the table.
 var constructors = map[string]func(seed int64) http.Handler{
 	"ori":         func(seed int64) http.Handler { return ori.New(ori.Config{Seed: seed}) },
 	"obv":         func(seed int64) http.Handler { return obv.New(obv.Config{Seed: seed}) },

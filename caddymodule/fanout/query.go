@@ -16,7 +16,7 @@ import (
 const (
 	MaxWordsLen        = 400 // bytes of Words
 	MaxOrganisationLen = 100 // bytes of Organisation
-	MaxPlatforms       = 16  // names in Platforms (there are seven platforms)
+	MaxPlatforms       = 16  // names in Platforms (more than the table has)
 	DefaultLimit       = 10  // hits per platform when Limit is 0
 	MaxLimit           = 50  // hits per platform at most
 )

@@ -76,18 +76,17 @@ func init() {
 // config that fails to load never changes them); every handler of one
 // platform shares one budget.
 type Handler struct {
-	// Platform is the platform key. obv, oa, ob and rechtspraak have
-	// a budget in their descriptor (the besluitbron app over
-	// caddymodule/platforms, docs/rules.md, "The platforms and their limits"); any other key needs capacity
-	// and window.
+	// Platform is the platform key. Every platform of the table has a
+	// budget in its descriptor (the besluitbron app over
+	// caddymodule/platforms; docs/rules.md, "The platforms and their
+	// limits"); any other key needs capacity and window.
 	Platform string `json:"platform"`
 	// Capacity is the bucket's size in units. Default: the platform
-	// descriptor's (obv 60, oa 120, ob 2, rechtspraak 5).
+	// descriptor's (caddymodule/platforms/defaults.go, with each reason).
 	Capacity float64 `json:"capacity,omitempty"`
 	// Window is the time the empty bucket takes to refill completely, and
 	// the starvation bound (each waiting client gets at least one call
-	// per window). Default: the platform descriptor's (obv 1m, oa 1m,
-	// ob 1s, rechtspraak 1s).
+	// per window). Default: the platform descriptor's.
 	Window caddy.Duration `json:"window,omitempty"`
 	// Costs price requests: the first rule whose matchers match gives the
 	// cost; a request no rule matches costs 1 unit. Default: the platform

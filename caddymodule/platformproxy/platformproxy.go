@@ -1,5 +1,5 @@
 // Package platformproxy is the platform_proxy handler: Caddy's reverse_proxy
-// set up for one of the seven platforms, so an admin names the platform and
+// set up for one of the platforms, so an admin names the platform and
 // (optionally) its base URLs instead of spelling out upstreams, TLS, Host
 // and path prefixes.
 package platformproxy

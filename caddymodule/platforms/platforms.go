@@ -1,4 +1,4 @@
-// Package platforms is the one table of the seven public platforms
+// Package platforms is the one table of the public platforms
 // BesluitBron fronts: per platform its key, name, default base URLs, the
 // budget BesluitBron keeps and its prices, its searches and per-host caps,
 // its cache kinds and lifetimes, and whether the MCP connectors offer its
@@ -42,7 +42,7 @@ type Platform struct {
 	Authority int
 }
 
-// The keys of the seven platforms.
+// The keys of the platforms.
 const (
 	ORI         = "ori"
 	OBV         = "obv"
@@ -53,7 +53,7 @@ const (
 	OA          = "oa"
 )
 
-// All returns the seven platforms in a fixed order, deep copies of the
+// All returns the platforms in a fixed order, deep copies of the
 // table: a caller may change them freely.
 func All() []Platform {
 	out := make([]Platform, len(all))
@@ -95,7 +95,7 @@ func DefaultTools() []string {
 	return keys
 }
 
-// Keys returns the seven keys in a fixed order.
+// Keys returns the keys in a fixed order.
 func Keys() []string {
 	keys := make([]string, len(all))
 	for i, p := range all {
