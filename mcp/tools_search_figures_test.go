@@ -1,9 +1,10 @@
+//go:build figures
+
 package mcp
 
 import (
 	"fmt"
 	"net"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -71,11 +72,8 @@ func pct(d []time.Duration, p float64) time.Duration {
 
 // TestSearchAllFigures measures search_all over the seven emulators
 // (docs/benchmarks.md, "Fan-out search (issue 14)"). Figures only: run
-// with BESLUITBRON_FIGURES=1.
+// with -tags figures.
 func TestSearchAllFigures(t *testing.T) {
-	if os.Getenv("BESLUITBRON_FIGURES") == "" {
-		t.Skip("figures: set BESLUITBRON_FIGURES=1")
-	}
 	words := []string{"woningbouw", "klimaatadaptatie", "energietransitie", "jeugdzorg", "participatiewet", "omgevingsvisie",
 		"bestemmingsplan", "begroting", "jaarrekening", "stikstof", "verkeersveiligheid", "Wmo"}
 	timeSearch := func(c *client.Client, q string) time.Duration {

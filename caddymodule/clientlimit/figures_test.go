@@ -1,10 +1,12 @@
+//go:build figures
+
 package clientlimit
 
 // The figures of docs/benchmarks/inbound-limits.md: one client flooding a
 // real Caddy process as fast as it can while a second client sends 20
 // requests a second. Run with
 //
-//	BESLUITBRON_FIGURES=1 go test -run TestFigureFlood -v ./caddymodule/clientlimit/
+//	go test -tags figures -run TestFigureFlood -v ./caddymodule/clientlimit/
 //
 // BESLUITBRON_FIGURE_SECONDS sets each phase's length (default 10),
 // BESLUITBRON_FLOOD_CONNS the flooder's connection counts (default "1,8").
@@ -106,9 +108,6 @@ func flood(ctx context.Context, url string, conns int) (total, refused int64) {
 }
 
 func TestFigureFlood(t *testing.T) {
-	if os.Getenv("BESLUITBRON_FIGURES") == "" {
-		t.Skip("set BESLUITBRON_FIGURES=1 to measure")
-	}
 	phase := 10 * time.Second
 	if s, err := strconv.Atoi(os.Getenv("BESLUITBRON_FIGURE_SECONDS")); err == nil && s > 0 {
 		phase = time.Duration(s) * time.Second

@@ -1,3 +1,5 @@
+//go:build figures
+
 package platformlimit
 
 import (
@@ -33,7 +35,7 @@ import (
 // interval (target 0) and the emulator's 429s (target 0). It runs only
 // when asked:
 //
-//	BESLUITBRON_FLOOD=10m go test -run TestFlood -v -timeout 30m ./caddymodule/platformlimit/
+//	BESLUITBRON_FLOOD=10m go test -tags figures -run TestFlood -v -timeout 30m ./caddymodule/platformlimit/
 func TestFlood(t *testing.T) {
 	spec := os.Getenv("BESLUITBRON_FLOOD")
 	if spec == "" {

@@ -1,3 +1,5 @@
+//go:build figures
+
 package site_test
 
 import (
@@ -5,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -18,12 +19,9 @@ import (
 // (cold: every platform is asked through its route, cache miss, budget,
 // emulator) and for the same question again (warm: every platform's
 // answer from the cache), against the offline house in a child process.
-// Figures only: run with BESLUITBRON_FIGURES=1; nothing is asserted on
+// Figures only: run with -tags figures; nothing is asserted on
 // time (docs/benchmarks.md, "Search page: first render").
 func TestFigureFirstRender(t *testing.T) {
-	if os.Getenv("BESLUITBRON_FIGURES") != "1" {
-		t.Skip("figures: run with BESLUITBRON_FIGURES=1")
-	}
 	// The strict per-address limit would refuse a measuring loop from
 	// one address: raise it for this run only.
 	base := offlineHouse(t, func(s string) string {
@@ -82,12 +80,9 @@ func TestFigureFirstRender(t *testing.T) {
 // house. Once with the default Caddyfile's limits (site_search: 10 a
 // minute and 20 at once per address, 120 a minute and 60 at once for
 // everyone), once with the zone-wide limit raised so that all 100 reach
-// the engine. Figures only: run with BESLUITBRON_FIGURES=1
+// the engine. Figures only: run with -tags figures
 // (docs/benchmarks.md, "Search page: 100 visitors, one question").
 func TestFigureSameSearchManyAddresses(t *testing.T) {
-	if os.Getenv("BESLUITBRON_FIGURES") != "1" {
-		t.Skip("figures: run with BESLUITBRON_FIGURES=1")
-	}
 	raise := func(s string) string { return strings.Replace(s, "connector 120/m 60", "connector 100000/s 100000", 1) }
 	for _, run := range []struct {
 		name   string

@@ -1,3 +1,5 @@
+//go:build figures
+
 package multiinstance
 
 import (
@@ -21,7 +23,7 @@ import (
 // address, asks one search through instance 2 every 20 s. B's wait is
 // the time from asking to the answer. Runs only when asked:
 //
-//	BESLUITBRON_CROSSWAIT=5m go test -run TestCrossInstanceWait -v -timeout 20m ./internal/multiinstance/
+//	BESLUITBRON_CROSSWAIT=5m go test -tags figures -run TestCrossInstanceWait -v -timeout 20m ./internal/multiinstance/
 func TestCrossInstanceWait(t *testing.T) {
 	spec := os.Getenv("BESLUITBRON_CROSSWAIT")
 	if spec == "" {

@@ -1,8 +1,9 @@
+//go:build figures
+
 package multiinstance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -35,8 +36,8 @@ import (
 // once a minute, a lone session asks one search through instance 2: its
 // wait is the cross-instance wait. It runs only when asked:
 //
-//	BESLUITBRON_FLOOD=10m go test -run TestFloodAcrossThreeInstances -v -timeout 40m ./internal/multiinstance/
-//	BESLUITBRON_FLOOD=3m BESLUITBRON_FLOOD_CUT=30s go test -run TestFloodAcrossThreeInstances -v -timeout 20m ./internal/multiinstance/
+//	BESLUITBRON_FLOOD=10m go test -tags figures -run TestFloodAcrossThreeInstances -v -timeout 40m ./internal/multiinstance/
+//	BESLUITBRON_FLOOD=3m BESLUITBRON_FLOOD_CUT=30s go test -tags figures -run TestFloodAcrossThreeInstances -v -timeout 20m ./internal/multiinstance/
 func TestFloodAcrossThreeInstances(t *testing.T) {
 	spec := os.Getenv("BESLUITBRON_FLOOD")
 	if spec == "" {
@@ -228,15 +229,4 @@ func TestFloodAcrossThreeInstances(t *testing.T) {
 	if n := em.Limited(); n != 0 {
 		t.Errorf("the emulator answered 429 %d times", n)
 	}
-}
-
-func storeMode(admin string) string {
-	resp, err := http.Get(admin + "/besluitbron/store")
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	var st struct{ Mode string }
-	_ = json.NewDecoder(resp.Body).Decode(&st)
-	return st.Mode
 }

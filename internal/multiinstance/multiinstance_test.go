@@ -320,3 +320,14 @@ func mcpCall(t *testing.T, url, session, method string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+func storeMode(admin string) string {
+	resp, err := http.Get(admin + "/besluitbron/store")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var st struct{ Mode string }
+	_ = json.NewDecoder(resp.Body).Decode(&st)
+	return st.Mode
+}

@@ -1,3 +1,5 @@
+//go:build figures
+
 package globalbudget
 
 import (
@@ -20,14 +22,11 @@ import (
 
 // The figures of docs/benchmarks.md "Global budget (issue 13)", on the
 // real Redis and the wall clock. They take minutes, so they run only with
-// BESLUITBRON_FIGURES=1:
+// -tags figures:
 //
-//	BESLUITBRON_FIGURES=1 go test -run Figures -v -timeout 30m ./caddymodule/platformlimit/globalbudget/
+//	go test -tags figures -run Figures -v -timeout 30m ./caddymodule/platformlimit/globalbudget/
 
 func figures(t *testing.T) {
-	if os.Getenv("BESLUITBRON_FIGURES") != "1" {
-		t.Skip("figures: set BESLUITBRON_FIGURES=1")
-	}
 }
 
 func realCluster(t *testing.T, n int, cfg fairqueue.Config) []*Budget {
