@@ -330,11 +330,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// Hits, misses, stale answers and bypasses alike are served on our
 	// origin: inert, whatever the handler behind us (reverse_proxy too)
 	// or an entry stored before this rule passed on.
-	err = h.store.Serve(httpx.Inert(w), r, h.policies[kind], next, detach)
+	iw := httpx.Inert(w)
+	err = h.store.Serve(iw, r, h.policies[kind], next, detach)
 	var refused *canonical.Error
 	switch {
 	case errors.As(err, &refused):
-		httpx.WriteRefusal(httpx.Inert(w), http.StatusBadRequest, canonical.RefusalOf(h.Platform, refused))
+		httpx.WriteRefusal(iw, http.StatusBadRequest, canonical.RefusalOf(h.Platform, refused))
 		return nil
 	case errors.Is(err, cache.ErrIncomplete):
 		return caddyhttp.Error(http.StatusBadGateway, err)
