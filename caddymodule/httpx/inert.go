@@ -18,12 +18,18 @@ import "net/http"
 //     host, an open redirect), Clear-Site-Data (would wipe our origin's
 //     storage), Strict-Transport-Security (our origin's transport is the
 //     operator's decision) and Service-Worker-Allowed (widens what a
-//     worker script may control).
+//     worker script may control). An answer that set a cookie is a
+//     personal one: with the cookie gone it is marked Cache-Control:
+//     no-store, so no cache keeps it (platform_cache included, which stores
+//     no answer that sets a cookie, docs/rules.md "Cache" rule 5).
 //
 // It is idempotent: platform_proxy and platform_cache both apply it, so an
 // answer is inert whichever of them serves it and whatever sits behind the
 // cache.
 func MakeInert(h http.Header) {
+	if len(h["Set-Cookie"]) > 0 || len(h["Set-Cookie2"]) > 0 {
+		h["Cache-Control"] = []string{"no-store"}
+	}
 	for _, k := range originHeaders {
 		delete(h, k)
 	}

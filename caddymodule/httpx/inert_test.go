@@ -18,6 +18,7 @@ func TestMakeInertKeepsPlatformPolicyAndIsIdempotent(t *testing.T) {
 	MakeInert(h)
 	MakeInert(h)
 	want := http.Header{
+		"Cache-Control":           {"no-store"}, // it set a cookie: personal
 		"Content-Type":            {"text/html"},
 		"X-Content-Type-Options":  {"nosniff"},
 		"Content-Security-Policy": {"default-src 'self'", "sandbox"},

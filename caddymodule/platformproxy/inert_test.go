@@ -14,7 +14,9 @@ import (
 // script, or plant a cookie, on BesluitBron's origin.
 func reflecting(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html")
-	http.SetCookie(w, &http.Cookie{Name: "platform_session", Value: "abc", Path: "/"})
+	if r.URL.Query().Has("cookie") {
+		http.SetCookie(w, &http.Cookie{Name: "platform_session", Value: "abc", Path: "/"})
+	}
 	w.Header().Set("Refresh", "0; url=https://evil.example/")
 	_, _ = w.Write([]byte("<html><body>Results for " + r.URL.Query().Get("q") + "</body></html>"))
 }
@@ -53,7 +55,7 @@ func TestProxiedAnswersAreInert(t *testing.T) {
 
 	t.Run("platform_proxy", func(t *testing.T) {
 		base := serve(t, "opentk", "platform_proxy opentk "+up.URL)
-		code, h, body := get(t, base+"/search/index.xml?q="+xss)
+		code, h, body := get(t, base+"/search/index.xml?cookie=1&q="+xss)
 		if code != 200 || !strings.Contains(body, "<script>") {
 			t.Fatalf("%d %q: want the platform's page", code, body)
 		}
@@ -61,6 +63,15 @@ func TestProxiedAnswersAreInert(t *testing.T) {
 	})
 	t.Run("platform_cache", func(t *testing.T) {
 		base := serve(t, "opentk", "platform_cache opentk\n\t\t\tplatform_proxy opentk "+up.URL)
+		// An answer that set a cookie is personal: inert, and never
+		// stored (the proxy marks it no-store as it drops the cookie).
+		for i := range 2 {
+			_, withCookie, _ := get(t, base+"/search/index.xml?cookie=1&q="+xss)
+			assertInert(t, "miss with a cookie", withCookie)
+			if !strings.Contains(withCookie.Get("Cache-Status"), "fwd=miss") {
+				t.Fatalf("answer %d with a cookie: Cache-Status %q, want a miss (never stored)", i+1, withCookie.Get("Cache-Status"))
+			}
+		}
 		_, miss, _ := get(t, base+"/search/index.xml?q="+xss)
 		assertInert(t, "miss", miss)
 		_, hit, body := get(t, base+"/search/index.xml?q="+xss)
