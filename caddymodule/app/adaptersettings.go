@@ -2,8 +2,10 @@ package app
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
@@ -82,4 +84,12 @@ func (a *App) OAEndpoints() oa.Endpoints {
 		return c.OA.Endpoints()
 	}
 	return oa.Defaults
+}
+
+// AdapterSettings are this config's per-platform adapter settings, for a
+// surface (connector, site) that offers platforms ps: OpenTK's text of a
+// Tweede Kamer document only when it offers OpenTK too.
+func (a *App) AdapterSettings(ps []string) registry.Settings {
+	return registry.Settings{TKRoot: a.TKODataRoot(), OA: a.OAEndpoints(),
+		OBLinkBases: a.LinkBaseURLs(platforms.OB), OpenTKText: slices.Contains(ps, platforms.OpenTK)}
 }

@@ -19,14 +19,10 @@ type calls struct {
 	refused  *subrequest.Answer // the non-2xx answer that ended the search
 }
 
-// parseError is an answer that did not parse.
-type parseError struct{ err error }
-
-func (p parseError) Error() string { return "answered in an unexpected form: " + p.err.Error() }
-
-// get runs req; a non-2xx answer is an *adapters.RouteError.
-func (c *calls) get(ctx context.Context, req adapters.Request) ([]byte, error) {
-	a, err := c.e.do(ctx, c.platform, req)
+// get runs req against platform (the one the calls are for); a non-2xx
+// answer is an *adapters.RouteError.
+func (c *calls) get(ctx context.Context, platform string, req adapters.Request) ([]byte, error) {
+	a, err := c.e.do(ctx, platform, req)
 	if err != nil {
 		return nil, &adapters.UnreachedError{Err: err}
 	}
@@ -35,7 +31,7 @@ func (c *calls) get(ctx context.Context, req adapters.Request) ([]byte, error) {
 	}
 	if !a.OK() {
 		c.refused = a
-		return nil, a.Err(c.platform, c.e.clock.Now())
+		return nil, a.Err(platform, c.e.clock.Now())
 	}
 	c.answers = append(c.answers, a)
 	return a.Body, nil
@@ -52,15 +48,15 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 		o.QueueWaitMS += c.refused.QueueWaitMS
 	}
 	var re *adapters.RouteError
-	var pe parseError
-	var sk skipError
+	var pe *adapters.ParseError
+	var unfit *adapters.UnfitError
 	switch {
 	case err == nil:
 		if len(c.answers) > 0 && allFromCache(c.answers) {
 			o.State = StateCache
 		}
-	case errors.As(err, &sk):
-		o.State, o.Error, o.Reason = StateSkipped, sk.why, sk.reason
+	case errors.As(err, &unfit):
+		o.State, o.Error, o.Reason = StateSkipped, unfit.Why, unfit.Reason
 	case ctx.Err() != nil && !errors.As(err, &re):
 		// The deadline (or the caller) ended it while it waited.
 		o.State, o.Reason = StateTimeout, ReasonDeadline

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
@@ -84,11 +84,10 @@ type Options struct {
 	Grace time.Duration
 	// Clock is the time source; default the system clock.
 	Clock Clock
-	// TKRoot is the Tweede Kamer's OData root (default tk.DefaultRoot),
-	// as the connector's tk_odata_root.
-	TKRoot string
-	// OA are Open Archivaris's endpoints (default oa.Defaults).
-	OA oa.Endpoints
+	// Adapters are the operator's per-platform adapter settings (the
+	// Tweede Kamer's OData root, Open Archivaris' endpoints), as the
+	// besluitbron app's platform blocks set them.
+	Adapters registry.Settings
 }
 
 // Engine runs fan-out searches. It is safe for concurrent use.
@@ -98,8 +97,7 @@ type Engine struct {
 	deadline  time.Duration
 	grace     time.Duration
 	clock     Clock
-	tkRoot    string
-	oa        oa.Endpoints
+	surfaces  map[string]adapters.Surface
 	memo      adapters.Memo // the TK schema, Rechtspraak's court list, ORI names, for an hour
 }
 
@@ -108,7 +106,7 @@ func New(o Options) (*Engine, error) {
 	if o.Do == nil {
 		return nil, errors.New("fanout: no Doer to reach the platforms")
 	}
-	e := &Engine{do: o.Do, deadline: o.Deadline, grace: o.Grace, clock: o.Clock, tkRoot: o.TKRoot, oa: o.OA.WithDefaults()}
+	e := &Engine{do: o.Do, deadline: o.Deadline, grace: o.Grace, clock: o.Clock, surfaces: registry.Surfaces(o.Adapters)}
 	switch {
 	case e.grace == 0:
 		e.grace = DefaultGrace
@@ -126,11 +124,10 @@ func New(o Options) (*Engine, error) {
 	if e.clock == nil {
 		e.clock = systemClock{}
 	}
-	if e.tkRoot == "" {
-		e.tkRoot = tk.DefaultRoot
-	}
-	if err := tk.CheckRoot(e.tkRoot); err != nil {
-		return nil, fmt.Errorf("fanout: %v", err)
+	if o.Adapters.TKRoot != "" {
+		if err := tk.CheckRoot(o.Adapters.TKRoot); err != nil {
+			return nil, fmt.Errorf("fanout: %v", err)
+		}
 	}
 	ps := o.Platforms
 	if len(ps) == 0 {
@@ -140,7 +137,7 @@ func New(o Options) (*Engine, error) {
 		if _, ok := platforms.Get(k); !ok {
 			return nil, fmt.Errorf("fanout: platform %q is unknown: use %s", k, strings.Join(platforms.Keys(), ", "))
 		}
-		if searchers[k] == nil {
+		if e.surfaces[k].Search == nil {
 			return nil, fmt.Errorf("fanout: platform %q has no search", k)
 		}
 		if slices.Contains(e.platforms, k) {
@@ -242,7 +239,7 @@ func (e *Engine) Search(ctx context.Context, q Query, progress func(Outcome, []H
 	perPlatform := make([][]Hit, len(keys))
 	pending := 0
 	for i, k := range keys {
-		if why, code := skipReason(k, q); why != "" {
+		if why, code := e.skipReason(k, q); why != "" {
 			res.Outcomes[i] = outcomeOf(k, StateSkipped)
 			res.Outcomes[i].Error, res.Outcomes[i].Reason = why, code
 			report(res.Outcomes[i], nil)
@@ -318,7 +315,7 @@ func outcomeOf(k, state string) Outcome {
 // run asks one platform and names its outcome.
 func (e *Engine) run(ctx context.Context, i int, k string, q Query, start time.Time) done {
 	c := &calls{e: e, platform: k}
-	pg, err := searchers[k](ctx, c, q)
+	pg, err := e.search(ctx, c, k, q)
 	o := c.outcome(ctx, err)
 	if err == nil {
 		o.Hits, o.Total = len(pg.Hits), pg.Total

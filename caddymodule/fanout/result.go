@@ -1,5 +1,7 @@
 package fanout
 
+import "github.com/besluitbron/besluitbron/adapters"
+
 // Hit is one document in the merged answer.
 type Hit struct {
 	Platform     string `json:"platform"`      // platform key, e.g. obv
@@ -40,12 +42,12 @@ const (
 // Outcome.Error says the same in English, with the details.
 const (
 	// skipped
-	ReasonQueryRefused         = "query_refused"          // the question itself was refused (Check); no platform asked
-	ReasonNoOrganisationFilter = "no_organisation_filter" // the platform cannot filter by organisation (TK, OpenTK)
-	ReasonNoWordSearch         = "no_word_search"         // Rechtspraak: no free text; name a court or an ECLI
-	ReasonNeedsWords           = "needs_words"            // the platform searches only with words
-	ReasonUnknownCourt         = "unknown_court"          // the organisation names no single court of Rechtspraak
-	ReasonQueryUnfit           = "query_unfit"            // the platform's request builder refused the arguments
+	ReasonQueryRefused         = "query_refused"                    // the question itself was refused (Check); no platform asked
+	ReasonNoOrganisationFilter = adapters.UnfitNoOrganisationFilter // the platform cannot filter by organisation (TK, OpenTK)
+	ReasonNoWordSearch         = adapters.UnfitNoWordSearch         // Rechtspraak: no free text; name a court or an ECLI
+	ReasonNeedsWords           = adapters.UnfitNeedsWords           // the platform searches only with words
+	ReasonUnknownCourt         = adapters.UnfitUnknownCourt         // the organisation names no single court of Rechtspraak
+	ReasonQueryUnfit           = adapters.UnfitArguments            // the platform's request builder refused the arguments
 	// timeout
 	ReasonDeadline  = "deadline"  // no answer within the search's deadline
 	ReasonCancelled = "cancelled" // the caller went away before the platform answered

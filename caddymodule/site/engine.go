@@ -27,7 +27,7 @@ func newSearcher(h *Handler) (searcher, error) {
 		},
 		Platforms: h.Platforms,
 		Deadline:  time.Duration(h.Deadline),
-		TKRoot:    h.TKODataRoot,
+		Adapters:  h.adapters,
 	})
 	if err != nil {
 		return nil, err

@@ -21,13 +21,13 @@ package site
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
@@ -82,13 +82,14 @@ type Handler struct {
 	// itself /OData/v5 by default).
 	TKODataRoot string `json:"tk_odata_root,omitempty"`
 
-	app    *app.App
-	logger *zap.Logger
-	state  *state
-	reader *reader.Reader
-	names  map[string]string
-	search searcher
-	engine *fanout.Engine
+	app      *app.App
+	logger   *zap.Logger
+	state    *state
+	reader   *reader.Reader
+	adapters registry.Settings // the app's, with the site's own tk_odata_root
+	names    map[string]string
+	search   searcher
+	engine   *fanout.Engine
 }
 
 // CaddyModule returns the Caddy module information.
@@ -145,12 +146,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.state, err = acquireState(a.Figures()); err != nil {
 		return err
 	}
-	h.reader = &reader.Reader{
-		Get:         h.getter(),
-		OBLinkBases: a.LinkBaseURLs(platforms.OB),
-		TKRoot:      h.TKODataRoot,
-		OpenTKText:  slices.Contains(h.Platforms, platforms.OpenTK),
-	}
+	h.adapters = a.AdapterSettings(h.Platforms)
+	h.adapters.TKRoot = h.TKODataRoot
+	h.reader = &reader.Reader{Get: h.getter(), Surfaces: registry.Surfaces(h.adapters)}
 	h.search, err = newSearcher(h)
 	return err
 }

@@ -31,7 +31,7 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 		}
 		offset = n
 	}
-	if !h.offers(platform) || !reader.Readable(platform) {
+	if !h.offers(platform) || !h.reader.Readable(platform) {
 		return h.renderError(w, r, http.StatusBadRequest, pg.F("error.bad", fmt.Sprintf("the reader reads documents of %v, not %q", h.readablePlatforms(), platform)))
 	}
 	o, err := origin(r)
@@ -142,7 +142,7 @@ func (h *Handler) offers(platform string) bool {
 func (h *Handler) readablePlatforms() []string {
 	var out []string
 	for _, k := range h.Platforms {
-		if reader.Readable(k) {
+		if h.reader.Readable(k) {
 			out = append(out, k)
 		}
 	}

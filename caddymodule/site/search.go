@@ -12,7 +12,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
-	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 )
@@ -142,7 +141,7 @@ func nameOr(a, b string) string {
 // readURL is the reader view of a hit, or its source when the reader
 // cannot read the platform.
 func (h *Handler) readURL(pg ui.Page, platform, id, kind, source string) string {
-	if !reader.Readable(platform) || !h.offers(platform) || id == "" {
+	if !h.reader.Readable(platform) || !h.offers(platform) || id == "" {
 		return source
 	}
 	v := url.Values{"platform": {platform}, "id": {id}}

@@ -19,6 +19,7 @@ import (
 	obvad "github.com/besluitbron/besluitbron/adapters/obv"
 	oriad "github.com/besluitbron/besluitbron/adapters/ori"
 	rsad "github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/adapters/registry"
 	tkad "github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
@@ -93,7 +94,7 @@ func (h *house) firstHit(t *testing.T, platform string, r adapters.Request, pars
 // parsers the MCP fetch tools use.
 func TestFetchThroughTheEmulators(t *testing.T) {
 	h := newHouse(t)
-	rd := &Reader{Get: h.get, OBLinkBases: []string{h.urls[platforms.OB]}, Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{OBLinkBases: []string{h.urls[platforms.OB]}}), Now: now}
 	ctx := context.Background()
 
 	sr, _ := obvad.SearchRequest(obvad.SearchParams{Query: "besluit", Limit: 5})
@@ -136,7 +137,7 @@ func TestFetchThroughTheEmulators(t *testing.T) {
 // platform does not know is a 404.
 func TestRefusals(t *testing.T) {
 	h := newHouse(t)
-	rd := &Reader{Get: h.get, Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Now: now}
 	ctx := context.Background()
 	for _, c := range []struct{ platform, id string }{
 		{platforms.OBV, ""},
@@ -178,7 +179,7 @@ func TestTKFetchFallsBackToTheSyncFeed(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	h := &house{urls: map[string]string{platforms.TK: srv.URL}, calls: map[string]int{}}
-	rd := &Reader{Get: h.get, Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Now: now}
 	ctx := context.Background()
 
 	body, err := h.get(ctx, platforms.TK, adapters.Get(tkad.DefaultRoot+"/Document", url.Values{"$top": {"1"}, "$filter": {"Verwijderd eq false"}}))
@@ -219,7 +220,7 @@ func TestORIFetchNamesTheOrganisation(t *testing.T) {
 	srv := httptest.NewServer(oriemu.New(oriemu.Config{Seed: 1, Now: now}))
 	t.Cleanup(srv.Close)
 	h := &house{urls: map[string]string{platforms.ORI: srv.URL}, calls: map[string]int{}}
-	rd := &Reader{Get: h.get, Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Now: now}
 	ctx := context.Background()
 	get := func(r adapters.Request) ([]byte, error) { return h.get(ctx, platforms.ORI, r) }
 
@@ -255,22 +256,5 @@ func TestORIFetchNamesTheOrganisation(t *testing.T) {
 	before := h.calls[platforms.ORI]
 	if _, err := rd.Fetch(ctx, platforms.ORI, hit.ID, ""); err != nil || h.calls[platforms.ORI] != before+1 {
 		t.Fatalf("a second fetch asked %d times (the name is remembered): %v", h.calls[platforms.ORI]-before, err)
-	}
-}
-
-// Every platform of the table is read by the reader or named, with its
-// reason, as one it does not read: a ninth platform cannot be left out by
-// accident.
-func TestEveryPlatformReadableOrExcused(t *testing.T) {
-	for _, k := range platforms.Keys() {
-		_, excused := Unreadable[k]
-		if Readable(k) == excused {
-			t.Errorf("platform %s: readable %v, excused %v: give it a fetcher or a reason in Unreadable", k, Readable(k), excused)
-		}
-	}
-	for k := range fetchers {
-		if _, ok := platforms.Get(k); !ok {
-			t.Errorf("fetcher for %q, which is not in the table", k)
-		}
 	}
 }

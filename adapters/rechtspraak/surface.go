@@ -1,0 +1,117 @@
+package rechtspraak
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+// MaxQuestionECLIs bounds the rulings one question looks up by ECLI.
+const MaxQuestionECLIs = 5
+
+// Surface is Rechtspraak for the fan-out, the reader and the live check
+// (adapters.Surface). The platform has no free text: a question names
+// ECLIs, or a court as its organisation.
+func Surface() adapters.Surface {
+	return adapters.Surface{
+		Unfit:  unfit,
+		Search: search,
+		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
+			r, err := ContentRequest(id, false)
+			if err != nil {
+				return adapters.Document{}, &adapters.InvalidError{Err: err}
+			}
+			body, err := env.Get(ctx, platforms.Rechtspraak, r)
+			if err != nil {
+				return adapters.Document{}, err
+			}
+			return ParseContent(body)
+		},
+		Probe: func(adapters.ProbeConfig) (adapters.Probe, error) {
+			r, err := SearchRequest(SearchParams{Sort: "DESC", Limit: 1})
+			return adapters.Probe{Name: "zoeken", Request: r, Ext: "xml",
+				Samples: []adapters.Sample{{File: "zoeken.atom.xml"}}}, err
+		},
+	}
+}
+
+func unfit(q adapters.Question) *adapters.UnfitError {
+	if strings.TrimSpace(q.Organisation) == "" && len(FindECLIs(q.Words, MaxQuestionECLIs)) == 0 {
+		return &adapters.UnfitError{Why: "Rechtspraak has no free-text search: name a court as organisation (HR, Rechtbank Den Haag) or search for an ECLI",
+			Reason: adapters.UnfitNoWordSearch}
+	}
+	return nil
+}
+
+// search looks up the ECLIs in the words (metadata only, as
+// rechtspraak_fetch with metadata_only=true); without one, the
+// organisation names a court, and the court's newest rulings in the date
+// range are listed, as rechtspraak_search with that court does.
+func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+	if ids := FindECLIs(q.Words, MaxQuestionECLIs); len(ids) > 0 {
+		return byECLI(ctx, env, ids)
+	}
+	court, err := resolveCourt(ctx, env, strings.TrimSpace(q.Organisation))
+	if err != nil {
+		return adapters.Page{}, err
+	}
+	p := SearchParams{Creators: []string{court}, DateFrom: q.From, DateTo: q.To, Sort: "DESC", Limit: q.Limit}
+	if p.DateFrom != "" && p.DateTo == "" {
+		// One date alone is that one day to the platform: "from" means
+		// up to today.
+		p.DateTo = env.Now.Format("2006-01-02")
+	}
+	r, err := SearchRequest(p)
+	if err != nil {
+		return adapters.Page{}, adapters.Unfit(err)
+	}
+	body, err := env.Get(ctx, platforms.Rechtspraak, r)
+	if err != nil {
+		return adapters.Page{}, err
+	}
+	return adapters.Parsed(ParseSearch(body, p))
+}
+
+func byECLI(ctx context.Context, env adapters.Env, ids []string) (adapters.Page, error) {
+	pg := adapters.Page{Hits: []adapters.Hit{}}
+	for _, id := range ids {
+		r, err := ContentRequest(id, true)
+		if err != nil {
+			return adapters.Page{}, adapters.Unfit(err)
+		}
+		body, err := env.Get(ctx, platforms.Rechtspraak, r)
+		if adapters.KindOf(err) == adapters.KindNotFound {
+			continue // not a Dutch ruling the platform knows
+		}
+		if err != nil {
+			return adapters.Page{}, err
+		}
+		d, err := adapters.Parsed(ParseContent(body))
+		if err != nil {
+			return adapters.Page{}, err
+		}
+		pg.Hits = append(pg.Hits, adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date,
+			Source: d.Source, Snippet: adapters.Snippet(d.Meta["summary"], adapters.SnippetLen), URL: d.URL})
+	}
+	pg.Total = len(pg.Hits)
+	return pg, nil
+}
+
+// resolveCourt resolves a court's abbreviation or name (or a part of it
+// that names one court) to its identifier (Resolve).
+func resolveCourt(ctx context.Context, env adapters.Env, v string) (string, error) {
+	uri, err := Resolve(env.Memo, env.Now, "Instanties", v, env.Bind(ctx, platforms.Rechtspraak))
+	var un *UnresolvedError
+	switch {
+	case errors.As(err, &un):
+		return "", &adapters.UnfitError{Why: fmt.Sprintf("%q names no single court of Rechtspraak (%d match): give a court such as HR or Rechtbank Den Haag", adapters.Cut(v, 60), len(un.Near)),
+			Reason: adapters.UnfitUnknownCourt}
+	case err != nil && !adapters.CallFailed(err):
+		return "", &adapters.ParseError{Err: err}
+	}
+	return uri, err
+}

@@ -1,0 +1,69 @@
+// Package registry is where a platform registers with the surfaces that
+// dispatch over every platform: the fan-out search, the site's reader and
+// the live check. Adding a platform here is one line (docs/architecture.md,
+// "Adding a platform"); a test holds the list to the platforms table.
+package registry
+
+import (
+	"context"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/ob"
+	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/adapters/opentk"
+	"github.com/besluitbron/besluitbron/adapters/ori"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/adapters/tk"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+// Settings are the operator's per-platform adapter settings (the
+// besluitbron app's platform blocks); the zero value is every default.
+type Settings struct {
+	// TKRoot is the Tweede Kamer's OData root (default tk.DefaultRoot).
+	TKRoot string
+	// OA are Open Archivaris' endpoints (over oa.Defaults).
+	OA oa.Endpoints
+	// OBLinkBases are the base URLs Officiële Bekendmakingen' full-text
+	// links may point into.
+	OBLinkBases []string
+	// OpenTKText: a Tweede Kamer document's text comes from OpenTK, which
+	// serves the same document by the same number as text (the
+	// Gegevensmagazijn holds only the file). Off when OpenTK is not on.
+	OpenTKText bool
+}
+
+// Surfaces are the platforms' surfaces under s, by key.
+func Surfaces(s Settings) map[string]adapters.Surface {
+	return map[string]adapters.Surface{
+		platforms.OBV:         obv.Surface(),
+		platforms.TK:          withOpenTKText(tk.Surface(s.TKRoot), s.OpenTKText),
+		platforms.OpenTK:      opentk.Surface(),
+		platforms.OB:          ob.Surface(s.OBLinkBases),
+		platforms.Rechtspraak: rechtspraak.Surface(),
+		platforms.ORI:         ori.Surface(),
+		platforms.OA:          oa.Surface(s.OA),
+	}
+}
+
+// withOpenTKText gives a Tweede Kamer document OpenTK's text of the same
+// number when on; without it, or when OpenTK fails, the document keeps
+// its metadata and link.
+func withOpenTKText(s adapters.Surface, on bool) adapters.Surface {
+	if !on {
+		return s
+	}
+	fetch := s.Fetch
+	s.Fetch = func(ctx context.Context, env adapters.Env, id, kind string) (adapters.Document, error) {
+		d, err := fetch(ctx, env, id, kind)
+		if err != nil {
+			return d, err
+		}
+		if od, err := opentk.Surface().Fetch(ctx, env, d.ID, opentk.Document); err == nil {
+			d.Text = od.Text
+		}
+		return d, nil
+	}
+	return s
+}

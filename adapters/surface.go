@@ -1,0 +1,150 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Surface is what every surface but the MCP tools asks of one platform:
+// the fan-out's question (Unfit, Search), the reader's document (Fetch)
+// and the live check's probe (Probe). Each platform package builds its
+// own (obv.Surface, tk.Surface, ...), and adapters/registry lists them
+// once, so the fan-out, the reader and the live check dispatch over one
+// registration.
+type Surface struct {
+	// Unfit says why q does not fit the platform, before any request:
+	// nil when it fits, else an *UnfitError (the outcome is skipped).
+	Unfit func(q Question) *UnfitError
+	// Search answers q with the requests the platform's MCP search tool
+	// sends for the same arguments (the tool's defaults otherwise), so the
+	// surfaces share cache entries. A parser's failure is a *ParseError.
+	Search func(ctx context.Context, env Env, q Question) (Page, error)
+	// Fetch reads document id with its full text; kind is the hit's type
+	// where the platform needs it (OpenTK's category). Nil when the
+	// platform's documents are not read here: Unreadable says why.
+	Fetch      func(ctx context.Context, env Env, id, kind string) (Document, error)
+	Unreadable string
+	// Probe is the one tiny request the live check sends, with what its
+	// answer is held against.
+	Probe func(cfg ProbeConfig) (Probe, error)
+}
+
+// Question is one question asked of every platform at once.
+type Question struct {
+	Words        string // the words to search for; may be empty
+	Organisation string // an organisation (municipality, court, ...); may be empty
+	From, To     string // the date range, YYYY-MM-DD, either may be empty
+	Limit        int    // hits per platform, 1 to the fan-out's maximum
+}
+
+// Getter runs one request against a platform's route and returns the
+// body of a 2xx answer; any other outcome is an error, an *RouteError
+// when the route answered.
+type Getter func(ctx context.Context, platform string, r Request) ([]byte, error)
+
+// Env is what a surface lends a platform's calls: the way to its route,
+// the memo of reference data (schemas, courts, organisation names), the
+// time, and the operator's settings.
+type Env struct {
+	Get  Getter
+	Memo *Memo
+	Now  time.Time
+}
+
+// Bind is get for one platform, in the form the platform packages'
+// lookups take.
+func (e Env) Bind(ctx context.Context, platform string) func(Request) ([]byte, error) {
+	return func(r Request) ([]byte, error) { return e.Get(ctx, platform, r) }
+}
+
+// UnfitError is a question a platform cannot answer as asked: Why says
+// what to change, in English; Reason is the same as a code (Unfit*).
+type UnfitError struct{ Why, Reason string }
+
+func (u *UnfitError) Error() string { return u.Why }
+
+// Why a question does not fit a platform, as codes (UnfitError.Reason).
+const (
+	UnfitNoOrganisationFilter = "no_organisation_filter" // the platform cannot filter by organisation
+	UnfitNoWordSearch         = "no_word_search"         // the platform has no free-text search
+	UnfitNeedsWords           = "needs_words"            // the platform searches only with words
+	UnfitUnknownCourt         = "unknown_court"          // the organisation names no single court
+	UnfitArguments            = "query_unfit"            // the request builder refused the arguments
+)
+
+// Unfit wraps a request builder's refusal as an UnfitError.
+func Unfit(err error) *UnfitError {
+	return &UnfitError{Why: Cut(err.Error(), 300), Reason: UnfitArguments}
+}
+
+// ParseError is a platform answer that did not parse.
+type ParseError struct{ Err error }
+
+func (p *ParseError) Error() string { return "answered in an unexpected form: " + p.Err.Error() }
+func (p *ParseError) Unwrap() error { return p.Err }
+
+// Parsed wraps a parser's error as a *ParseError.
+func Parsed[T any](v T, err error) (T, error) {
+	if err != nil {
+		var zero T
+		return zero, &ParseError{Err: err}
+	}
+	return v, nil
+}
+
+// ProbeConfig chooses the live check's probe parameters.
+type ProbeConfig struct {
+	// TKRoot is the Tweede Kamer OData root the tk probe asks.
+	TKRoot string
+	// OBID is the publication the OB probe looks up.
+	OBID string
+}
+
+// Probe is the one tiny request the live check sends to a platform.
+type Probe struct {
+	Name    string // short name of what is asked, used for saved files
+	Request Request
+	// Samples are real payloads (under the fixtures' <platform>/ folder)
+	// the answer must match. Empty when no real sample exists.
+	Samples []Sample
+	// Documented is the shape the platform's documentation or code gives,
+	// used when there is no sample; DocSource names it.
+	Documented []byte
+	DocSource  string
+	Ext        string // the extension a saved answer gets
+}
+
+// Sample is a real payload file a probe's answer is held against, with
+// the leniencies its emulator's test uses for the same file.
+type Sample struct {
+	File             string
+	NullOK           bool // a null in the sample matches any value
+	IgnoreNamespaces bool // XML namespaces are not compared
+	Anywhere         bool // the sample is a fragment found anywhere in the answer
+}
+
+// NeedWords is the Unfit of a platform that searches only with words.
+func NeedWords(name string, q Question) *UnfitError {
+	if strings.TrimSpace(q.Words) == "" {
+		return &UnfitError{Why: name + " needs words to search for", Reason: UnfitNeedsWords}
+	}
+	return nil
+}
+
+// NoOrganisationFilter is the Unfit of a platform that searches only
+// with words and cannot filter by organisation.
+func NoOrganisationFilter(name string, q Question) *UnfitError {
+	if strings.TrimSpace(q.Organisation) != "" {
+		return &UnfitError{Why: name + " has no organisation filter (its documents are parliament's): search without organisation to include it",
+			Reason: UnfitNoOrganisationFilter}
+	}
+	return NeedWords(name, q)
+}
+
+// NotFound tells whether err says the platform has no such document: a
+// parser's ErrNoDocument or the route's 404.
+func NotFound(err error) bool {
+	return errors.Is(err, ErrNoDocument) || KindOf(err) == KindNotFound
+}
