@@ -28,6 +28,9 @@ type settings struct {
 	// laadstatus is the app's keeper of OpenBesluitvorming's load status;
 	// nil when this config does not refresh it.
 	laadstatus *app.LaadstatusKeeper
+	// surfaces are the platforms' surfaces under these settings, which
+	// the fetch tools read documents through (fetchDocument).
+	surfaces map[string]adapters.Surface
 }
 
 // linkBasesOf returns the base URLs links into the platform are checked
@@ -79,6 +82,7 @@ const instructions = `BesluitBron answers questions about Dutch public decision-
 
 // configure applies a (re)loaded config: platforms, limits, tools.
 func (c *connector) configure(s settings) {
+	s.surfaces = s.surfacesFor()
 	c.cfg.Store(&s)
 	c.mcp.SetTools(c.toolsFor(s.platforms)...)
 }

@@ -95,19 +95,12 @@ type obvFetchIn struct {
 }
 
 func (c *connector) obvFetch(ctx context.Context, in obvFetchIn) (*docOut, *mcpgo.CallToolResult) {
-	r, err := obv.EntityRequest(in.ID)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	ans, fail := c.call(ctx, platforms.OBV, r)
+	d, answers, fail := c.fetchDocument(ctx, platforms.OBV, in.ID, "",
+		"OpenBesluitvorming has no entity "+in.ID+": take an id from obv_search.")
 	if fail != nil {
 		return nil, fail
 	}
-	d, err := obv.ParseEntity(ans.Body)
-	if err != nil {
-		return nil, parseFailed(platforms.OBV, err)
-	}
-	return doc(platforms.OBV, d, in.Offset, c.chars(in.textPageIn), ans), nil
+	return doc(platforms.OBV, d, in.Offset, c.chars(in.textPageIn), answers...), nil
 }
 
 type obvSourcesIn struct {

@@ -25,9 +25,10 @@ type Settings struct {
 	TKRoot string
 	// OA are Open Archivaris' endpoints (over oa.Defaults).
 	OA oa.Endpoints
-	// OBLinkBases are the base URLs Officiële Bekendmakingen' full-text
-	// links may point into.
-	OBLinkBases []string
+	// LinkBases gives the base URLs a platform's links may point into
+	// (Officiële Bekendmakingen' full-text links), asked at each fetch;
+	// nil refuses every link.
+	LinkBases func(key string) []string
 	// OpenTKText: a Tweede Kamer document's text comes from OpenTK, which
 	// serves the same document by the same number as text (the
 	// Gegevensmagazijn holds only the file). Off when OpenTK is not on.
@@ -40,7 +41,7 @@ func Surfaces(s Settings) map[string]adapters.Surface {
 		platforms.OBV:         obv.Surface(),
 		platforms.TK:          withOpenTKText(tk.Surface(s.TKRoot), s.OpenTKText),
 		platforms.OpenTK:      opentk.Surface(),
-		platforms.OB:          ob.Surface(s.OBLinkBases),
+		platforms.OB:          ob.Surface(s.linkBasesOf(platforms.OB)),
 		platforms.Rechtspraak: rechtspraak.Surface(),
 		platforms.ORI:         ori.Surface(),
 		platforms.OA:          oa.Surface(s.OA),
@@ -66,4 +67,12 @@ func withOpenTKText(s adapters.Surface, on bool) adapters.Surface {
 		return d, nil
 	}
 	return s
+}
+
+// linkBasesOf is LinkBases for platform key; nil without LinkBases.
+func (s Settings) linkBasesOf(key string) func() []string {
+	if s.LinkBases == nil {
+		return nil
+	}
+	return func() []string { return s.LinkBases(key) }
 }
