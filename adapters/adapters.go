@@ -53,6 +53,11 @@ type Hit struct {
 	Source  string `json:"source,omitempty"`
 	Snippet string `json:"snippet,omitempty"`
 	URL     string `json:"url,omitempty"`
+	// Kamerstuk is the kamerstuk number in Officiële Bekendmakingen' form
+	// (kst-36200-VII-12: dossier, its addition, volgnummer), when the
+	// platform says which kamerstuk the hit is: the fan-out folds a
+	// Tweede Kamer document and its publication into one hit by it.
+	Kamerstuk string `json:"kamerstuk,omitempty"`
 }
 
 // Page is one page of search results.

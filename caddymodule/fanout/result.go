@@ -13,6 +13,11 @@ type Hit struct {
 	Organisation string `json:"organisation,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
 	URL          string `json:"url,omitempty"` // the document at its source
+	// Kamerstuk is the kamerstuk number (kst-36200-VII-12) when the
+	// platform gave it apart from its id and link (Tweede Kamer's
+	// Gegevensmagazijn): the identifier its publication at Officiële
+	// Bekendmakingen has.
+	Kamerstuk string `json:"kamerstuk,omitempty"`
 	// Also is the same document on other platforms, found under a
 	// shared identifier (a kamerstuk number, a TK document number, an
 	// ECLI).
@@ -81,8 +86,12 @@ type Outcome struct {
 
 // Result is the merged answer.
 type Result struct {
-	Query    Query     `json:"query"`
-	Hits     []Hit     `json:"hits"`     // newest first, undated last
+	Query Query `json:"query"`
+	// Sort is the order the hits are in (SortRelevance or SortDate):
+	// the query's sort, or its default (Query.Order). Empty only when
+	// the query was refused (no platform asked, no hits).
+	Sort     string    `json:"sort,omitempty"`
+	Hits     []Hit     `json:"hits"`     // in the order Sort names
 	Outcomes []Outcome `json:"outcomes"` // one per platform asked or skipped, in the engine's order
 	// Partial is true when some platform asked gave no hits because it
 	// timed out, was over budget or failed: the hits are what the others
