@@ -66,6 +66,9 @@ type Page struct {
 	TotalApprox bool  `json:"total_is_approximate,omitempty"`
 	HasMore     bool  `json:"has_more"`
 	Hits        []Hit `json:"results"`
+	// Provenance says where the hits came from when that is not the
+	// platform itself (BesluitBron's index of Rechtspraak's feed).
+	Provenance string `json:"provenance,omitempty"`
 }
 
 // Document is one fetched item: metadata plus its full text, which the

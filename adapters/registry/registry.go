@@ -33,6 +33,9 @@ type Settings struct {
 	// serves the same document by the same number as text (the
 	// Gegevensmagazijn holds only the file). Off when OpenTK is not on.
 	OpenTKText bool
+	// CaseLaw answers words for Rechtspraak (the besluitbron app's index
+	// of its feed); nil: Rechtspraak is searched by court or ECLI only.
+	CaseLaw rechtspraak.WordIndex
 }
 
 // Surfaces are the platforms' surfaces under s, by key.
@@ -42,7 +45,7 @@ func Surfaces(s Settings) map[string]adapters.Surface {
 		platforms.TK:          withOpenTKText(tk.Surface(s.TKRoot), s.OpenTKText),
 		platforms.OpenTK:      opentk.Surface(),
 		platforms.OB:          ob.Surface(s.linkBasesOf(platforms.OB)),
-		platforms.Rechtspraak: rechtspraak.Surface(),
+		platforms.Rechtspraak: rechtspraak.Surface(s.CaseLaw),
 		platforms.ORI:         ori.Surface(),
 		platforms.OA:          oa.Surface(s.OA),
 	}

@@ -320,7 +320,7 @@ func (e *Engine) run(ctx context.Context, i int, k string, q Query, start time.T
 	pg, err := e.search(ctx, c, k, q)
 	o := c.outcome(ctx, err)
 	if err == nil {
-		o.Hits, o.Total = len(pg.Hits), pg.Total
+		o.Hits, o.Total, o.Provenance = len(pg.Hits), pg.Total, pg.Provenance
 	}
 	o.TookMS = e.clock.Now().Sub(start).Milliseconds()
 	hits := make([]Hit, 0, len(pg.Hits))

@@ -51,6 +51,7 @@ const (
 	ReasonNoOrganisationFilter = adapters.UnfitNoOrganisationFilter // the platform cannot filter by organisation (TK, OpenTK)
 	ReasonNoWordSearch         = adapters.UnfitNoWordSearch         // Rechtspraak: no free text; name a court or an ECLI
 	ReasonNeedsWords           = adapters.UnfitNeedsWords           // the platform searches only with words
+	ReasonIndexUnavailable     = adapters.UnfitIndexUnavailable     // BesluitBron's own index of the platform cannot answer now
 	ReasonUnknownCourt         = adapters.UnfitUnknownCourt         // the organisation names no single court of Rechtspraak
 	ReasonQueryUnfit           = adapters.UnfitArguments            // the platform's request builder refused the arguments
 	// timeout
@@ -78,6 +79,10 @@ type Outcome struct {
 	Total             int    `json:"total,omitempty"` // hits the platform reports in all, when it says
 	TookMS            int64  `json:"took_ms"`
 	QueueWaitMS       int64  `json:"queue_wait_ms,omitempty"` // waited for the platform's budget
+	// Provenance says where the hits came from when not from the
+	// platform itself: "BesluitBron's index of Rechtspraak's feed,
+	// complete up to ..." (or how far it got while incomplete).
+	Provenance string `json:"provenance,omitempty"`
 
 	// Reason says Error as a code (Reason* above), set whenever Error
 	// is: for pages and apps that say it in their own language.
