@@ -1,0 +1,277 @@
+package caselaw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HarvesterConfig is what a Harvester needs. Index and Fetch are required.
+type HarvesterConfig struct {
+	Index *Index
+	Fetch Fetcher
+	// Gate is called before every page and blocks until the page may be
+	// asked (the integration lets a page go only when visitors leave room
+	// in Rechtspraak's budget). nil: every page goes at once.
+	Gate func(ctx context.Context) error
+	// Clock: nil is the wall clock.
+	Clock Clock
+	// PageSize is the entries asked per page, 1..MaxPageSize; 0 means
+	// MaxPageSize.
+	PageSize int
+	// Interval is the wait from the end of a complete pass to the start of
+	// the next; 0 means DefaultInterval.
+	Interval time.Duration
+	// Since is the harvest scope: "" for the whole feed, a year ("2015")
+	// or a date ("2015-06-01"). Decisions dated before it are not stored.
+	// A checkpoint of another scope is not continued: the harvester starts
+	// over with a whole pass. Narrowing the scope leaves decisions already
+	// stored from before it in the index.
+	Since string
+	// RetryMin and RetryMax bound the wait after a failed page, which
+	// doubles from RetryMin with each failure in a row; 0 means the
+	// defaults.
+	RetryMin, RetryMax time.Duration
+}
+
+// The harvester's defaults. Rechtspraak publishes through the day; an
+// incremental pass an hour is a few pages and keeps the index at most
+// about an hour behind. A failing feed is asked again after 5 seconds,
+// then less and less often, at least every 5 minutes.
+const (
+	DefaultInterval = time.Hour
+	DefaultRetryMin = 5 * time.Second
+	DefaultRetryMax = 5 * time.Minute
+)
+
+// Harvester keeps the index up to date with the feed: pass after pass,
+// each asking for what changed since the last complete one (paging.go).
+// Each page is stored with the checkpoint that follows it, so a harvester
+// started on a reopened index resumes where the last one stopped.
+// Progress is safe to call from any goroutine while Run runs.
+type Harvester struct {
+	idx      *Index
+	fetch    Fetcher
+	gate     func(ctx context.Context) error
+	clock    Clock
+	pageSize int
+	interval time.Duration
+	scope    string // "" or YYYY-MM-DD
+	retryMin time.Duration
+	retryMax time.Duration
+
+	mu    sync.Mutex
+	state harvestState
+}
+
+// NewHarvester checks cfg and fills in its defaults.
+func NewHarvester(cfg HarvesterConfig) (*Harvester, error) {
+	if cfg.Index == nil || cfg.Fetch == nil {
+		return nil, errors.New("caselaw harvester: Index and Fetch are required")
+	}
+	scope, err := parseScope(cfg.Since)
+	if err != nil {
+		return nil, err
+	}
+	h := &Harvester{
+		idx: cfg.Index, fetch: cfg.Fetch, gate: cfg.Gate, clock: cfg.Clock,
+		pageSize: cfg.PageSize, interval: cfg.Interval, scope: scope,
+		retryMin: cfg.RetryMin, retryMax: cfg.RetryMax,
+	}
+	if h.gate == nil {
+		h.gate = func(context.Context) error { return nil }
+	}
+	if h.clock == nil {
+		h.clock = WallClock{}
+	}
+	if h.pageSize == 0 {
+		h.pageSize = MaxPageSize
+	}
+	if h.pageSize < 1 || h.pageSize > MaxPageSize {
+		return nil, fmt.Errorf("caselaw harvester: page size %d is out of range 1..%d", h.pageSize, MaxPageSize)
+	}
+	if h.interval <= 0 {
+		h.interval = DefaultInterval
+	}
+	if h.retryMin <= 0 {
+		h.retryMin = DefaultRetryMin
+	}
+	if h.retryMax < h.retryMin {
+		h.retryMax = max(DefaultRetryMax, h.retryMin)
+	}
+	return h, nil
+}
+
+// parseScope reads the harvest scope: "" (the whole feed), a year or a
+// date, as the date from which decisions are kept.
+func parseScope(since string) (string, error) {
+	since = strings.TrimSpace(since)
+	if since == "" {
+		return "", nil
+	}
+	if year, err := strconv.Atoi(since); err == nil && len(since) == 4 {
+		since = fmt.Sprintf("%04d-01-01", year)
+	}
+	if _, err := parseDate(since); err != nil {
+		return "", fmt.Errorf("caselaw harvester: scope %q is neither a year nor a date YYYY-MM-DD: %v", since, err)
+	}
+	return since, nil
+}
+
+// Run harvests until ctx ends (returning its error) or the index fails
+// (returning that *UnavailableError, which Progress also shows). Fetch
+// and gate errors never end it: it waits and asks again.
+func (h *Harvester) Run(ctx context.Context) error {
+	for {
+		cp := h.checkpoint()
+		if !cp.running() && !cp.LastComplete.IsZero() {
+			next := cp.CompletedAt.Add(h.interval)
+			h.update(func(s *harvestState) { s.nextPass = next })
+			if d := next.Sub(h.clock.Now()); d > 0 {
+				if err := wait(ctx, h.clock, d); err != nil {
+					return err
+				}
+			}
+		}
+		if err := h.Pass(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// Pass runs one pass to its end: the unfinished pass of the checkpoint,
+// or a new one. It returns nil when the pass is complete, ctx's error when
+// ctx ends first (the checkpoint then holds the last page stored), or the
+// index's *UnavailableError.
+func (h *Harvester) Pass(ctx context.Context) error {
+	cp := h.checkpoint()
+	if !cp.running() {
+		cp = cp.startPass(h.clock.Now())
+		if err := h.apply(nil, cp); err != nil {
+			return err
+		}
+	}
+	h.update(func(s *harvestState) {
+		s.running, s.nextPass, s.lastPageEnd = true, time.Time{}, h.clock.Now()
+	})
+	defer h.update(func(s *harvestState) { s.running = false })
+
+	for {
+		req := cp.request(h.pageSize)
+		page, err := h.fetchPage(ctx, req)
+		if err != nil {
+			return err
+		}
+		next, complete := cp.advance(req, page, h.clock.Now())
+		if err := h.apply(h.keep(page.Decisions), next); err != nil {
+			return err
+		}
+		h.notePage()
+		if complete {
+			return nil
+		}
+		cp = next
+	}
+}
+
+// checkpoint is the index's checkpoint, or a fresh one when it belongs to
+// another scope.
+func (h *Harvester) checkpoint() Checkpoint {
+	cp := h.idx.Checkpoint()
+	if cp.Scope != h.scope {
+		return Checkpoint{Scope: h.scope}
+	}
+	return cp
+}
+
+// fetchPage asks for req through the gate until an answer is a page,
+// waiting longer after each failure in a row.
+func (h *Harvester) fetchPage(ctx context.Context, req PageRequest) (FeedPage, error) {
+	for failures := 0; ; failures++ {
+		page, err := h.tryPage(ctx, req)
+		if err == nil {
+			h.update(func(s *harvestState) { s.failuresInRow = 0 })
+			return page, nil
+		}
+		if ctx.Err() != nil {
+			return FeedPage{}, ctx.Err()
+		}
+		h.update(func(s *harvestState) {
+			s.lastErr, s.lastErrAt, s.failuresInRow = err, h.clock.Now(), s.failuresInRow+1
+		})
+		if err := wait(ctx, h.clock, h.backoff(failures)); err != nil {
+			return FeedPage{}, err
+		}
+	}
+}
+
+// tryPage makes one attempt. A fetcher that panics on a garbage answer
+// fails the attempt, not the process.
+func (h *Harvester) tryPage(ctx context.Context, req PageRequest) (page FeedPage, err error) {
+	if err := h.gate(ctx); err != nil {
+		return FeedPage{}, fmt.Errorf("waiting for room to ask the feed: %w", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			page, err = FeedPage{}, fmt.Errorf("the page fetcher panicked: %v", r)
+		}
+	}()
+	if page, err = h.fetch(ctx, req); err != nil {
+		return FeedPage{}, err
+	}
+	return page, checkPage(req, page)
+}
+
+func (h *Harvester) backoff(failures int) time.Duration {
+	d := h.retryMin
+	for range failures {
+		if d >= h.retryMax/2 {
+			return h.retryMax
+		}
+		d *= 2
+	}
+	return min(d, h.retryMax)
+}
+
+// keep returns the entries to store: normalized, without the ones that
+// are not decisions (counted as rejected) and without decisions dated
+// before the scope (a tombstone is always kept: removing is harmless).
+func (h *Harvester) keep(entries []Decision) []Decision {
+	out := make([]Decision, 0, len(entries))
+	var rejected int
+	var why error
+	for _, d := range entries {
+		d = d.normalized()
+		if err := d.check(); err != nil {
+			rejected, why = rejected+1, err
+			continue
+		}
+		if !d.Deleted && h.scope != "" && d.Date < h.scope {
+			continue
+		}
+		out = append(out, d)
+	}
+	if rejected > 0 {
+		h.update(func(s *harvestState) { s.rejected, s.lastRejected = s.rejected+rejected, why })
+	}
+	return out
+}
+
+// apply stores a page; an index failure stops the harvester.
+func (h *Harvester) apply(batch []Decision, cp Checkpoint) error {
+	err := h.idx.Apply(batch, cp)
+	if err != nil {
+		h.update(func(s *harvestState) { s.stopped = err })
+	}
+	return err
+}
+
+func (h *Harvester) update(f func(*harvestState)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f(&h.state)
+}

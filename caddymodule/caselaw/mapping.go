@@ -1,0 +1,165 @@
+package caselaw
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/shingle"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// formatVersion is the part of the stamp the mapping JSON does not show:
+// how documents are built from decisions (docOf) and what the checkpoint
+// means. Raise it when either changes, so an index written the old way is
+// rebuilt rather than misread.
+const formatVersion = 1
+
+// The fields of an indexed decision.
+const (
+	fieldECLI     = "ecli"     // keyword, stored
+	fieldText     = "text"     // title and summary, Dutch analyzer, searched
+	fieldPairs    = "pairs"    // title and summary as pairs of neighbouring words, for phrases
+	fieldTitle    = "title"    // stored only
+	fieldSummary  = "summary"  // stored only
+	fieldCourt    = "court"    // lower-cased keyword, stored
+	fieldDate     = "date"     // datetime, for the date range only
+	fieldDay      = "day"      // the date as YYYY-MM-DD keyword: stored, sorts
+	fieldType     = "type"     // lower-cased keyword, stored
+	fieldModified = "modified" // stored only
+)
+
+// analyzerExact matches a keyword field regardless of case, so a court
+// filter "rechtbank den haag" finds "Rechtbank Den Haag".
+const analyzerExact = "keyword_lower"
+
+// analyzerPairs is the Dutch analyzer followed by pairs of neighbouring
+// words ("staand voet"). A common word the Dutch analyzer drops leaves a
+// gap, which stands as pairFiller ("ontslag _", "_ staand"), so a phrase's
+// common words may be any common word, as in bleve's own phrase query.
+const (
+	analyzerPairs = "nl_pairs"
+	filterPairs   = "word_pairs"
+	pairFiller    = "_"
+)
+
+// newMapping is the one mapping of the index. Title and summary are
+// searched as one field, "text": one posting list per word instead of two
+// halves the work of every query. They are also kept as stored-only fields
+// to show in hits. Nothing goes into bleve's _all field.
+//
+// Phrases are searched as pairs of neighbouring words ("pairs"), not with
+// bleve's phrase query: that one reads the positions of every document
+// that holds all the phrase's words, which made a phrase of common words
+// the slowest query by far, and the positions (term vectors) made the
+// index larger than the pairs do. Title and summary are an array of two,
+// so no pair runs from the title into the summary. A phrase of three or
+// more words matches when each of its pairs occurs, which in a summary of
+// a few sentences is as good as always the phrase itself.
+//
+// Sorting reads doc values for every match, which dominated query time
+// (docs/benchmarks/caselaw.md): so only "day" has them, a single keyword
+// term per decision, where a datetime field's doc values hold all its
+// range-precision terms. The relevance order reads none: ties keep the
+// index's order.
+func newMapping() *mapping.IndexMappingImpl {
+	im := mapping.NewIndexMapping()
+	im.ScoringModel = index.BM25Scoring
+	im.DefaultAnalyzer = nl.AnalyzerName
+	im.IndexDynamic, im.StoreDynamic, im.DocValuesDynamic = false, false, false
+	if err := im.AddCustomAnalyzer(analyzerExact, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     single.Name,
+		"token_filters": []any{lowercase.Name},
+	}); err != nil {
+		panic(err) // a constant configuration: fails in every test if wrong
+	}
+	if err := im.AddCustomTokenFilter(filterPairs, map[string]any{
+		"type": shingle.Name, "min": 2.0, "max": 2.0,
+		"output_original": false, "separator": " ", "filler": pairFiller,
+	}); err != nil {
+		panic(err)
+	}
+	if err := im.AddCustomAnalyzer(analyzerPairs, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []any{lowercase.Name, nl.StopName, nl.SnowballStemmerName, filterPairs},
+	}); err != nil {
+		panic(err)
+	}
+
+	doc := mapping.NewDocumentStaticMapping()
+	keyword := func(analyzer string) *mapping.FieldMapping {
+		f := mapping.NewKeywordFieldMapping()
+		f.Analyzer = analyzer
+		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = true, false, false, false
+		return f
+	}
+	storedOnly := func(f *mapping.FieldMapping) *mapping.FieldMapping {
+		f.Index, f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, true, false, false, false
+		return f
+	}
+
+	searched := func(analyzer string) *mapping.FieldMapping {
+		f := mapping.NewTextFieldMapping()
+		f.Analyzer = analyzer
+		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, false, false, false
+		return f
+	}
+
+	date := mapping.NewDateTimeFieldMapping()
+	date.Store, date.DocValues, date.IncludeInAll = false, false, false
+	day := keyword("keyword")
+	day.DocValues = true
+
+	doc.AddFieldMappingsAt(fieldECLI, keyword("keyword"))
+	doc.AddFieldMappingsAt(fieldText, searched(nl.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldPairs, searched(analyzerPairs))
+	doc.AddFieldMappingsAt(fieldTitle, storedOnly(mapping.NewTextFieldMapping()))
+	doc.AddFieldMappingsAt(fieldSummary, storedOnly(mapping.NewTextFieldMapping()))
+	doc.AddFieldMappingsAt(fieldCourt, keyword(analyzerExact))
+	doc.AddFieldMappingsAt(fieldDate, date)
+	doc.AddFieldMappingsAt(fieldDay, day)
+	doc.AddFieldMappingsAt(fieldType, keyword(analyzerExact))
+	doc.AddFieldMappingsAt(fieldModified, storedOnly(mapping.NewDateTimeFieldMapping()))
+	im.DefaultMapping = doc
+	return im
+}
+
+// mappingStamp names the mapping and document format an index was
+// written with: the format version and a hash of the mapping's JSON.
+func mappingStamp(im *mapping.IndexMappingImpl) string {
+	js, err := json.Marshal(im)
+	if err != nil {
+		panic(err) // the mapping is plain data
+	}
+	sum := sha256.Sum256(js)
+	return "caselaw-v" + strconv.Itoa(formatVersion) + "-" + hex.EncodeToString(sum[:12])
+}
+
+// docOf is the document stored for a decision (normalized and checked).
+func docOf(d Decision) map[string]any {
+	date, _ := parseDate(d.Date) // checked before
+	doc := map[string]any{
+		fieldECLI:    d.ECLI,
+		fieldText:    []string{d.Title, d.Summary},
+		fieldPairs:   []string{d.Title, d.Summary},
+		fieldTitle:   d.Title,
+		fieldSummary: d.Summary,
+		fieldCourt:   d.Court,
+		fieldDate:    date,
+		fieldDay:     d.Date,
+		fieldType:    d.Type,
+	}
+	if !d.Modified.IsZero() {
+		doc[fieldModified] = d.Modified.UTC()
+	}
+	return doc
+}

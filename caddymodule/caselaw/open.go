@@ -1,0 +1,227 @@
+package caselaw
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// OpenReport says what Open found.
+type OpenReport struct {
+	Stamp   string // the mapping stamp of this build, now on the index
+	Created bool   // there was no index: a new, empty one was made
+	// Rebuilt: there was an index of another mapping (or one without a
+	// stamp); it was removed and a new, empty one made, checkpoint and all,
+	// so harvesting starts over. Reason says what the old stamp was.
+	Rebuilt bool
+	Reason  string
+}
+
+// The names under dir. The index is built under indexDirNew and renamed
+// into place with its stamp, so indexDir never holds a half-made index.
+const (
+	indexDirName       = "index"
+	indexDirNew        = "index.new"
+	stampFileName      = "besluitbron-mapping-stamp"
+	generationFileName = "besluitbron-generation"
+	checkpointKey      = "besluitbron/harvest-checkpoint"
+	generationKey      = "besluitbron/generation"
+	lockWaitTimeout    = "2s" // bolt's wait for another process's lock
+)
+
+// Open opens the index under dir, creating it when there is none. An index
+// whose mapping stamp differs from this build's is rebuilt empty, never
+// read (report.Rebuilt says so). Files that cannot be read as an index
+// give an *UnavailableError of kind ErrCorrupt; another process holding
+// the index gives ErrLocked.
+func Open(dir string) (*Index, OpenReport, error) {
+	im := newMapping()
+	report := OpenReport{Stamp: mappingStamp(im)}
+	unavailable := func(kind, err error) (*Index, OpenReport, error) {
+		return nil, report, &UnavailableError{Dir: dir, Kind: kind, Err: err}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return unavailable(ErrWriteFailed, err)
+	}
+	path := filepath.Join(dir, indexDirName)
+	if err := os.RemoveAll(filepath.Join(dir, indexDirNew)); err != nil {
+		return unavailable(ErrWriteFailed, err)
+	}
+
+	switch found, err := os.ReadFile(filepath.Join(path, stampFileName)); {
+	case err == nil && string(found) == report.Stamp:
+	case errors.Is(err, os.ErrNotExist):
+		if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
+			report.Created = true
+		} else {
+			report.Rebuilt = true
+			report.Reason = "the index has no mapping stamp (written by an older build)"
+		}
+	case err != nil:
+		return unavailable(ErrCorrupt, err)
+	default:
+		report.Rebuilt = true
+		report.Reason = fmt.Sprintf("the index has mapping stamp %.80q, this build writes %s", strings.TrimSpace(string(found)), report.Stamp)
+	}
+	if report.Created || report.Rebuilt {
+		if err := create(dir, report.Stamp); err != nil {
+			return unavailable(ErrWriteFailed, err)
+		}
+	}
+
+	bl, err := openBleve(path)
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return unavailable(ErrLocked, err)
+		}
+		return unavailable(ErrCorrupt, err)
+	}
+	i := &Index{dir: dir, bl: bl, storePath: filepath.Join(path, "store")}
+	i.analyzers = analyzers{
+		words: bl.Mapping().AnalyzerNamed(nl.AnalyzerName),
+		pairs: bl.Mapping().AnalyzerNamed(analyzerPairs),
+	}
+	if err := i.load(); err != nil {
+		_ = bl.Close()
+		return unavailable(ErrCorrupt, err)
+	}
+	watch(i)
+	return i, report, nil
+}
+
+// create builds an empty index with its stamp beside dir/index and renames
+// it into place, replacing whatever was there.
+func create(dir, stamp string) error {
+	tmp := filepath.Join(dir, indexDirNew)
+	bl, err := bleve.NewUsing(tmp, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, nil)
+	if err != nil {
+		return err
+	}
+	if err := bl.Close(); err != nil {
+		return err
+	}
+	if err := writeFileSynced(filepath.Join(tmp, stampFileName), []byte(stamp)); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, indexDirName)
+	if err := os.RemoveAll(path); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// openBleve opens the index at path. A panic while reading garbage files
+// is that open's error, not the process's.
+func openBleve(path string) (bl bleve.Index, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			bl, err = nil, fmt.Errorf("reading the index panicked: %v", r)
+		}
+	}()
+	return bleve.OpenUsing(path, map[string]any{
+		"bolt_timeout":           lockWaitTimeout,
+		"asyncErrorCallbackName": asyncErrorCallbackName,
+	})
+}
+
+// load reads the checkpoint and checks that the index answers and holds
+// every batch that was written.
+//
+// The generation check exists because bleve, finding its newest snapshot
+// unreadable (a segment file overwritten), silently falls back to an older
+// one and deletes the newer: a consistent index, but an older one than was
+// written, with no word to the operator. The generation file is written
+// after each batch is on disk, so it can lag the index after a crash but
+// never lead it; an index behind its generation file lost batches.
+func (i *Index) load() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("reading the index panicked: %v", r)
+		}
+	}()
+	if _, err := i.bl.DocCount(); err != nil {
+		return err
+	}
+	raw, err := i.bl.GetInternal([]byte(generationKey))
+	if err != nil {
+		return err
+	}
+	if len(raw) > 0 {
+		if i.generation, err = strconv.ParseUint(string(raw), 10, 64); err != nil {
+			return fmt.Errorf("generation %.40q: %w", raw, err)
+		}
+	}
+	switch written, err := os.ReadFile(filepath.Join(i.dir, indexDirName, generationFileName)); {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	case len(strings.TrimSpace(string(written))) == 0:
+		// Written without a sync: a power cut can leave it empty.
+	default:
+		n, err := strconv.ParseUint(strings.TrimSpace(string(written)), 10, 64)
+		if err != nil {
+			return fmt.Errorf("generation file %.40q: %w", written, err)
+		}
+		if n > i.generation {
+			return fmt.Errorf("the index holds %d batches but %d were written: part of it was lost", i.generation, n)
+		}
+	}
+	raw, err = i.bl.GetInternal([]byte(checkpointKey))
+	if err != nil {
+		return err
+	}
+	cp, err := decodeCheckpoint(raw)
+	if err != nil {
+		return fmt.Errorf("harvest checkpoint: %w", err)
+	}
+	i.cp = cp
+	return nil
+}
+
+// The files on disk.
+
+func writeFileSynced(name string, data []byte) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		_ = f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// writeFileAtomic replaces name, so a reader never sees half a file. It
+// does not sync: the generation file may lag after a power cut, which the
+// check in load allows.
+func writeFileAtomic(name string, data []byte) error {
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,225 @@
+package caselaw
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+)
+
+// Result is one page of a search.
+type Result struct {
+	Total uint64 // decisions that match, over all pages
+	Hits  []Hit  // in the query's order
+	// Ignored lists the words left out because the analyzer drops them
+	// (common words such as "de", "het"): they restrict nothing.
+	Ignored []string
+}
+
+// Hit is one matching decision.
+type Hit struct {
+	ECLI    string
+	Title   string
+	Snippet string // a part of the summary, around the first word found
+	Court   string
+	Date    string // YYYY-MM-DD
+	Type    string
+	Score   float64 // BM25, comparable only within one result; 0 in date order (not computed)
+}
+
+// snippetRunes is the length of a hit's snippet.
+const snippetRunes = 240
+
+var hitFields = []string{fieldTitle, fieldSummary, fieldCourt, fieldDay, fieldType}
+
+// Search runs q. A query the index cannot run is a *QueryError naming what
+// to change; an index that failed is an *UnavailableError.
+func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
+	p, err := planQuery(q, i.analyzers)
+	if err != nil {
+		return Result{}, err
+	}
+	var total uint64
+	var hits search.DocumentMatchCollection
+	if p.byDate {
+		total, hits, err = i.newestFirst(ctx, p)
+	} else {
+		total, hits, err = i.bestFirst(ctx, p)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	out := Result{Total: total, Ignored: p.ignored, Hits: make([]Hit, 0, len(hits))}
+	for _, h := range hits {
+		out.Hits = append(out.Hits, hitOf(h, p.stems))
+	}
+	return out, nil
+}
+
+// bestFirst is the BM25 order. Equal scores keep the index's order, the
+// same on every page of one snapshot of the index.
+func (i *Index) bestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, error) {
+	req := bleve.NewSearchRequestOptions(p.boolean(), p.limit, p.offset, false)
+	req.Fields = hitFields
+	req.SortBy([]string{"-_score"})
+	res, err := i.search(ctx, req)
+	if err != nil {
+		return 0, nil, err
+	}
+	return res.Total, res.Hits, nil
+}
+
+// dateWindows are the spans, in years back from now, that a date-ordered
+// query reads one after the other, newest first; the last is open.
+var dateWindows = []int{1, 3, 7, 15}
+
+// newestFirst is the date order. Sorting reads the date of every match,
+// so a query matching half the index spent most of its time there: the
+// page is taken from windows of years instead, newest first, each sorted
+// on its own, skipping whole windows that lie before the offset; usually
+// the newest window holds the page. The total is counted once over the
+// whole range, without sorting or scoring (nothing is scored in date
+// order). The count and the windows are separate searches: a batch stored
+// between them can make the total differ from the pages by that batch.
+func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, error) {
+	count := bleve.NewSearchRequestOptions(p.boolean(), 0, 0, false)
+	count.Score = "none"
+	res, err := i.search(ctx, count)
+	if err != nil {
+		return 0, nil, err
+	}
+	total := res.Total
+	skip, need := p.offset, p.limit
+	var hits search.DocumentMatchCollection
+	now := time.Now().UTC()
+	newer := time.Time{} // the window's upper bound: open for the first
+	for n := 0; n <= len(dateWindows) && need > 0 && uint64(skip) < total; n++ {
+		older := time.Time{}
+		if n < len(dateWindows) {
+			older = now.AddDate(-dateWindows[n], 0, 0)
+		}
+		from, to := older, newer
+		newer = older
+		if outside(from, to, p.from, p.to) {
+			continue
+		}
+		req := bleve.NewSearchRequestOptions(p.boolean(dateRange(from, to)), need, skip, false)
+		req.Fields = hitFields
+		req.SortBy([]string{"-" + fieldDay})
+		req.Score = "none"
+		res, err := i.search(ctx, req)
+		if err != nil {
+			return 0, nil, err
+		}
+		if uint64(skip) >= res.Total { // the page starts in an older window
+			skip -= int(res.Total)
+			continue
+		}
+		hits = append(hits, res.Hits...)
+		skip, need = 0, need-len(res.Hits)
+	}
+	return total, hits, nil
+}
+
+// outside reports whether the window [older, newer) misses the query's
+// date range [from, to] (zero bounds are open).
+func outside(older, newer, from, to time.Time) bool {
+	return (!newer.IsZero() && !from.IsZero() && !newer.After(from)) ||
+		(!older.IsZero() && !to.IsZero() && to.Before(older))
+}
+
+// search runs req on bleve. A panic while reading the index (a segment
+// file gone bad) makes the index unavailable; it never reaches the caller.
+func (i *Index) search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	i.mu.RLock()
+	if i.broken != nil {
+		defer i.mu.RUnlock()
+		return nil, i.broken
+	}
+	res, err, panicked := func() (res *bleve.SearchResult, err error, panicked bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				err, panicked = fmt.Errorf("searching the index panicked: %v", r), true
+			}
+		}()
+		res, err = i.bl.SearchInContext(ctx, req)
+		return res, err, false
+	}()
+	i.mu.RUnlock()
+	if panicked {
+		return nil, i.fail(ErrCorrupt, err)
+	}
+	return res, err
+}
+
+func hitOf(h *search.DocumentMatch, stems []string) Hit {
+	field := func(name string) string {
+		s, _ := h.Fields[name].(string)
+		return s
+	}
+	return Hit{
+		ECLI:    h.ID,
+		Title:   field(fieldTitle),
+		Snippet: snippet(field(fieldSummary), stems, snippetRunes),
+		Court:   field(fieldCourt),
+		Date:    field(fieldDay),
+		Type:    field(fieldType),
+		Score:   h.Score,
+	}
+}
+
+// snippet returns about width runes of text, starting a little before the
+// first of the stems it finds (the analyzed query words: "vergunn" is
+// found in "vergunningen"), at a word boundary. Without a match it is the
+// text's start.
+func snippet(text string, stems []string, width int) string {
+	if utf8.RuneCountInString(text) <= width {
+		return text
+	}
+	lower := strings.ToLower(text)
+	at := -1
+	for _, s := range stems {
+		if p := strings.Index(lower, s); p >= 0 && (at < 0 || p < at) {
+			at = p
+		}
+	}
+	start := 0
+	if at > 0 && len(lower) == len(text) { // byte offsets of lower hold for text
+		start = at
+		for n := 0; n < width/4 && start > 0; n++ { // some context before the word
+			_, size := utf8.DecodeLastRuneInString(text[:start])
+			start -= size
+		}
+		if start > 0 { // begin at a word
+			if sp := strings.IndexFunc(text[start:], unicode.IsSpace); sp >= 0 && start+sp < at {
+				start += sp + 1
+			} else {
+				start = at
+			}
+		}
+	}
+	end, n := start, 0
+	for end < len(text) && n < width {
+		_, size := utf8.DecodeRuneInString(text[end:])
+		end += size
+		n++
+	}
+	if end < len(text) { // end at a word
+		if sp := strings.LastIndexFunc(text[start:end], unicode.IsSpace); sp > 0 {
+			end = start + sp
+		}
+	}
+	out := strings.TrimSpace(text[start:end])
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(text) {
+		out += "…"
+	}
+	return out
+}
