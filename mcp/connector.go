@@ -9,6 +9,8 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
@@ -28,6 +30,9 @@ type settings struct {
 	// laadstatus is the app's keeper of OpenBesluitvorming's load status;
 	// nil when this config does not refresh it.
 	laadstatus *app.LaadstatusKeeper
+	// caseLaw is the app's index of Rechtspraak's feed; nil when the
+	// config keeps none.
+	caseLaw rechtspraak.WordIndex
 	// surfaces are the platforms' surfaces under these settings, which
 	// the fetch tools read documents through (fetchDocument).
 	surfaces map[string]adapters.Surface
@@ -82,7 +87,7 @@ const instructions = `BesluitBron answers questions about Dutch public decision-
 
 // configure applies a (re)loaded config: platforms, limits, tools.
 func (c *connector) configure(s settings) {
-	s.surfaces = s.surfacesFor()
+	s.surfaces = registry.Surfaces(s.adapterSettings())
 	c.cfg.Store(&s)
 	c.mcp.SetTools(c.toolsFor(s.platforms)...)
 }

@@ -11,10 +11,11 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 )
 
-// surfaces are the platforms' surfaces under s (adapters/registry), the
-// same the reader reads documents with.
-func (s *settings) surfacesFor() map[string]adapters.Surface {
-	return registry.Surfaces(registry.Settings{TKRoot: s.tkRoot, OA: s.oa, LinkBases: s.linkBases})
+// adapterSettings are the connector's settings as the platforms'
+// surfaces take them (adapters/registry), the same the reader and the
+// fan-out use: a Tweede Kamer document's text stays opentk_fetch's.
+func (s *settings) adapterSettings() registry.Settings {
+	return registry.Settings{TKRoot: s.tkRoot, OA: s.oa, LinkBases: s.linkBases, CaseLaw: s.caseLaw}
 }
 
 // fetchDocument reads document id of platform through its surface, as the

@@ -140,7 +140,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	// Links in answers (OB's itemUrl) are checked against this config's
 	// base URLs, asked of its app at each call: a platform_proxy
 	// provisioned after this handler adds its own.
-	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars, linkBases: a.LinkBaseURLs}
+	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars, linkBases: a.LinkBaseURLs, caseLaw: a.CaseLawIndex()}
 	// The adapter settings are the app's (platform tk's odata_root,
 	// platform oa's endpoints) unless this connector names its own.
 	s.oa = a.OAEndpoints()

@@ -14,8 +14,8 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 )
 
-const rechtspraakSearchDesc = `List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date. The platform has NO free-text search: narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.
-Cost: lists of ECLIs are cheap and a repeated query comes from the cache; the platform asks not to be hammered (about 10 requests a second for all BesluitBron users), so a first question may wait briefly.`
+const rechtspraakSearchDesc = `List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date, or found by words (query) in BesluitBron's own index of the platform's feed, which says how complete it is (provenance). The platform itself has no free-text search: without query, narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.
+Cost: a query costs no platform call (court names are looked up once, cached); lists of ECLIs are cheap and a repeated list comes from the cache; the platform asks not to be hammered (about 10 requests a second for all BesluitBron users), so a first question may wait briefly.`
 
 const rechtspraakFetchDesc = `Fetch one ruling by ECLI (e.g. ECLI:NL:HR:2014:952): its metadata, summary (inhoudsindicatie) and, unless metadata_only, the full text in pages of max_chars (continue with offset=next_offset).
 Cost: metadata_only=true is cheap; the full ruling is the expensive call, but once fetched it stays cached for weeks.`
@@ -24,6 +24,7 @@ const rechtspraakListsDesc = `Rechtspraak's value lists (Waardelijsten): Instant
 Cost: cheap; the lists are nearly static and kept in the cache for days.`
 
 type rechtspraakSearchIn struct {
+	Query     string `json:"query,omitempty" jsonschema_description:"Words in the ruling's title or summary (all must match; \"quoted phrases\" as phrases), answered from BesluitBron's own index of Rechtspraak's feed, best match first (sort=DESC: newest first). Not with legal_area or sort=ASC."`
 	Court     string `json:"court,omitempty" jsonschema_description:"Court: abbreviation (HR, RBDHA, GHARL, CRVB, RVS...), name, or identifier URI from rechtspraak_lists Instanties."`
 	LegalArea string `json:"legal_area,omitempty" jsonschema_description:"Legal area: name (e.g. Belastingrecht) or identifier URI from rechtspraak_lists Rechtsgebieden."`
 	Type      string `json:"type,omitempty" jsonschema_description:"Uitspraak (ruling) or Conclusie (opinion)." jsonschema_extras:"enum=Uitspraak|Conclusie"`
@@ -33,7 +34,16 @@ type rechtspraakSearchIn struct {
 	datesIn
 }
 
-func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+// rechtspraakSearchOut is a page of rulings, and where they came from.
+type rechtspraakSearchOut struct {
+	pageOut
+	Provenance string `json:"provenance,omitempty" jsonschema_description:"With query: BesluitBron's index of Rechtspraak's feed answered, and how complete it is."`
+}
+
+func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*rechtspraakSearchOut, *mcpgo.CallToolResult) {
+	if strings.TrimSpace(in.Query) != "" {
+		return c.rechtspraakWords(ctx, in)
+	}
 	p := rechtspraak.SearchParams{Type: in.Type, Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	k := c.calls(ctx, platforms.Rechtspraak)
 	if in.Court != "" {
@@ -62,7 +72,40 @@ func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchI
 	if err != nil {
 		return nil, parseFailed(platforms.Rechtspraak, err)
 	}
-	return page(platforms.Rechtspraak, pg, p.Offset, append(k.answers, ans)...), nil
+	return &rechtspraakSearchOut{pageOut: *page(platforms.Rechtspraak, pg, p.Offset, append(k.answers, ans)...)}, nil
+}
+
+// rechtspraakWords answers query from the app's index of the feed: the
+// platform itself has no word search.
+func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn) (*rechtspraakSearchOut, *mcpgo.CallToolResult) {
+	switch {
+	case in.LegalArea != "":
+		return nil, invalid(errors.New("legal_area cannot be combined with query: the index holds each ruling's court, date, type, title and summary; drop legal_area or query"))
+	case in.Sort == "ASC":
+		return nil, invalid(errors.New("sort=ASC cannot be combined with query: a word search is best match first, or newest first with sort=DESC"))
+	}
+	idx := c.settings().caseLaw
+	if idx == nil {
+		return nil, mcpgo.NewToolResultError("This BesluitBron keeps no index of Rechtspraak's feed (its operator has not turned on caselaw), and the platform has no word search: search by court, legal area and dates without query.")
+	}
+	order := "relevance"
+	if in.Sort == "DESC" {
+		order = "date"
+	}
+	k := c.calls(ctx, platforms.Rechtspraak)
+	env := adapters.Env{Get: k.getFrom, Memo: &c.lists, Now: c.now()}
+	pg, err := rechtspraak.SearchByWords(ctx, env, idx, rechtspraak.WordQuery{Words: in.Query, Court: in.Court,
+		From: in.DateFrom, To: in.DateTo, Type: in.Type, Sort: order, Limit: in.Limit, Offset: in.Offset})
+	var unfit *adapters.UnfitError
+	switch {
+	case errors.As(err, &unfit) && unfit.Reason == adapters.UnfitIndexUnavailable:
+		return nil, mcpgo.NewToolResultError(unfit.Why + ". Search without query (by court, legal area and dates) meanwhile.")
+	case errors.As(err, &unfit):
+		return nil, invalid(errors.New(unfit.Why))
+	case err != nil:
+		return nil, k.failed(err)
+	}
+	return &rechtspraakSearchOut{pageOut: *page(platforms.Rechtspraak, pg, in.Offset, k.answers...), Provenance: pg.Provenance}, nil
 }
 
 type rechtspraakFetchIn struct {

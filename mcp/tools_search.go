@@ -9,7 +9,6 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
@@ -57,7 +56,7 @@ func (c *connector) engine() (*fanout.Engine, error) {
 	if slot := c.search.Load(); slot != nil && slot.s == s {
 		return slot.e, nil
 	}
-	e, err := fanout.New(fanout.Options{Do: c.searchDo, Platforms: s.platforms, Adapters: registry.Settings{TKRoot: s.tkRoot, OA: s.oa}})
+	e, err := fanout.New(fanout.Options{Do: c.searchDo, Platforms: s.platforms, Adapters: s.adapterSettings()})
 	if err != nil {
 		return nil, err
 	}

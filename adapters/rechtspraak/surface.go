@@ -134,25 +134,32 @@ func courtError(v string, err error) error {
 	return err
 }
 
-// byWords asks the index: the court, when one is named, by its name as
-// the feed writes it.
+// byWords asks the index the fan-out's question.
 func byWords(ctx context.Context, env adapters.Env, words WordIndex, q adapters.Question) (adapters.Page, error) {
-	wq := WordQuery{Words: q.Words, From: q.From, To: q.To, Sort: q.Sort, Limit: q.Limit}
-	if org := strings.TrimSpace(q.Organisation); org != "" {
+	return SearchByWords(ctx, env, words, WordQuery{Words: q.Words, Court: q.Organisation, From: q.From, To: q.To, Sort: q.Sort, Limit: q.Limit})
+}
+
+// SearchByWords asks the index q, whose Court may be any way of naming a
+// court (abbreviation, name, identifier: ResolveItem), as the surfaces
+// do. An index that cannot answer is an *adapters.UnfitError with reason
+// index_unavailable; a court that names none, one with unknown_court; a
+// question the index refuses, one with query_unfit.
+func SearchByWords(ctx context.Context, env adapters.Env, words WordIndex, q WordQuery) (adapters.Page, error) {
+	if org := strings.TrimSpace(q.Court); org != "" {
 		it, err := ResolveItem(env.Memo, env.Now, "Instanties", org, env.Bind(ctx, platforms.Rechtspraak))
 		if err != nil {
 			return adapters.Page{}, courtError(org, err)
 		}
-		wq.Court = it.Label
+		q.Court = it.Label
 	}
-	wp, err := words.SearchWords(ctx, wq)
+	wp, err := words.SearchWords(ctx, q)
 	if errors.Is(err, ErrIndexUnavailable) {
 		return adapters.Page{}, &adapters.UnfitError{Why: err.Error(), Reason: adapters.UnfitIndexUnavailable}
 	}
 	if err != nil {
 		return adapters.Page{}, adapters.Unfit(err)
 	}
-	pg := adapters.Page{Total: wp.Total, HasMore: wp.Total > len(wp.Hits), Hits: []adapters.Hit{}, Provenance: wp.Provenance}
+	pg := adapters.Page{Total: wp.Total, HasMore: q.Offset+len(wp.Hits) < wp.Total, Hits: []adapters.Hit{}, Provenance: wp.Provenance}
 	for _, h := range wp.Hits {
 		pg.Hits = append(pg.Hits, adapters.Hit{ID: h.ECLI, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Court,
 			Snippet: adapters.Snippet(h.Summary, adapters.SnippetLen), URL: DocumentURL(h.ECLI)})

@@ -93,6 +93,12 @@ type App struct {
 	// deployments may share one Redis. Default "bb".
 	StorePrefix string `json:"store_prefix,omitempty"`
 
+	// CaseLaw turns on BesluitBron's own full-text index of Rechtspraak's
+	// feed (CaseLawConfig). Default: off, since the index takes disk (see
+	// docs/caselaw.md) and its first harvest hours; the default Caddyfile
+	// turns it on.
+	CaseLaw *CaseLawConfig `json:"caselaw,omitempty"`
+
 	resolved map[string]platforms.Platform
 	allow    []netip.Prefix
 	trusted  []netip.Prefix
@@ -120,6 +126,7 @@ type staged struct {
 	cleanups  []func()            // run when the config is unloaded (Cleanup)
 	laadEvery time.Duration       // the shortest load status interval a module wants (WantLaadstatus)
 	laad      *LaadstatusKeeper   // held from Start to Stop (laadstatusKey in pool); nil when unwanted
+	caseLaw   *caseLawKeeper      // held from Start to Stop (caseLawKey in pool); nil without CaseLaw
 }
 
 // PlatformConfig overrides one platform's descriptor. Zero fields keep the
@@ -221,6 +228,14 @@ func (a *App) Provision(ctx caddy.Context) error {
 	}
 	if a.trusted, err = up.ParsePrefixes(a.TrustedSources); err != nil {
 		return fmt.Errorf("besluitbron: trusted_sources: %w", err)
+	}
+	if err := a.checkCaseLaw(); err != nil {
+		return err
+	}
+	if a.CaseLaw != nil {
+		if err := registerCaseLawMetrics(ctx.GetMetricsRegistry()); err != nil {
+			return fmt.Errorf("besluitbron: case-law metrics: %w", err)
+		}
 	}
 	a.resolved = map[string]platforms.Platform{}
 	for _, p := range platforms.All() {
@@ -501,6 +516,10 @@ func (a *App) Start() error {
 	if err := a.startLaadstatus(); err != nil {
 		return err
 	}
+	if err := a.startCaseLaw(); err != nil {
+		a.stopLaadstatus()
+		return err
+	}
 	inForce.Lock()
 	defer inForce.Unlock()
 	a.prev = inForce.app
@@ -524,6 +543,7 @@ func (a *App) applyAll() {
 // so its changes are put back in force.
 func (a *App) Stop() error {
 	a.stopLaadstatus()
+	a.stopCaseLaw()
 	inForce.Lock()
 	defer inForce.Unlock()
 	a.stopped = true

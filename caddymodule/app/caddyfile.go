@@ -2,6 +2,7 @@ package app
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
@@ -36,6 +37,11 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //			instances       <n>
 //			store_timeout   <duration>
 //			store_prefix    <prefix>
+//			caselaw [on|off] {
+//				since    <year>|<YYYY-MM-DD>|all
+//				interval <duration>
+//				dir      <path>
+//			}
 //			platform <key> {
 //				base_url              [<url>...]
 //				capacity              <units>
@@ -58,6 +64,10 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //		}
 //	}
 //
+// caselaw turns on BesluitBron's own index of Rechtspraak's feed
+// (CaseLawConfig: since default 2015, interval default 1h, dir default
+// <cache_dir>/caselaw); "caselaw off" (its block is then read and not
+// used), or no caselaw, keeps it off.
 // odata_root belongs to platform tk (its OData root, default /OData/v5);
 // search_path to organisation_param to platform oa (Open Archivaris'
 // assumed endpoints). Every option may be left out: the defaults table (caddymodule/platforms)
@@ -151,9 +161,55 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := a.unmarshalPlatform(d); err != nil {
 				return err
 			}
+		case "caselaw":
+			if err := a.unmarshalCaseLaw(d); err != nil {
+				return err
+			}
 		default:
 			return d.Errf("unknown besluitbron option %q", opt)
 		}
+	}
+	return nil
+}
+
+func (a *App) unmarshalCaseLaw(d *caddyfile.Dispenser) error {
+	args := d.RemainingArgs()
+	on := true
+	switch {
+	case len(args) == 1 && (args[0] == "on" || args[0] == "off"):
+		on = args[0] == "on"
+	case len(args) > 0:
+		return d.Errf("caselaw takes on or off, then its block: got %q", strings.Join(args, " "))
+	}
+	c := new(CaseLawConfig)
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		opt := d.Val()
+		if !d.NextArg() {
+			return d.ArgErr()
+		}
+		switch opt {
+		case "since":
+			c.Since = d.Val()
+		case "dir":
+			c.Dir = d.Val()
+		case "interval":
+			v, err := caddy.ParseDuration(d.Val())
+			if err != nil {
+				return d.Errf("caselaw interval %q: give a duration such as 1h", d.Val())
+			}
+			c.Interval = caddy.Duration(v)
+		default:
+			return d.Errf("unknown caselaw option %q: use since, interval or dir", opt)
+		}
+		if d.NextArg() {
+			return d.ArgErr()
+		}
+	}
+	// "off" keeps its block readable, so one environment variable turns
+	// the index off without editing the block (the default Caddyfile).
+	a.CaseLaw = nil
+	if on {
+		a.CaseLaw = c
 	}
 	return nil
 }

@@ -24,6 +24,8 @@ type Figures struct {
 	budgets    publications[func() fairqueue.Stats]
 	waits      publications[func() WaitHistogram]
 	laadstatus publications[func() (obv.Status, time.Time, bool)]
+	// route carries BesluitBron's own requests (routecall.go).
+	route routeCaller
 }
 
 // WaitHistogram is a budget's waits since the process started: bucket

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/caddymodule/session"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 )
 
 // OpenBesluitvorming's load status ("Laadstatus") is kept fresh by one
@@ -57,16 +54,16 @@ type LaadstatusKeeper struct {
 	// refreshed receives a value after every refresh attempt (tests).
 	refreshed chan error
 
+	route *routeCaller // the process's, from Figures
+
 	mu   sync.Mutex
-	srv  *caddyhttp.Server
-	host string
 	last *Laadstatus
 }
 
 // newLaadstatusKeeper starts a keeper that refreshes every interval with
 // fetch (nil: through the servers' OBV route).
-func newLaadstatusKeeper(interval time.Duration, logger *zap.Logger, fetch func(context.Context) (Laadstatus, error)) *LaadstatusKeeper {
-	k := &LaadstatusKeeper{logger: logger, stop: make(chan struct{}), done: make(chan struct{}),
+func newLaadstatusKeeper(interval time.Duration, logger *zap.Logger, route *routeCaller, fetch func(context.Context) (Laadstatus, error)) *LaadstatusKeeper {
+	k := &LaadstatusKeeper{logger: logger, route: route, stop: make(chan struct{}), done: make(chan struct{}),
 		kick: make(chan struct{}, 1), refreshed: make(chan error, 1)}
 	k.fetch = fetch
 	if k.fetch == nil {
@@ -109,7 +106,7 @@ func (a *App) startLaadstatus() error {
 		return nil
 	}
 	v, _, err := pool.LoadOrNew(laadstatusKey, func() (caddy.Destructor, error) {
-		return newLaadstatusKeeper(every, a.logger, a.laadFetch), nil
+		return newLaadstatusKeeper(every, a.logger, &a.figures.route, a.laadFetch), nil
 	})
 	if err != nil {
 		return fmt.Errorf("besluitbron: the load status keeper: %w", err)
@@ -144,13 +141,10 @@ func (k *LaadstatusKeeper) Destruct() error {
 // Interval is the time between refreshes.
 func (k *LaadstatusKeeper) Interval() time.Duration { return time.Duration(k.interval.Load()) }
 
-// Seen records the server and Host of a request a module served: the
-// refresh goes through the same server and site.
-func (k *LaadstatusKeeper) Seen(srv *caddyhttp.Server, host string) {
-	k.mu.Lock()
-	k.srv, k.host = srv, host
-	k.mu.Unlock()
-}
+// Seen records the server and Host of a request a module served:
+// BesluitBron's own requests (this refresh, the case-law harvest) go
+// through the same server and site.
+func (k *LaadstatusKeeper) Seen(srv *caddyhttp.Server, host string) { k.route.seen(srv, host) }
 
 // Last is the last load status, false before the first.
 func (k *LaadstatusKeeper) Last() (Laadstatus, bool) {
@@ -228,49 +222,15 @@ func (k *LaadstatusKeeper) loop() {
 }
 
 // fetchThroughRoute fetches /api/status once as the shared session,
-// through a running server that carries OBV's route (the one a module
-// last served, when it is one of them).
+// through the OBV route (routeCaller).
 func (k *LaadstatusKeeper) fetchThroughRoute(ctx context.Context) (Laadstatus, error) {
-	k.mu.Lock()
-	seenSrv, host := k.srv, k.host
-	k.mu.Unlock()
-	// The servers that carry OBV's platform route: the others (the offline
-	// emulators' own sites, an admin's other sites) would answer 404 to a
-	// request that never was theirs.
-	servers := subrequest.ServersFor(platforms.OBV)
-	var targets []*caddyhttp.Server
-	for _, s := range servers {
-		if s == seenSrv {
-			targets = append(targets, s)
-		}
+	a, err := k.route.do(ctx, platforms.OBV, obv.StatusRequest())
+	if err != nil {
+		return Laadstatus{}, err
 	}
-	if len(targets) == 0 {
-		targets = servers
+	st, err := obv.ParseStatus(a.Body)
+	if err != nil {
+		return Laadstatus{}, err
 	}
-	if len(targets) == 0 {
-		return Laadstatus{}, fmt.Errorf("no running HTTP server")
-	}
-	if host == "" {
-		host = "localhost"
-	}
-	var last error
-	for _, srv := range targets {
-		o := subrequest.Origin{Server: srv, Host: host, RemoteAddr: "127.0.0.1:0", Key: session.Shared}
-		a, err := subrequest.Do(ctx, o, platforms.OBV, obv.StatusRequest())
-		if err != nil {
-			last = err
-			continue
-		}
-		if a.Status != http.StatusOK {
-			last = fmt.Errorf("platform route answered HTTP %d", a.Status)
-			continue
-		}
-		st, err := obv.ParseStatus(a.Body)
-		if err != nil {
-			last = err
-			continue
-		}
-		return Laadstatus{Status: st, Fetched: time.Now(), Cache: a.Cache, QueueWaitMS: a.QueueWaitMS}, nil
-	}
-	return Laadstatus{}, last
+	return Laadstatus{Status: st, Fetched: time.Now(), Cache: a.Cache, QueueWaitMS: a.QueueWaitMS}, nil
 }

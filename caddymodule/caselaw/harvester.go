@@ -73,7 +73,7 @@ func NewHarvester(cfg HarvesterConfig) (*Harvester, error) {
 	if cfg.Index == nil || cfg.Fetch == nil {
 		return nil, errors.New("caselaw harvester: Index and Fetch are required")
 	}
-	scope, err := parseScope(cfg.Since)
+	scope, err := ParseScope(cfg.Since)
 	if err != nil {
 		return nil, err
 	}
@@ -106,9 +106,9 @@ func NewHarvester(cfg HarvesterConfig) (*Harvester, error) {
 	return h, nil
 }
 
-// parseScope reads the harvest scope: "" (the whole feed), a year or a
+// ParseScope reads the harvest scope: "" (the whole feed), a year or a
 // date, as the date from which decisions are kept.
-func parseScope(since string) (string, error) {
+func ParseScope(since string) (string, error) {
 	since = strings.TrimSpace(since)
 	if since == "" {
 		return "", nil

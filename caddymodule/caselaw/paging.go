@@ -21,6 +21,10 @@ type PageRequest struct {
 	DateFrom string
 	From     int // entries to skip (the feed's from)
 	Max      int // at most this many entries (the feed's max), 1..MaxPageSize
+	// Incremental: the pass asks what changed since a complete one, so
+	// it must also learn of withdrawn decisions (tombstones), which a
+	// whole first pass need not ask for.
+	Incremental bool
 }
 
 // FeedPage is one answer of the feed.
@@ -82,6 +86,7 @@ func (c Checkpoint) request(max int) PageRequest {
 		DateFrom:      c.Scope,
 		From:          c.NextFrom,
 		Max:           max,
+		Incremental:   !c.Since.IsZero(),
 	}
 }
 

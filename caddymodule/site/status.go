@@ -26,6 +26,18 @@ type statusJSON struct {
 	Store      string         `json:"store"`
 	Platforms  []ui.StatusRow `json:"platforms"`
 	Laadstatus *ui.LaadView   `json:"laadstatus,omitempty"`
+	// CaseLaw is BesluitBron's index of Rechtspraak's feed, when this
+	// instance keeps one.
+	CaseLaw *app.CaseLawStatus `json:"caselaw,omitempty"`
+}
+
+// caseLawView is the app's case-law index as the status page shows it;
+// nil when the config keeps none.
+func (h *Handler) caseLawView() *app.CaseLawStatus {
+	if st, ok := h.app.CaseLawStatus(); ok {
+		return &st
+	}
+	return nil
 }
 
 // statusRows reads every figure now, and takes a reading for the window.
@@ -149,7 +161,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 	rows, laad := h.statusRows(now)
 	pg := h.page(r, "", "status")
 	pg.Title = pg.T("status.title")
-	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
+	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, CaseLaw: h.caseLawView(), Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
 		Updated: now.UTC().Format("2006-01-02 15:04:05 UTC"), UpdatedISO: now.UTC().Format(time.RFC3339)}
 	return h.render(w, r, http.StatusOK, "status", v)
 }
@@ -161,5 +173,5 @@ func (h *Handler) serveStatusJSON(w http.ResponseWriter, r *http.Request) error 
 	if laad != nil && !laad.Known {
 		laad = nil
 	}
-	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Store: h.storeMode(), Platforms: rows, Laadstatus: laad})
+	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Store: h.storeMode(), Platforms: rows, Laadstatus: laad, CaseLaw: h.caseLawView()})
 }

@@ -11,6 +11,7 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"html/template"
 	"io"
 	"io/fs"
@@ -317,6 +318,7 @@ type StatusView struct {
 	Page
 	Rows           []StatusRow
 	Laad           *LaadView
+	CaseLaw        *app.CaseLawStatus
 	Updated        string
 	UpdatedISO     string
 	RefreshSeconds int

@@ -1,0 +1,56 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
+)
+
+// Visitors and assistants go first: the harvester asks Rechtspraak's
+// feed for a page only when nobody waits in Rechtspraak's budget queue
+// and at least half of the budget's capacity is unspent. A visitor who
+// comes just after a page went finds the other half ready; one who comes
+// while the harvester waits is served before it, since the harvester
+// asks again only after the queue is empty. Pages go one at a time (the
+// harvester waits for each), so the harvest never holds more than one
+// request in flight. docs/caselaw.md states the rule; caselaw_gate_test.go
+// holds it.
+
+// visitorsFirstPoll is how often a waiting harvester looks at the budget.
+const visitorsFirstPoll = 500 * time.Millisecond
+
+// budgetRoom is what the rule reads of a budget.
+type budgetRoom struct {
+	Waiting             int
+	Available, Capacity float64
+}
+
+// leavesRoom says whether a page may go now.
+func (b budgetRoom) leavesRoom() bool { return b.Waiting == 0 && b.Available >= b.Capacity/2 }
+
+// visitorsFirst is the harvester's gate: it returns when budget leaves
+// room, looking every poll on clock, or when ctx ends. Where no budget
+// is kept for the platform (a route without platform_limit), a page goes
+// at most every poll: the harvest is never unbounded.
+func visitorsFirst(budget func() (budgetRoom, bool), clock caselaw.Clock, poll time.Duration) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for {
+			room, kept := budget()
+			if kept && room.leavesRoom() {
+				return nil
+			}
+			tick := make(chan struct{})
+			t := clock.AfterFunc(poll, func() { close(tick) })
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			case <-tick:
+			}
+			if !kept {
+				return nil
+			}
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
+)
+
+// caseLawWords is the case-law index as Rechtspraak's surface asks it
+// (rechtspraak.WordIndex): the index of the config in force when asked.
+type caseLawWords struct{ a *App }
+
+var _ rechtspraak.WordIndex = caseLawWords{}
+
+// SearchWords asks the index. An index that cannot answer (not open
+// yet, corrupt, stopped by a failed write) is rechtspraak.ErrIndexUnavailable
+// with the reason; a question it refuses is its *caselaw.QueryError.
+func (w caseLawWords) SearchWords(ctx context.Context, q rechtspraak.WordQuery) (rechtspraak.WordPage, error) {
+	k := w.a.caseLaw()
+	if k == nil {
+		return rechtspraak.WordPage{}, fmt.Errorf("%w: this configuration has not started it", rechtspraak.ErrIndexUnavailable)
+	}
+	idx, h, err := k.state()
+	if err != nil {
+		return rechtspraak.WordPage{}, fmt.Errorf("%w: %v", rechtspraak.ErrIndexUnavailable, err)
+	}
+	progress := h.Progress()
+	if progress.Stopped != nil {
+		return rechtspraak.WordPage{}, fmt.Errorf("%w: %v", rechtspraak.ErrIndexUnavailable, progress.Stopped)
+	}
+	res, err := idx.Search(ctx, caselaw.Query{Words: q.Words, Court: q.Court, DateFrom: q.From, DateTo: q.To,
+		Type: q.Type, Sort: q.Sort, Limit: q.Limit, Offset: q.Offset})
+	var unavailable *caselaw.UnavailableError
+	if errors.As(err, &unavailable) {
+		return rechtspraak.WordPage{}, fmt.Errorf("%w: %v", rechtspraak.ErrIndexUnavailable, err)
+	}
+	if err != nil {
+		return rechtspraak.WordPage{}, err
+	}
+	page := rechtspraak.WordPage{Total: int(res.Total), Provenance: provenance(progress)}
+	for _, hit := range res.Hits {
+		page.Hits = append(page.Hits, rechtspraak.WordHit{ECLI: hit.ECLI, Title: hit.Title, Summary: hit.Snippet,
+			Court: hit.Court, Date: hit.Date, Type: hit.Type})
+	}
+	return page, nil
+}
+
+// provenance says where the hits came from and how far the index got.
+func provenance(p caselaw.Progress) string {
+	const source = "BesluitBron's index of Rechtspraak's feed"
+	if !p.CompleteUpTo.IsZero() {
+		return fmt.Sprintf("%s, complete up to %s (%d decisions)", source, p.CompleteUpTo.UTC().Format(time.RFC3339), p.Decisions)
+	}
+	s := fmt.Sprintf("%s, still being built: %d decisions so far", source, p.Decisions)
+	if p.PagesLeft >= 0 && p.PagesDone > 0 {
+		s += fmt.Sprintf(", %d of about %d pages read", p.PagesDone, p.PagesDone+p.PagesLeft)
+	}
+	if p.TimeLeft > 0 {
+		s += ", about " + p.TimeLeft.Round(time.Minute).String() + " to go"
+	}
+	return s + "; hits from the part not yet read are missing"
+}

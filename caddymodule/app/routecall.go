@@ -1,0 +1,75 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+)
+
+// routeCaller sends BesluitBron's own requests (the load status upkeep,
+// the case-law harvest) through a running server's platform route, as
+// the shared session, whose usage the fair queue does not count: so they
+// go through the same cache, budget and proxy as every visitor's. One
+// serves the process (it lives in the pooled Figures).
+type routeCaller struct {
+	mu   sync.Mutex
+	srv  *caddyhttp.Server
+	host string
+}
+
+// seen records the server and Host of a request a module served: own
+// requests go through the same server and site, whose routes may match
+// on Host.
+func (c *routeCaller) seen(srv *caddyhttp.Server, host string) {
+	c.mu.Lock()
+	c.srv, c.host = srv, host
+	c.mu.Unlock()
+}
+
+// do runs req against platform's route: through the server last seen
+// when it carries the route, else through each server whose routes hold
+// the platform's proxy (subrequest.ServersFor; never an admin's other
+// sites or the offline emulators' own). A non-2xx answer is the route's
+// *adapters.RouteError.
+func (c *routeCaller) do(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+	c.mu.Lock()
+	seenSrv, host := c.srv, c.host
+	c.mu.Unlock()
+	servers := subrequest.ServersFor(platform)
+	var targets []*caddyhttp.Server
+	for _, s := range servers {
+		if s == seenSrv {
+			targets = append(targets, s)
+		}
+	}
+	if len(targets) == 0 {
+		targets = servers
+	}
+	if len(targets) == 0 {
+		return nil, errors.New("no running HTTP server carries the platform's route")
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	var last error
+	for _, srv := range targets {
+		o := subrequest.Origin{Server: srv, Host: host, RemoteAddr: "127.0.0.1:0", Key: session.Shared}
+		a, err := subrequest.Do(ctx, o, platform, req)
+		switch {
+		case err != nil:
+			last = err
+		case !a.OK():
+			last = a.Err(platform, time.Now())
+		default:
+			return a, nil
+		}
+	}
+	return nil, last
+}
