@@ -170,9 +170,12 @@ func TestCaseLawThroughCaddy(t *testing.T) {
 		t.Fatalf("the index holds %d decisions, the feed %d in scope", st.Decisions, want)
 	}
 	// Resumed, not started over: after the restart it asked the pages
-	// left (one asked before, never stored, may be asked again).
+	// left, give or take a few (a page asked before and never stored is
+	// asked again; each page starts a second before the last one's end,
+	// caddymodule/caselaw/paging.go, so a pass reads a little more than
+	// its count).
 	pagesTotal := int64(want+999) / 1000
-	if after := h.pages.Load() - before; after > pagesTotal-before+1 {
+	if after := h.pages.Load() - before; after > pagesTotal-before+3 {
 		t.Errorf("after the restart the harvest asked %d pages, %d were left of %d: it started over", after, pagesTotal-before, pagesTotal)
 	}
 	t.Logf("%d decisions in %d pages; %d asked before the restart, %d after", want, pagesTotal, before, h.pages.Load()-before)
