@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
+)
+
+// A corrupt index stops the harvest with an error the operator sees
+// (the status page, the admin API and the metrics read CaseLawStatus),
+// and the index answers no words: the surfaces say it is unavailable,
+// never serve a part of it. The process goes on.
+func TestCorruptCaseLawIndexIsReportedNotServed(t *testing.T) {
+	dir := t.TempDir()
+	idx, _, err := caselaw.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Its metadata garbled (caddymodule/caselaw's own tests garble each
+	// of its files in turn).
+	if err := os.WriteFile(filepath.Join(dir, "index", "index_meta.json"), []byte("not an index"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	a := &App{CaseLaw: &CaseLawConfig{Dir: dir, Since: "all"}, CacheDir: "off"}
+	if err := a.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = a.Stop(); _ = a.Cleanup() }()
+
+	deadline := time.Now().Add(10 * time.Second)
+	var st CaseLawStatus
+	for {
+		st, _ = a.CaseLawStatus()
+		if st.Error != "" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // a poll of the keeper's state, not a wait for time to pass
+	}
+	if !strings.Contains(st.Error, "corrupt") {
+		t.Fatalf("status of a corrupt index: %+v", st)
+	}
+	_, err = a.CaseLawIndex().SearchWords(context.Background(), rechtspraak.WordQuery{Words: "stikstof"})
+	if !errors.Is(err, rechtspraak.ErrIndexUnavailable) || !strings.Contains(err.Error(), "corrupt") {
+		t.Fatalf("a corrupt index answered words: %v", err)
+	}
+}
