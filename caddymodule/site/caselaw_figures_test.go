@@ -1,0 +1,110 @@
+//go:build figures
+
+package site_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/caddyserver/caddy/v2"
+)
+
+// TestFigureCaseLaw measures the case-law harvest through Caddy against
+// the emulator's whole feed (docs/benchmarks.md, "Case law by words"):
+// its pace alone, its pace and share of Rechtspraak's budget while
+// visitors use that budget, and the warm search answered by the index.
+// Figures only: run with -tags figures; nothing is asserted on time.
+func TestFigureCaseLaw(t *testing.T) {
+	// Alone: the whole feed, nobody else asking.
+	h := newCaseLawHouse(t, "all")
+	start := time.Now()
+	h.load(t)
+	st := h.await(t, "the first complete pass", func(st app.CaseLawStatus) bool { return st.CompleteUpTo != "" })
+	alone := time.Since(start)
+	t.Logf("alone: %d decisions, %d feed pages in %v: %.0f pages a minute, %.0f decisions a second",
+		st.Decisions, h.pages.Load(), alone.Round(time.Second), float64(h.pages.Load())/alone.Minutes(), float64(st.Decisions)/alone.Seconds())
+
+	// Warm search from the index, Rechtspraak only.
+	words := []string{"stikstof", "vergunning", "ontslag", "huurovereenkomst", "belastingaanslag", "asiel", "letselschade",
+		"bestemmingsplan", "uitkering", "jeugdzorg", "strafoplegging", "onrechtmatige daad"}
+	lat := func(q string) time.Duration {
+		u := h.base + "/search?q=" + url.QueryEscape(q) + "&platforms=rechtspraak"
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("Accept", "application/json")
+		t0 := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(t0)
+	}
+	for _, w := range words {
+		lat(w) // court names and the page's first render
+	}
+	var ds []time.Duration
+	for range 20 {
+		for _, w := range words {
+			ds = append(ds, lat(w))
+		}
+	}
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	t.Logf("warm search by words, Rechtspraak from the index, %d searches: p50 %v, p95 %v",
+		len(ds), ds[len(ds)/2].Round(10*time.Microsecond), ds[len(ds)*95/100].Round(10*time.Microsecond))
+	if err := caddy.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// With visitors: a new index, while one visitor asks the feed for a
+	// new list (a cache miss: it spends budget) twice a second.
+	h2 := newCaseLawHouse(t, "all")
+	h2.load(t)
+	var visitors, waitedMS atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			d := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%2000).Format("2006-01-02")
+			t0 := time.Now()
+			resp, err := http.Get(h2.base + "/platforms/rechtspraak/uitspraken/zoeken?date=" + d + "&max=5")
+			if err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				visitors.Add(1)
+				waitedMS.Add(time.Since(t0).Milliseconds())
+			}
+		}
+	}()
+	start = time.Now()
+	window := 60 * time.Second
+	for time.Since(start) < window {
+		time.Sleep(time.Second) // a measuring window, not a test's wait
+	}
+	close(stop)
+	wg.Wait()
+	st = h2.status(t)
+	harvest := h2.pages.Load() - visitors.Load()
+	fmt.Println()
+	t.Logf("with a visitor asking twice a second for %v: harvest %d pages (%.0f a minute), visitor %d requests (mean %d ms); harvest's share of the requests %.0f %%",
+		window, harvest, float64(harvest)/window.Minutes(), visitors.Load(), waitedMS.Load()/max(1, visitors.Load()),
+		100*float64(harvest)/float64(harvest+visitors.Load()))
+	_ = st
+}
