@@ -159,6 +159,7 @@ func (a *App) newCaseLawKeeper(dir string, cfg CaseLawConfig) *caseLawKeeper {
 		Interval: time.Duration(cfg.Interval),
 		Since:    cfg.since(),
 	}
+	a.shareCaseLaw(ctx, &hc) // caselaw_lease.go: one harvest for several instances
 	go k.run(ctx, hc)
 	return k
 }

@@ -23,7 +23,14 @@ func (a *App) feedFetcher() caselaw.Fetcher {
 			AllECLIs: req.Incremental}
 		if req.DateFrom != "" {
 			// The feed reads one date as that day: a range needs both ends.
-			p.DateFrom, p.DateTo = req.DateFrom, time.Now().UTC().Format(time.DateOnly)
+			// The end is the pass's start, not today: a pass that runs
+			// past midnight keeps one window, and every instance
+			// following it asks the very same request (caselaw.Relay).
+			until := req.ModifiedUntil
+			if until.IsZero() {
+				until = time.Now()
+			}
+			p.DateFrom, p.DateTo = req.DateFrom, until.UTC().Format(time.DateOnly)
 		}
 		r, err := rechtspraak.FeedRequest(p)
 		if err != nil {

@@ -20,6 +20,20 @@ type HarvesterConfig struct {
 	Gate func(ctx context.Context) error
 	// Clock: nil is the wall clock.
 	Clock Clock
+	// PassStart chooses the start of a new pass (the pass's upper bound on
+	// modified) from now and the checkpoint before it; nil takes now.
+	// Instances that share one harvest (relay.go) make a follower take the
+	// leader's pass start: with the same start, the same checkpoint and
+	// the same answers, two harvesters send identical page requests.
+	PassStart func(ctx context.Context, now time.Time, last Checkpoint) (time.Time, error)
+	// Follow is called before the gate for every page, with the
+	// checkpoint that asks for it, and blocks until the page may be asked
+	// (a follower waits until the leader has stored it). nil: no wait.
+	Follow func(ctx context.Context, cp Checkpoint) error
+	// Stored is called after every checkpoint the harvester stores (a new
+	// pass, each page, the pass's end), so a leader can publish how far
+	// it got. nil: nothing is told.
+	Stored func(ctx context.Context, cp Checkpoint)
 	// PageSize is the entries asked per page, 1..MaxPageSize; 0 means
 	// MaxPageSize.
 	PageSize int
@@ -57,6 +71,9 @@ type Harvester struct {
 	idx      *Index
 	fetch    Fetcher
 	gate     func(ctx context.Context) error
+	follow   func(ctx context.Context, cp Checkpoint) error
+	stored   func(ctx context.Context, cp Checkpoint)
+	start    func(ctx context.Context, now time.Time, last Checkpoint) (time.Time, error)
 	clock    Clock
 	pageSize int
 	interval time.Duration
@@ -79,6 +96,7 @@ func NewHarvester(cfg HarvesterConfig) (*Harvester, error) {
 	}
 	h := &Harvester{
 		idx: cfg.Index, fetch: cfg.Fetch, gate: cfg.Gate, clock: cfg.Clock,
+		follow: cfg.Follow, stored: cfg.Stored, start: cfg.PassStart,
 		pageSize: cfg.PageSize, interval: cfg.Interval, scope: scope,
 		retryMin: cfg.RetryMin, retryMax: cfg.RetryMax,
 	}
@@ -87,6 +105,15 @@ func NewHarvester(cfg HarvesterConfig) (*Harvester, error) {
 	}
 	if h.clock == nil {
 		h.clock = WallClock{}
+	}
+	if h.follow == nil {
+		h.follow = func(context.Context, Checkpoint) error { return nil }
+	}
+	if h.stored == nil {
+		h.stored = func(context.Context, Checkpoint) {}
+	}
+	if h.start == nil {
+		h.start = func(_ context.Context, now time.Time, _ Checkpoint) (time.Time, error) { return now, nil }
 	}
 	if h.pageSize == 0 {
 		h.pageSize = MaxPageSize
@@ -150,8 +177,12 @@ func (h *Harvester) Run(ctx context.Context) error {
 func (h *Harvester) Pass(ctx context.Context) error {
 	cp := h.checkpoint()
 	if !cp.running() {
-		cp = cp.startPass(h.clock.Now())
-		if err := h.apply(nil, cp); err != nil {
+		start, err := h.start(ctx, h.clock.Now(), cp)
+		if err != nil {
+			return err
+		}
+		cp = cp.startPass(start)
+		if err := h.apply(ctx, nil, cp); err != nil {
 			return err
 		}
 	}
@@ -162,12 +193,12 @@ func (h *Harvester) Pass(ctx context.Context) error {
 
 	for {
 		req := cp.request(h.pageSize)
-		page, err := h.fetchPage(ctx, req)
+		page, err := h.fetchPage(ctx, cp, req)
 		if err != nil {
 			return err
 		}
 		next, complete := cp.advance(req, page, h.clock.Now())
-		if err := h.apply(h.keep(page.Decisions), next); err != nil {
+		if err := h.apply(ctx, h.keep(page.Decisions), next); err != nil {
 			return err
 		}
 		h.notePage()
@@ -190,9 +221,9 @@ func (h *Harvester) checkpoint() Checkpoint {
 
 // fetchPage asks for req through the gate until an answer is a page,
 // waiting longer after each failure in a row.
-func (h *Harvester) fetchPage(ctx context.Context, req PageRequest) (FeedPage, error) {
+func (h *Harvester) fetchPage(ctx context.Context, cp Checkpoint, req PageRequest) (FeedPage, error) {
 	for failures := 0; ; failures++ {
-		page, err := h.tryPage(ctx, req)
+		page, err := h.tryPage(ctx, cp, req)
 		if err == nil {
 			h.update(func(s *harvestState) { s.failuresInRow = 0 })
 			return page, nil
@@ -211,7 +242,10 @@ func (h *Harvester) fetchPage(ctx context.Context, req PageRequest) (FeedPage, e
 
 // tryPage makes one attempt. A fetcher that panics on a garbage answer
 // fails the attempt, not the process.
-func (h *Harvester) tryPage(ctx context.Context, req PageRequest) (page FeedPage, err error) {
+func (h *Harvester) tryPage(ctx context.Context, cp Checkpoint, req PageRequest) (page FeedPage, err error) {
+	if err := h.follow(ctx, cp); err != nil {
+		return FeedPage{}, fmt.Errorf("waiting for the leading harvester: %w", err)
+	}
 	if err := h.gate(ctx); err != nil {
 		return FeedPage{}, fmt.Errorf("waiting for room to ask the feed: %w", err)
 	}
@@ -262,12 +296,14 @@ func (h *Harvester) keep(entries []Decision) []Decision {
 }
 
 // apply stores a page; an index failure stops the harvester.
-func (h *Harvester) apply(batch []Decision, cp Checkpoint) error {
+func (h *Harvester) apply(ctx context.Context, batch []Decision, cp Checkpoint) error {
 	err := h.idx.Apply(batch, cp)
 	if err != nil {
 		h.update(func(s *harvestState) { s.stopped = err })
+		return err
 	}
-	return err
+	h.stored(ctx, cp)
+	return nil
 }
 
 func (h *Harvester) update(f func(*harvestState)) {
