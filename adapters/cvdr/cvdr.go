@@ -52,7 +52,11 @@ func ParseID(s string) (ID, error) {
 		}
 		return ID{}, fmt.Errorf("%q is not a CVDR identifier: it looks like CVDR100394_2, a regulation's number and version (take it from cvdr_search or a reference)", adapters.Cut(s, 60))
 	}
-	return ID{Number: strings.TrimLeft(m[1], "0"), Version: strings.TrimLeft(m[2], "0")}, nil
+	id := ID{Number: strings.TrimLeft(m[1], "0"), Version: strings.TrimLeft(m[2], "0")}
+	if id.Number == "" || id.Version == "" {
+		return ID{}, fmt.Errorf("%q is not a CVDR identifier: its number and version start at 1", s)
+	}
+	return id, nil
 }
 
 // DocumentRequest asks the repository for one version's XML, at
@@ -62,9 +66,6 @@ func DocumentRequest(id string) (adapters.Request, error) {
 	p, err := ParseID(id)
 	if err != nil {
 		return adapters.Request{}, err
-	}
-	if p.Number == "" || p.Version == "" {
-		return adapters.Request{}, fmt.Errorf("%q has no number or version other than zero", id)
 	}
 	return adapters.Get(RepoPrefix+"CVDR"+p.Number+"/"+p.Version+"/xml/"+p.String()+".xml", nil), nil
 }

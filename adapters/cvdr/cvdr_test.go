@@ -156,3 +156,11 @@ func TestFetch(t *testing.T) {
 		t.Fatalf("%v %v", err, calls)
 	}
 }
+
+func TestReferenceToZeroIsNone(t *testing.T) {
+	for _, s := range []string{"CVDR:0_1", "CVDR://12_0"} {
+		if id, ok := ParseReference(s); ok {
+			t.Errorf("%s read as %s", s, id)
+		}
+	}
+}
