@@ -51,7 +51,7 @@ func numberOf(n *node) string {
 			return number(nr.plain())
 		}
 	}
-	if f := strings.Fields(n.attrs["label"]); len(f) > 0 {
+	if f := strings.Fields(n.attr("label")); len(f) > 0 {
 		return number(f[len(f)-1])
 	}
 	return ""
@@ -60,7 +60,7 @@ func numberOf(n *node) string {
 // labelOf is how a part is named: its label attribute, else its kop's
 // label and nr.
 func labelOf(n *node) string {
-	if l := adapters.Squash(n.attrs["label"]); l != "" {
+	if l := adapters.Squash(n.attr("label")); l != "" {
 		return adapters.Cut(l, 80)
 	}
 	if k := n.child("kop"); k != nil {
@@ -191,7 +191,7 @@ func (t *Toestand) Article(asked, chapter string) (Part, error) {
 
 func (t *Toestand) part(n *node) Part {
 	p := Part{Kind: n.name, Label: labelOf(n), Text: n.text()}
-	if d := n.attrs["inwerking"]; dateRE.MatchString(d) {
+	if d := n.attr("inwerking"); dateRE.MatchString(d) {
 		p.InForce = d
 	}
 	p.Publications = publications(n)

@@ -18,6 +18,8 @@ type Toestand struct {
 	Kind    string // wetgeving's soort: wet, AMvB, ministeriele-regeling, ...
 	Title   string // the citeertitel, else the intitule
 	law     *node  // <wetgeving>
+	pubs    []Publication
+	pubsSet bool
 }
 
 // ParseToestand parses a toestand's XML. Its root must be <toestand>
@@ -32,10 +34,10 @@ func ParseToestand(body []byte) (*Toestand, error) {
 	}
 	law := root.child("wetgeving")
 	if law == nil {
-		return nil, fmt.Errorf("BWB toestand of %q holds no <wetgeving>", adapters.Cut(root.attrs["bwb-id"], 40))
+		return nil, fmt.Errorf("BWB toestand of %q holds no <wetgeving>", adapters.Cut(root.attr("bwb-id"), 40))
 	}
-	t := &Toestand{ID: strings.TrimSpace(root.attrs["bwb-id"]), InForce: strings.TrimSpace(root.attrs["inwerkingtreding"]),
-		Kind: strings.TrimSpace(law.attrs["soort"]), law: law}
+	t := &Toestand{ID: strings.TrimSpace(root.attr("bwb-id")), InForce: strings.TrimSpace(root.attr("inwerkingtreding")),
+		Kind: strings.TrimSpace(law.attr("soort")), law: law}
 	for _, name := range []string{"citeertitel", "intitule"} {
 		if c := law.child(name); c != nil && t.Title == "" {
 			t.Title = adapters.Cut(c.textOnly(), 500)
@@ -76,15 +78,15 @@ func (p Publication) key() string { return p.series + "." + p.year + "-" + p.num
 
 // publication reads one <publicatie> of brondata.
 func publication(n *node) (Publication, bool) {
-	p := Publication{series: strings.TrimSpace(n.attrs["soort"]), Effect: strings.TrimSpace(n.attrs["effect"])}
+	p := Publication{series: strings.TrimSpace(n.attr("soort")), Effect: strings.TrimSpace(n.attr("effect"))}
 	if c := n.child("publicatiejaar"); c != nil {
 		p.year = c.plain()
 	}
 	if c := n.child("publicatienr"); c != nil {
 		p.number = c.plain()
 	}
-	if c := n.child("uitgiftedatum"); c != nil && dateRE.MatchString(c.attrs["isodatum"]) {
-		p.Issued = c.attrs["isodatum"]
+	if c := n.child("uitgiftedatum"); c != nil && dateRE.MatchString(c.attr("isodatum")) {
+		p.Issued = c.attr("isodatum")
 	}
 	if p.series == "" || p.year == "" || p.number == "" || len(p.series)+len(p.year)+len(p.number) > 80 {
 		return Publication{}, false
@@ -93,7 +95,7 @@ func publication(n *node) (Publication, bool) {
 	// The repository's own identifier of the publication where it gives
 	// one (stcrt-2006-73-p10-SC74601, the form of older Staatscourant
 	// issues), else the series' form.
-	if u := strings.TrimSpace(n.attrs["urlidentifier"]); obIDRE.MatchString(u) {
+	if u := strings.TrimSpace(n.attr("urlidentifier")); obIDRE.MatchString(u) {
 		p.OBID = u
 	} else if prefix, ok := obSeries[p.series]; ok && isDigits(p.year) && isDigits(p.number) {
 		p.OBID = prefix + "-" + p.year + "-" + p.number
@@ -103,7 +105,12 @@ func publication(n *node) (Publication, bool) {
 
 // Publications are the publications t's brondata names, the one that
 // made the regulation first, each once, in the order they appear.
-func (t *Toestand) Publications() []Publication { return publications(t.law) }
+func (t *Toestand) Publications() []Publication {
+	if !t.pubsSet {
+		t.pubs, t.pubsSet = publications(t.law), true
+	}
+	return t.pubs
+}
 
 func publications(n *node) []Publication {
 	var out []Publication
@@ -129,15 +136,15 @@ func publications(n *node) []Publication {
 func sourcesOf(n *node, date string, all []Publication) []Publication {
 	latest := ""
 	n.walk(func(e *node) bool {
-		if d := e.attrs["inwerking"]; dateRE.MatchString(d) && d <= date && d > latest {
+		if d := e.attr("inwerking"); dateRE.MatchString(d) && d <= date && d > latest {
 			latest = d
 		}
 		return !silent[e.name]
 	})
 	var keys []string
 	n.walk(func(e *node) bool {
-		if e.attrs["inwerking"] == latest && e.attrs["bron"] != "" {
-			keys = append(keys, strings.TrimSpace(e.attrs["bron"]))
+		if e.attr("inwerking") == latest && e.attr("bron") != "" {
+			keys = append(keys, strings.TrimSpace(e.attr("bron")))
 		}
 		return !silent[e.name]
 	})

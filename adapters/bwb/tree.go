@@ -16,8 +16,19 @@ import (
 // rendered as text.
 type node struct {
 	name  string
-	attrs map[string]string
+	attrs []xml.Attr
 	items []item
+}
+
+// attr is the value of n's attribute called name (any prefix), "" when
+// it has none.
+func (n *node) attr(name string) string {
+	for _, a := range n.attrs {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
 }
 
 // item is one piece of an element's content: text, or an element.
@@ -44,7 +55,9 @@ func parseTree(body []byte) (*node, error) {
 	var stack []*node
 	var root *node
 	for {
-		tok, err := dec.Token()
+		// RawToken: the elements are told apart by local name only, and
+		// it skips the namespace bookkeeping Token does per element.
+		tok, err := dec.RawToken()
 		if err == io.EOF {
 			break
 		}
@@ -56,10 +69,7 @@ func parseTree(body []byte) (*node, error) {
 			if len(stack) >= maxDepth {
 				return nil, errTooDeep
 			}
-			n := &node{name: t.Name.Local, attrs: map[string]string{}}
-			for _, a := range t.Attr {
-				n.attrs[a.Name.Local] = a.Value
-			}
+			n := &node{name: t.Name.Local, attrs: t.Attr}
 			if len(stack) > 0 {
 				p := stack[len(stack)-1]
 				p.items = append(p.items, item{el: n})
