@@ -53,6 +53,11 @@ type Hit struct {
 	Source  string `json:"source,omitempty"`
 	Snippet string `json:"snippet,omitempty"`
 	URL     string `json:"url,omitempty"`
+	// Kamerstuk is the kamerstuk number in Officiële Bekendmakingen' form
+	// (kst-36200-VII-12: dossier, its addition, volgnummer), when the
+	// platform says which kamerstuk the hit is: the fan-out folds a
+	// Tweede Kamer document and its publication into one hit by it.
+	Kamerstuk string `json:"kamerstuk,omitempty"`
 }
 
 // Page is one page of search results.
@@ -61,6 +66,9 @@ type Page struct {
 	TotalApprox bool  `json:"total_is_approximate,omitempty"`
 	HasMore     bool  `json:"has_more"`
 	Hits        []Hit `json:"results"`
+	// Provenance says where the hits came from when that is not the
+	// platform itself (BesluitBron's index of Rechtspraak's feed).
+	Provenance string `json:"provenance,omitempty"`
 }
 
 // Document is one fetched item: metadata plus its full text, which the

@@ -37,6 +37,7 @@ type Question struct {
 	Organisation string // an organisation (municipality, court, ...); may be empty
 	From, To     string // the date range, YYYY-MM-DD, either may be empty
 	Limit        int    // hits per platform, 1 to the fan-out's maximum
+	Sort         string // relevance or date: the order the hits will be merged in
 }
 
 // Getter runs one request against a platform's route and returns the
@@ -72,6 +73,7 @@ const (
 	UnfitNeedsWords           = "needs_words"            // the platform searches only with words
 	UnfitUnknownCourt         = "unknown_court"          // the organisation names no single court
 	UnfitArguments            = "query_unfit"            // the request builder refused the arguments
+	UnfitIndexUnavailable     = "index_unavailable"      // BesluitBron's own index of the platform cannot answer now
 )
 
 // Unfit wraps a request builder's refusal as an UnfitError.

@@ -26,6 +26,7 @@ TARGETS=(
 	./adapters/tk:FuzzParse
 	./adapters/ob:FuzzParse
 	./adapters/rechtspraak:FuzzParse
+	./adapters/rechtspraak:FuzzParseFeed
 	./adapters/opentk:FuzzParse
 	./adapters/ori:FuzzParse
 	./adapters/oa:FuzzParse

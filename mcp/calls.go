@@ -26,8 +26,12 @@ func (c *connector) calls(ctx context.Context, platform string) *calls {
 
 // get runs r: the body of a 2xx answer, else an *adapters.UnreachedError
 // or the route's *adapters.RouteError.
-func (k *calls) get(r adapters.Request) ([]byte, error) {
-	a, err := k.c.ask(k.ctx, k.platform, r)
+func (k *calls) get(r adapters.Request) ([]byte, error) { return k.getFrom(k.ctx, k.platform, r) }
+
+// getFrom is get for a platform package that asks platform (a surface's
+// getter); the answers are kept with the others.
+func (k *calls) getFrom(ctx context.Context, platform string, r adapters.Request) ([]byte, error) {
+	a, err := k.c.ask(ctx, platform, r)
 	var re *adapters.RouteError
 	switch {
 	case errors.As(err, &re):

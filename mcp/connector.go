@@ -9,6 +9,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/oa"
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 )
@@ -24,6 +25,12 @@ type settings struct {
 	// into (the config's besluitbron app: app.LinkBaseURLs); nil refuses
 	// every link.
 	linkBases func(key string) []string
+	// laadstatus is the app's keeper of OpenBesluitvorming's load status;
+	// nil when this config does not refresh it.
+	laadstatus *app.LaadstatusKeeper
+	// surfaces are the platforms' surfaces under these settings, which
+	// the fetch tools read documents through (fetchDocument).
+	surfaces map[string]adapters.Surface
 }
 
 // linkBasesOf returns the base URLs links into the platform are checked
@@ -46,7 +53,6 @@ type connector struct {
 	cfg    atomic.Pointer[settings]
 	health health
 	lists  adapters.Memo
-	maint  atomic.Pointer[maintainer]
 	search atomic.Pointer[engineSlot] // search_all's engine for the current settings
 	// now is the clock of the tools (health, list memos, snapshots):
 	// time.Now, or a test's own.
@@ -76,8 +82,8 @@ const instructions = `BesluitBron answers questions about Dutch public decision-
 
 // configure applies a (re)loaded config: platforms, limits, tools.
 func (c *connector) configure(s settings) {
+	s.surfaces = s.surfacesFor()
 	c.cfg.Store(&s)
-	c.maint.Store(nil) // set again when this config refreshes the load status
 	c.mcp.SetTools(c.toolsFor(s.platforms)...)
 }
 

@@ -390,14 +390,14 @@ func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 	}
 
 	// The maintenance refresh runs as the shared session, through the route.
-	m := conn2.maint.Load()
+	m := conn2.settings().laadstatus
 	if m == nil {
-		t.Fatal("no maintainer for a connector offering obv")
+		t.Fatal("no load status keeper for a connector offering obv")
 	}
 	before := f.hits("obv")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := m.refresh(ctx); err != nil {
+	if err := m.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if key, internal := lastProbe(); key != session.Shared || !internal || f.hits("obv") != before+1 {
@@ -409,17 +409,6 @@ func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 	}
 	if f.hits("obv") != before+1 {
 		t.Fatal("laadstatus asked the platform although the maintenance had a fresh copy")
-	}
-	// The background loop also refreshes on its own (kicked instead of
-	// waiting for its interval).
-	m.kick <- struct{}{}
-	select {
-	case err := <-m.refreshed:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-ctx.Done():
-		t.Fatal("background refresh did not run")
 	}
 }
 

@@ -34,11 +34,11 @@ http://:%d {
 	}
 	interval := func() time.Duration {
 		t.Helper()
-		m := pooled(t, "raad").maint.Load()
+		m := pooled(t, "raad").settings().laadstatus
 		if m == nil {
-			t.Fatal("no maintainer for a connector offering obv")
+			t.Fatal("no load status keeper for a connector offering obv")
 		}
-		return time.Duration(m.interval.Load())
+		return m.Interval()
 	}
 	testcaddy.Load(t, config("1h", ""))
 	if got := interval(); got != time.Hour {

@@ -77,11 +77,9 @@ type Handler struct {
 	// app's (platform oa's endpoint options).
 	OA *OAEndpoints `json:"oa,omitempty"`
 
-	conn     *connector
-	pooled   bool
-	maint    *maintainer
-	maintKey string
-	logger   *zap.Logger
+	conn   *connector
+	pooled bool
+	logger *zap.Logger
 }
 
 // OAEndpoints configures the Open Archivaris adapter; empty fields keep
@@ -159,34 +157,23 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		refresh = DefaultStatusRefresh
 	}
 	if h.offersPlatform(platforms.OBV) && refresh > 0 {
-		m, err := acquireMaintainer(refresh, h.logger)
-		if err != nil {
-			return err
-		}
-		h.maint, h.maintKey = m, maintainerKey
-		a.PublishLaadstatus(m.laadstatus)
+		// The app keeps it fresh; this config's interval and keeper take
+		// over when it starts.
+		a.WantLaadstatus(refresh)
 	}
 	// The connector (its tools, settings, base URLs) may serve the
 	// running config: this config's settings take over when it starts,
 	// and a config that fails to load changes nothing. A connector new
 	// in this config serves no running one and is configured at once.
-	conn, maint := h.conn, h.maint
-	apply := func() {
-		conn.configure(s)
-		if maint != nil {
-			conn.maint.Store(maint)
-		}
-	}
+	conn := h.conn
 	if !loaded {
-		apply()
+		conn.configure(s)
 	}
-	// The maintainer is shared by every connector, so its interval waits
-	// for the config to start even when this connector is new.
+	// The keeper is the app's once it starts, which it does before it runs
+	// this.
 	a.OnStart(func() {
-		apply()
-		if maint != nil {
-			maint.setInterval(refresh)
-		}
+		s.laadstatus = a.Laadstatus()
+		conn.configure(s)
 	})
 	return nil
 }
@@ -273,10 +260,6 @@ func (h *Handler) validate() error {
 
 // Cleanup releases this config's references.
 func (h *Handler) Cleanup() error {
-	if h.maint != nil {
-		releaseMaintainer()
-		h.maint = nil
-	}
 	if h.pooled {
 		h.pooled = false
 		_, err := connectors.Delete(h.Name)
@@ -313,8 +296,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	o := subrequest.Origin{Server: srv, Host: r.Host, RemoteAddr: clientRemoteAddr(r), Key: h.conn.ids.reg.Key(r)}
-	if m := h.conn.maint.Load(); m != nil && srv != nil {
-		m.seen(srv, r.Host)
+	if k := h.conn.settings().laadstatus; k != nil && srv != nil {
+		k.Seen(srv, r.Host)
 	}
 	r = r.WithContext(subrequest.WithOrigin(r.Context(), o))
 	h.conn.http.ServeHTTP(flushWriter{w}, r)

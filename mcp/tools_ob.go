@@ -2,12 +2,10 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
@@ -51,46 +49,14 @@ type obFetchIn struct {
 }
 
 func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*docOut, *mcpgo.CallToolResult) {
-	id, off, max := in.ID, in.Offset, c.chars(in.textPageIn)
-	look, err := ob.LookupRequest(id)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	ans, fail := c.call(ctx, platforms.OB, look)
+	id := strings.ToLower(strings.TrimSpace(in.ID))
+	d, answers, fail := c.fetchDocument(ctx, platforms.OB, in.ID, "",
+		"Officiële Bekendmakingen has no publication "+id+": check the identifier or take one from ob_search.")
 	if fail != nil {
 		return nil, fail
 	}
-	rec, err := ob.ParseLookup(ans.Body, id)
-	if errors.Is(err, ob.ErrNoPublication) {
-		return nil, mcpgo.NewToolResultError("Officiële Bekendmakingen has no publication " + strings.ToLower(strings.TrimSpace(id)) + ": check the identifier or take one from ob_search.")
-	}
-	if err != nil {
-		return nil, parseFailed(platforms.OB, err)
-	}
-	d := adapters.Document{ID: rec.Hit.ID, Type: rec.Hit.Type, Title: rec.Hit.Title, Date: rec.Hit.Date, Source: rec.Hit.Source,
-		URL: rec.Hit.URL, Meta: map[string]string{}}
-	for k, v := range rec.Items {
-		if k == "pdf" || k == "html" {
-			d.Meta[k] = v
-		}
-	}
-	xmlURL := rec.Items["xml"]
-	if xmlURL == "" {
+	if d.Text == "" {
 		d.Text = "No XML edition exists (publications before 1995 are scanned PDF only); see the pdf link."
-		return doc(platforms.OB, d, off, max, ans), nil
 	}
-	fr, err := ob.FileRequest(c.settings().linkBasesOf(platforms.OB), xmlURL)
-	if err != nil {
-		return nil, parseFailed(platforms.OB, err)
-	}
-	file, fail := c.call(ctx, platforms.OB, fr)
-	if fail != nil {
-		return nil, fail
-	}
-	text, err := ob.ParseXML(file.Body)
-	if err != nil {
-		return nil, parseFailed(platforms.OB, err)
-	}
-	d.Text = text
-	return doc(platforms.OB, d, off, max, ans, file), nil
+	return doc(platforms.OB, d, in.Offset, c.chars(in.textPageIn), answers...), nil
 }

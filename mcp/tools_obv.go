@@ -10,6 +10,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
@@ -94,19 +95,12 @@ type obvFetchIn struct {
 }
 
 func (c *connector) obvFetch(ctx context.Context, in obvFetchIn) (*docOut, *mcpgo.CallToolResult) {
-	r, err := obv.EntityRequest(in.ID)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	ans, fail := c.call(ctx, platforms.OBV, r)
+	d, answers, fail := c.fetchDocument(ctx, platforms.OBV, in.ID, "",
+		"OpenBesluitvorming has no entity "+in.ID+": take an id from obv_search.")
 	if fail != nil {
 		return nil, fail
 	}
-	d, err := obv.ParseEntity(ans.Body)
-	if err != nil {
-		return nil, parseFailed(platforms.OBV, err)
-	}
-	return doc(platforms.OBV, d, in.Offset, c.chars(in.textPageIn), ans), nil
+	return doc(platforms.OBV, d, in.Offset, c.chars(in.textPageIn), answers...), nil
 }
 
 type obvSourcesIn struct {
@@ -172,7 +166,7 @@ func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOu
 		return nil, fail
 	}
 	rows := []obv.SourceStatus{}
-	for _, s := range snap.status.Sources {
+	for _, s := range snap.Status.Sources {
 		if in.Organization != "" && !strings.EqualFold(s.SourceKey, in.Organization) {
 			continue
 		}
@@ -185,23 +179,23 @@ func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOu
 		return nil, mcpgo.NewToolResultError(fmt.Sprintf("Organisation %q has no load status: check the key with obv_sources.", in.Organization))
 	}
 	counts := map[string]int{}
-	for _, s := range snap.status.Sources {
+	for _, s := range snap.Status.Sources {
 		counts[s.State]++
 	}
 	more := len(rows) > in.Limit
 	if more {
 		rows = rows[:in.Limit]
 	}
-	age := time.Since(snap.fetched).Round(time.Second)
-	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || subrequest.CacheHit(snap.cache)},
-		GeneratedAt: snap.status.GeneratedAt, FetchedAt: snap.fetched.UTC().Format(time.RFC3339), AgeSeconds: int(age.Seconds()),
-		States: counts, Suppliers: snap.status.Suppliers, Sources: rows, HasMore: more,
+	age := c.now().Sub(snap.Fetched).Round(time.Second)
+	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || subrequest.CacheHit(snap.Cache)},
+		GeneratedAt: snap.Status.GeneratedAt, FetchedAt: snap.Fetched.UTC().Format(time.RFC3339), AgeSeconds: int(age.Seconds()),
+		States: counts, Suppliers: snap.Status.Suppliers, Sources: rows, HasMore: more,
 		MaintainedBy: "BesluitBron maintenance (shared session)"}
 	if out.Suppliers == nil {
 		out.Suppliers = []obv.SupplierStatus{}
 	}
 	if now {
-		out.QueueWaitMS = snap.waitMS
+		out.QueueWaitMS = snap.QueueWaitMS
 	}
 	return out, nil
 }
@@ -259,14 +253,14 @@ func (c *connector) checkOrganization(ctx context.Context, key string) *mcpgo.Ca
 	return mcpgo.NewToolResultError(msg + " Use obv_sources to find the key.")
 }
 
-// laadstatus returns the maintained load status; when the maintenance has
-// none yet (or it is too old), it fetches it now, also as the shared
-// session.
-func (c *connector) laadstatus(ctx context.Context) (snap *statusSnapshot, fetchedNow bool, fail *mcpgo.CallToolResult) {
-	m := c.maint.Load()
-	if m != nil {
-		if s := m.snapshot(); s != nil && time.Since(s.fetched) < 2*time.Duration(m.interval.Load())+time.Minute {
-			return s, false, nil
+// laadstatus returns the load status the app's keeper last fetched; when
+// it has none yet (or it is too old), it fetches it now, also as the
+// shared session, and hands it to the keeper.
+func (c *connector) laadstatus(ctx context.Context) (snap *app.Laadstatus, fetchedNow bool, fail *mcpgo.CallToolResult) {
+	k := c.settings().laadstatus
+	if k != nil {
+		if l, ok := k.Last(); ok && c.now().Sub(l.Fetched) < 2*k.Interval()+time.Minute {
+			return &l, false, nil
 		}
 	}
 	o, ok := subrequest.OriginFrom(ctx)
@@ -283,9 +277,9 @@ func (c *connector) laadstatus(ctx context.Context) (snap *statusSnapshot, fetch
 	if err != nil {
 		return nil, false, parseFailed(platforms.OBV, err)
 	}
-	now := c.now()
-	if m != nil {
-		m.store(st, ans, now)
+	l := app.Laadstatus{Status: st, Fetched: c.now(), Cache: ans.Cache, QueueWaitMS: ans.QueueWaitMS}
+	if k != nil {
+		k.Store(l)
 	}
-	return &statusSnapshot{status: st, fetched: now, cache: ans.Cache, waitMS: ans.QueueWaitMS}, true, nil
+	return &l, true, nil
 }

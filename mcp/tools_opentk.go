@@ -69,49 +69,17 @@ func fetched(d *docOut) *opentkFetchOut {
 }
 
 func (c *connector) opentkFetch(ctx context.Context, in opentkFetchIn) (*opentkFetchOut, *mcpgo.CallToolResult) {
-	id, category, off, max := in.ID, in.Category, in.Offset, c.chars(in.textPageIn)
-	if category != "" && !opentk.Fetchable(category) {
-		return c.opentkUnfetchable(category, id)
+	if in.Category != "" && !opentk.Fetchable(in.Category) {
+		return c.opentkUnfetchable(in.Category, in.ID)
 	}
-	n, err := opentk.ValidNumber(id)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	if category == opentk.Verslag {
-		return c.opentkMinutes(ctx, n, off, max)
-	}
-	r, _ := opentk.DocumentRequest(n)
-	ans, err := c.ask(ctx, platforms.OpenTK, r)
-	if err != nil {
-		// A GUID without category may be a Verslag hit's meeting id,
-		// which /getdoc does not know: try the minutes.
-		if category == "" && opentk.IsGUID(n) && adapters.KindOf(err) == adapters.KindNotFound {
-			return c.opentkMinutes(ctx, n, off, max)
-		}
-		return nil, mcpgo.NewToolResultError(failureText(platforms.OpenTK, err))
-	}
-	d, err := opentk.ParseDocument(n, opentk.Document, ans.Body)
-	if err != nil {
-		return nil, parseFailed(platforms.OpenTK, err)
-	}
-	return fetched(doc(platforms.OpenTK, d, off, max, ans)), nil
-}
-
-// opentkMinutes reads the minutes of a meeting by its id.
-func (c *connector) opentkMinutes(ctx context.Context, vergaderingID string, off, max int) (*opentkFetchOut, *mcpgo.CallToolResult) {
-	r, err := opentk.MinutesRequest(vergaderingID)
-	if err != nil {
-		return nil, invalid(err)
-	}
-	ans, fail := c.call(ctx, platforms.OpenTK, r)
+	// A GUID without category may be a Verslag hit's meeting id, which
+	// /getdoc does not know: the surface then reads the minutes.
+	d, answers, fail := c.fetchDocument(ctx, platforms.OpenTK, in.ID, in.Category,
+		"OpenTK has no document "+in.ID+": take a number from opentk_search or tk_search.")
 	if fail != nil {
 		return nil, fail
 	}
-	d, err := opentk.ParseDocument(vergaderingID, opentk.Verslag, ans.Body)
-	if err != nil {
-		return nil, parseFailed(platforms.OpenTK, err)
-	}
-	return fetched(doc(platforms.OpenTK, d, off, max, ans)), nil
+	return fetched(doc(platforms.OpenTK, d, in.Offset, c.chars(in.textPageIn), answers...)), nil
 }
 
 // opentkUnfetchable answers for a hit OpenTK cannot render as text: what it

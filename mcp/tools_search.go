@@ -25,7 +25,7 @@ func searchAllDescFor(price platforms.Cost) string {
 		obvCost += fmt.Sprintf(" (limit %d = %s, %d = %s)", fanout.DefaultLimit, platforms.FormatUnits(price.UnitsFor(fanout.DefaultLimit)),
 			fanout.MaxLimit, platforms.FormatUnits(price.UnitsFor(fanout.MaxLimit)))
 	}
-	return fmt.Sprintf(`Ask one question of every platform this connector offers at once and get one merged answer: hits newest first (platform, type, id, title, date, organisation, snippet, link), where one document found on several platforms under a shared identifier (a kamerstuk number, a Tweede Kamer document number, an ECLI) is one hit with links to the others (also). Each platform's outcome is named: answered, cache, timeout, over_budget (with retry_after_seconds), failed, or skipped with the reason (Tweede Kamer and OpenTK have no organisation filter; Rechtspraak has no free text and answers only for an ECLI in the query or a court as organisation). A partial answer is an answer: the platforms that did not answer within the deadline (%v) are named. Fetch a hit's text with its platform's fetch tool.
+	return fmt.Sprintf(`Ask one question of every platform this connector offers at once and get one merged answer: hits (platform, type, id, title, date, organisation, snippet, link) ranked by relevance when the query has words (reciprocal rank fusion over each platform's own order: a document several platforms rank high comes first), newest first otherwise or with sort=date; the answer's sort says which. One document found on several platforms under a shared identifier (a kamerstuk number, also a Tweede Kamer document's dossier and volgnummer; a Tweede Kamer document number; an ECLI) is one hit with links to the others (also). Each platform's outcome is named: answered, cache, timeout, over_budget (with retry_after_seconds), failed, or skipped with the reason (Tweede Kamer and OpenTK have no organisation filter; Rechtspraak has no free text and answers only for an ECLI in the query or a court as organisation). A partial answer is an answer: the platforms that did not answer within the deadline (%v) are named. Fetch a hit's text with its platform's fetch tool.
 Cost: one search on each platform at once, each against that platform's own budget exactly as its search tool: at OpenBesluitvorming a search costs %s of the budget all BesluitBron users share; OpenTK's full-text search is heavy for the platform. Asking the same question again (here, on the search page or through an app) comes from the cache. Narrow with platforms when you need only some.`, fanout.DefaultDeadline, obvCost)
 }
 
@@ -34,6 +34,7 @@ type searchAllIn struct {
 	Organisation string `json:"organisation,omitempty" jsonschema_description:"One body: an OpenBesluitvorming key (utrecht; see obv_sources), an issuing body for official publications (Bergeijk), a court for Rechtspraak (HR). Skips platforms without such a filter."`
 	Platforms    string `json:"platforms,omitempty" jsonschema_description:"Only these platforms: keys separated by commas, e.g. obv,tk (see besluitbron_platforms); default every platform of this connector."`
 	Limit        int    `json:"limit,omitempty" jsonschema_description:"Hits asked of each platform. Larger pages cost OpenBesluitvorming more budget (see Cost)." jsonschema_extras:"minimum=1,maximum=50,default=10"`
+	Sort         string `json:"sort,omitempty" jsonschema_description:"Order of the merged hits: relevance or date (newest first). Default relevance when query has words, date otherwise." jsonschema_extras:"enum=fanout.Sorts"`
 	datesIn
 }
 
@@ -85,7 +86,7 @@ func (c *connector) searchAll(ctx context.Context, in searchAllIn) (*searchAllOu
 	if err != nil {
 		return nil, mcpgo.NewToolResultError("internal error: " + err.Error())
 	}
-	q := fanout.Query{Words: in.Query, From: in.DateFrom, To: in.DateTo, Organisation: in.Organisation, Limit: in.Limit}
+	q := fanout.Query{Words: in.Query, From: in.DateFrom, To: in.DateTo, Organisation: in.Organisation, Limit: in.Limit, Sort: in.Sort}
 	for _, k := range strings.Split(in.Platforms, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			q.Platforms = append(q.Platforms, k)

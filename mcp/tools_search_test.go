@@ -74,8 +74,17 @@ func TestSearchAllAgainstEmulators(t *testing.T) {
 	if res["partial"] != false {
 		t.Errorf("partial %v", res["partial"])
 	}
+	// Words rank by relevance unless sort asks for date; the answer says
+	// which order it used.
+	if res["sort"] != fanout.SortRelevance {
+		t.Errorf("sort %v, want relevance for a query with words", res["sort"])
+	}
+	text, isErr := callTool(t, c, "search_all", map[string]any{"query": "stikstof", "limit": 5, "sort": "date"})
+	if byDate := decodeResult(t, text); isErr || byDate["sort"] != fanout.SortDate || len(byDate["hits"].([]any)) != len(res["hits"].([]any)) {
+		t.Errorf("sort=date: isError=%v, sort %v: %.300s", isErr, byDate["sort"], text)
+	}
 
-	text, isErr := callTool(t, c, "search_all", map[string]any{"query": "woningbouw", "platforms": "obv, tk", "date_from": "2020-01-01"})
+	text, isErr = callTool(t, c, "search_all", map[string]any{"query": "woningbouw", "platforms": "obv, tk", "date_from": "2020-01-01"})
 	if got := outcomes(decodeResult(t, text)); isErr || len(got) != 2 || got["obv"] == nil || got["tk"] == nil {
 		t.Errorf("platforms obv,tk: %v %s", got, text)
 	}
@@ -83,6 +92,7 @@ func TestSearchAllAgainstEmulators(t *testing.T) {
 		`{}`:                                     "give words to search for",
 		`{"query":"x","platforms":"google"}`:     `platform "google" is unknown`,
 		`{"query":"x","date_from":"2024-02-30"}`: "from",
+		`{"query":"x","sort":"newest"}`:          `sort "newest" must be one of relevance, date`,
 	} {
 		m := decodeResult(t, args)
 		if text, isErr := callTool(t, c, "search_all", m); !isErr || !strings.Contains(text, want) {

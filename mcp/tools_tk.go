@@ -46,7 +46,7 @@ func (c *connector) tkEntity(k *calls, set string) (*tk.Entity, error) {
 	return s.Entity(set)
 }
 
-const tkSearchDesc = `Search the Tweede Kamer's Gegevensmagazijn (official open data of the Dutch House of Representatives) for documents (motions, letters, questions, reports) whose title or subject contains all given words, newest first. Dates are Dutch calendar days. Returns document number, kind, subject, date and a link to the file per document.
+const tkSearchDesc = `Search the Tweede Kamer's Gegevensmagazijn (official open data of the Dutch House of Representatives) for documents (motions, letters, questions, reports) whose title or subject contains all given words, newest first. Dates are Dutch calendar days. Returns document number, kind, subject, date and a link to the file per document, and for a kamerstuk its number as Officiële Bekendmakingen publishes it (kamerstuk: kst-36200-VII-12).
 Cost: metadata searches are cheap and a repeated one comes from the cache; for searching inside the documents' text use opentk_search.`
 
 const tkFetchDesc = `Fetch one Tweede Kamer document's metadata by document number (2023D41173) or GUID: title, subject, kind, date, parliamentary year and the link to its file. The Gegevensmagazijn holds the text only as a PDF/Word file; for readable text use opentk_fetch with the same number.

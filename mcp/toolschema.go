@@ -16,6 +16,7 @@ import (
 	"github.com/besluitbron/besluitbron/adapters/ori"
 	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/adapters/tk"
+	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 )
 
 // A tool's input schema is generated from its input struct by mcp-go's
@@ -67,6 +68,7 @@ var enumLists = map[string][]string{
 	"opentk.Kinds":      opentk.Kinds,
 	"opentk.Categories": opentk.Categories,
 	"rechtspraak.Lists": rechtspraak.Lists,
+	"fanout.Sorts":      fanout.Sorts,
 }
 
 // adapterValues adds bounds and value lists an adapter owns to

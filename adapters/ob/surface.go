@@ -15,9 +15,9 @@ import (
 const DefaultProbeID = "gmb-2023-174296"
 
 // Surface is Officiële Bekendmakingen for the fan-out, the reader and the
-// live check (adapters.Surface); linkBases are the base URLs its
-// full-text links may point into.
-func Surface(linkBases []string) adapters.Surface {
+// live check (adapters.Surface); linkBases gives the base URLs its
+// full-text links may point into (nil: none).
+func Surface(linkBases func() []string) adapters.Surface {
 	return adapters.Surface{
 		Unfit:  func(adapters.Question) *adapters.UnfitError { return nil }, // it lists without words too
 		Search: search,
@@ -44,7 +44,7 @@ func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapter
 
 // fetch looks the publication up and reads its XML file, the one with
 // the text; a scanned publication has only its PDF, and no text.
-func fetch(ctx context.Context, env adapters.Env, linkBases []string, id string) (adapters.Document, error) {
+func fetch(ctx context.Context, env adapters.Env, linkBases func() []string, id string) (adapters.Document, error) {
 	look, err := LookupRequest(id)
 	if err != nil {
 		return adapters.Document{}, &adapters.InvalidError{Err: err}
@@ -71,7 +71,11 @@ func fetch(ctx context.Context, env adapters.Env, linkBases []string, id string)
 	if xmlURL == "" {
 		return d, nil
 	}
-	fr, err := FileRequest(linkBases, xmlURL)
+	var bases []string
+	if linkBases != nil {
+		bases = linkBases()
+	}
+	fr, err := FileRequest(bases, xmlURL)
 	if err != nil {
 		return adapters.Document{}, err
 	}

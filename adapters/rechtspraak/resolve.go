@@ -56,26 +56,34 @@ func Resolve(memo *adapters.Memo, now time.Time, list, v string, get func(adapte
 	if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
 		return v, nil
 	}
+	it, err := ResolveItem(memo, now, list, v, get)
+	return it.Key, err
+}
+
+// ResolveItem is Resolve's entry itself: its identifier URI (Key) and its
+// name (Label), for a value given as identifier, abbreviation, name or a
+// part of a name that fits one entry.
+func ResolveItem(memo *adapters.Memo, now time.Time, list, v string, get func(adapters.Request) ([]byte, error)) (adapters.Item, error) {
 	items, err := List(memo, now, list, get)
 	if err != nil {
-		return "", err
+		return adapters.Item{}, err
 	}
 	lv := strings.ToLower(v)
 	var near []adapters.Item
 	for _, it := range items {
-		if strings.EqualFold(it.Extra["afkorting"], v) || strings.EqualFold(it.Label, v) {
-			return it.Key, nil
+		if it.Key == v || strings.EqualFold(it.Extra["afkorting"], v) || strings.EqualFold(it.Label, v) {
+			return it, nil
 		}
 		if strings.Contains(strings.ToLower(it.Label), lv) {
 			near = append(near, it)
 		}
 	}
 	if len(near) == 1 {
-		return near[0].Key, nil
+		return near[0], nil
 	}
 	e := &UnresolvedError{List: list, Value: v}
 	for _, it := range near {
 		e.Near = append(e.Near, it.Label)
 	}
-	return "", e
+	return adapters.Item{}, e
 }

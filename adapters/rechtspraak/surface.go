@@ -14,12 +14,15 @@ import (
 const MaxQuestionECLIs = 5
 
 // Surface is Rechtspraak for the fan-out, the reader and the live check
-// (adapters.Surface). The platform has no free text: a question names
-// ECLIs, or a court as its organisation.
-func Surface() adapters.Surface {
+// (adapters.Surface). The platform has no free text: a question's words
+// go to words, BesluitBron's own index of its feed (nil: none), and
+// otherwise a question names ECLIs, or a court as its organisation.
+func Surface(words WordIndex) adapters.Surface {
 	return adapters.Surface{
-		Unfit:  unfit,
-		Search: search,
+		Unfit: func(q adapters.Question) *adapters.UnfitError { return unfit(q, words != nil) },
+		Search: func(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+			return search(ctx, env, words, q)
+		},
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
 			r, err := ContentRequest(id, false)
 			if err != nil {
@@ -39,7 +42,10 @@ func Surface() adapters.Surface {
 	}
 }
 
-func unfit(q adapters.Question) *adapters.UnfitError {
+func unfit(q adapters.Question, indexed bool) *adapters.UnfitError {
+	if indexed && strings.TrimSpace(q.Words) != "" {
+		return nil
+	}
 	if strings.TrimSpace(q.Organisation) == "" && len(FindECLIs(q.Words, MaxQuestionECLIs)) == 0 {
 		return &adapters.UnfitError{Why: "Rechtspraak has no free-text search: name a court as organisation (HR, Rechtbank Den Haag) or search for an ECLI",
 			Reason: adapters.UnfitNoWordSearch}
@@ -51,9 +57,12 @@ func unfit(q adapters.Question) *adapters.UnfitError {
 // rechtspraak_fetch with metadata_only=true); without one, the
 // organisation names a court, and the court's newest rulings in the date
 // range are listed, as rechtspraak_search with that court does.
-func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+func search(ctx context.Context, env adapters.Env, words WordIndex, q adapters.Question) (adapters.Page, error) {
 	if ids := FindECLIs(q.Words, MaxQuestionECLIs); len(ids) > 0 {
 		return byECLI(ctx, env, ids)
+	}
+	if words != nil && strings.TrimSpace(q.Words) != "" {
+		return byWords(ctx, env, words, q)
 	}
 	court, err := resolveCourt(ctx, env, strings.TrimSpace(q.Organisation))
 	if err != nil {
@@ -105,13 +114,48 @@ func byECLI(ctx context.Context, env adapters.Env, ids []string) (adapters.Page,
 // that names one court) to its identifier (Resolve).
 func resolveCourt(ctx context.Context, env adapters.Env, v string) (string, error) {
 	uri, err := Resolve(env.Memo, env.Now, "Instanties", v, env.Bind(ctx, platforms.Rechtspraak))
+	if err != nil {
+		return "", courtError(v, err)
+	}
+	return uri, nil
+}
+
+// courtError says why v named no court: an unfit question, a failed
+// call, or a list that did not parse.
+func courtError(v string, err error) error {
 	var un *UnresolvedError
 	switch {
 	case errors.As(err, &un):
-		return "", &adapters.UnfitError{Why: fmt.Sprintf("%q names no single court of Rechtspraak (%d match): give a court such as HR or Rechtbank Den Haag", adapters.Cut(v, 60), len(un.Near)),
+		return &adapters.UnfitError{Why: fmt.Sprintf("%q names no single court of Rechtspraak (%d match): give a court such as HR or Rechtbank Den Haag", adapters.Cut(v, 60), len(un.Near)),
 			Reason: adapters.UnfitUnknownCourt}
-	case err != nil && !adapters.CallFailed(err):
-		return "", &adapters.ParseError{Err: err}
+	case !adapters.CallFailed(err):
+		return &adapters.ParseError{Err: err}
 	}
-	return uri, err
+	return err
+}
+
+// byWords asks the index: the court, when one is named, by its name as
+// the feed writes it.
+func byWords(ctx context.Context, env adapters.Env, words WordIndex, q adapters.Question) (adapters.Page, error) {
+	wq := WordQuery{Words: q.Words, From: q.From, To: q.To, Sort: q.Sort, Limit: q.Limit}
+	if org := strings.TrimSpace(q.Organisation); org != "" {
+		it, err := ResolveItem(env.Memo, env.Now, "Instanties", org, env.Bind(ctx, platforms.Rechtspraak))
+		if err != nil {
+			return adapters.Page{}, courtError(org, err)
+		}
+		wq.Court = it.Label
+	}
+	wp, err := words.SearchWords(ctx, wq)
+	if errors.Is(err, ErrIndexUnavailable) {
+		return adapters.Page{}, &adapters.UnfitError{Why: err.Error(), Reason: adapters.UnfitIndexUnavailable}
+	}
+	if err != nil {
+		return adapters.Page{}, adapters.Unfit(err)
+	}
+	pg := adapters.Page{Total: wp.Total, HasMore: wp.Total > len(wp.Hits), Hits: []adapters.Hit{}, Provenance: wp.Provenance}
+	for _, h := range wp.Hits {
+		pg.Hits = append(pg.Hits, adapters.Hit{ID: h.ECLI, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Court,
+			Snippet: adapters.Snippet(h.Summary, adapters.SnippetLen), URL: DocumentURL(h.ECLI)})
+	}
+	return pg, nil
 }

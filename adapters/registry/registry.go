@@ -27,13 +27,17 @@ type Settings struct {
 	TKRoot string
 	// OA are Open Archivaris' endpoints (over oa.Defaults).
 	OA oa.Endpoints
-	// OBLinkBases are the base URLs Officiële Bekendmakingen' full-text
-	// links may point into.
-	OBLinkBases []string
+	// LinkBases gives the base URLs a platform's links may point into
+	// (Officiële Bekendmakingen' full-text links), asked at each fetch;
+	// nil refuses every link.
+	LinkBases func(key string) []string
 	// OpenTKText: a Tweede Kamer document's text comes from OpenTK, which
 	// serves the same document by the same number as text (the
 	// Gegevensmagazijn holds only the file). Off when OpenTK is not on.
 	OpenTKText bool
+	// CaseLaw answers words for Rechtspraak (the besluitbron app's index
+	// of its feed); nil: Rechtspraak is searched by court or ECLI only.
+	CaseLaw rechtspraak.WordIndex
 }
 
 // Surfaces are the platforms' surfaces under s, by key.
@@ -42,8 +46,8 @@ func Surfaces(s Settings) map[string]adapters.Surface {
 		platforms.OBV:         obv.Surface(),
 		platforms.TK:          withOpenTKText(tk.Surface(s.TKRoot), s.OpenTKText),
 		platforms.OpenTK:      opentk.Surface(),
-		platforms.OB:          ob.Surface(s.OBLinkBases),
-		platforms.Rechtspraak: rechtspraak.Surface(),
+		platforms.OB:          ob.Surface(s.linkBasesOf(platforms.OB)),
+		platforms.Rechtspraak: rechtspraak.Surface(s.CaseLaw),
 		platforms.ORI:         ori.Surface(),
 		platforms.OA:          oa.Surface(s.OA),
 		platforms.BWB:         bwb.Surface(),
@@ -70,4 +74,12 @@ func withOpenTKText(s adapters.Surface, on bool) adapters.Surface {
 		return d, nil
 	}
 	return s
+}
+
+// linkBasesOf is LinkBases for platform key; nil without LinkBases.
+func (s Settings) linkBasesOf(key string) func() []string {
+	if s.LinkBases == nil {
+		return nil
+	}
+	return func() []string { return s.LinkBases(key) }
 }

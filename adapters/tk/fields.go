@@ -90,9 +90,11 @@ var fieldTable = map[string][]field{
 }
 
 // Metadata is what the adapter needs from a service's $metadata: the
-// property names of each entity set.
+// property names of each entity set, and of the entity each of its
+// navigation properties leads to.
 type Metadata struct {
 	sets map[string]map[string]bool
+	navs map[string]map[string]map[string]bool // set → navigation → the target's properties
 }
 
 // ParseMetadata reads an OData CSDL document (EDMX XML): entity types with
@@ -102,6 +104,7 @@ func ParseMetadata(body []byte) (*Metadata, error) {
 	type etype struct {
 		base  string
 		props []string
+		navs  map[string]string // navigation property → target type
 	}
 	types := map[string]*etype{}
 	sets := map[string]string{} // set → qualified type
@@ -122,7 +125,7 @@ func ParseMetadata(body []byte) (*Metadata, error) {
 			case "Schema":
 				ns = attr(t, "Namespace")
 			case "EntityType":
-				cur = &etype{base: attr(t, "BaseType")}
+				cur = &etype{base: attr(t, "BaseType"), navs: map[string]string{}}
 				name := attr(t, "Name")
 				types[name] = cur
 				if ns != "" {
@@ -131,6 +134,10 @@ func ParseMetadata(body []byte) (*Metadata, error) {
 			case "Property":
 				if cur != nil {
 					cur.props = append(cur.props, attr(t, "Name"))
+				}
+			case "NavigationProperty":
+				if cur != nil {
+					cur.navs[attr(t, "Name")] = navTarget(attr(t, "Type"))
 				}
 			case "EntitySet":
 				sets[attr(t, "Name")] = attr(t, "EntityType")
@@ -151,18 +158,39 @@ func ParseMetadata(body []byte) (*Metadata, error) {
 			}
 		}
 	}
-	m := &Metadata{sets: map[string]map[string]bool{}}
-	for set, tname := range sets {
+	// Follow BaseType a bounded number of steps (a cycle is malformed).
+	propsOf := func(tname string) map[string]bool {
 		props := map[string]bool{}
-		// Follow BaseType a bounded number of steps (a cycle is malformed).
 		for t, n := types[tname], 0; t != nil && n < 16; t, n = types[t.base], n+1 {
 			for _, p := range t.props {
 				props[p] = true
 			}
 		}
-		m.sets[set] = props
+		return props
+	}
+	m := &Metadata{sets: map[string]map[string]bool{}, navs: map[string]map[string]map[string]bool{}}
+	for set, tname := range sets {
+		m.sets[set] = propsOf(tname)
+		navs := map[string]map[string]bool{}
+		for t, n := types[tname], 0; t != nil && n < 16; t, n = types[t.base], n+1 {
+			for nav, target := range t.navs {
+				if _, ok := navs[nav]; !ok {
+					navs[nav] = propsOf(target)
+				}
+			}
+		}
+		m.navs[set] = navs
 	}
 	return m, nil
+}
+
+// navTarget is the entity type a navigation property's Type names:
+// TK.DA.GGM.OData.Kamerstukdossier, or Collection(...) of it.
+func navTarget(typ string) string {
+	if inner, ok := strings.CutPrefix(typ, "Collection("); ok {
+		return strings.TrimSuffix(inner, ")")
+	}
+	return typ
 }
 
 func attr(e xml.StartElement, name string) string {
@@ -186,6 +214,10 @@ type Entity struct {
 	root  string
 	names map[string]string // key → property name; absent when the service lacks it
 	err   error
+	// dossier is the navigation property to the document's
+	// kamerstukdossier when the service lists it with the fields a
+	// kamerstuk number needs (kamerstuk.go); "" otherwise.
+	dossier string
 }
 
 // NewSchema resolves the field table for the service at root.
@@ -210,6 +242,9 @@ func NewSchema(root string, md *Metadata) *Schema {
 			if e.names[f.key] == "" && f.required {
 				missing = append(missing, fmt.Sprintf("the %s (looked for %s)", f.what, strings.Join(f.names, " or ")))
 			}
+		}
+		if set == "Document" && e.names[fOndernummer] != "" {
+			e.dossier = dossierNavigation(md.navs[set])
 		}
 		if len(missing) > 0 {
 			e.err = mismatchf("the Tweede Kamer's OData service at %s has no property for %s on %s in its $metadata; the API has changed: add the new name to the table in adapters/tk/fields.go",

@@ -174,9 +174,13 @@ func SearchRequest(e *Entity, p SearchParams) (adapters.Request, error) {
 		b, _ := dayStart(to, 1)
 		filter = append(filter, datum+" lt "+b)
 	}
-	q := odataQuery("$filter", strings.Join(filter, " and "), "$select", e.selectList(),
-		"$orderby", datum+" desc,"+e.Name(fID)+" desc",
+	opts := []string{"$filter", strings.Join(filter, " and "), "$select", e.selectList()}
+	if x := e.expandList(); x != "" {
+		opts = append(opts, "$expand", x) // the kamerstuk's dossier (kamerstuk.go)
+	}
+	opts = append(opts, "$orderby", datum+" desc,"+e.Name(fID)+" desc",
 		"$top", strconv.Itoa(p.Limit), "$skip", strconv.Itoa(p.Offset), "$count", "true")
+	q := odataQuery(opts...)
 	return adapters.Request{Method: "GET", Path: e.root + "/" + e.Set + "?" + q}, nil
 }
 
@@ -254,6 +258,7 @@ type document struct {
 	ID, Soort, Nummer, Titel, Onderwerp, Datum string
 	Vergaderjaar, Organisatie, ContentType     string
 	ContentLength, Ondernummer, Registratie    string
+	Kamerstuk                                  string // kst-36200-VII-12, when the row names its dossier
 }
 
 func docFromRow(e *Entity, r row) document {
@@ -264,6 +269,7 @@ func docFromRow(e *Entity, r row) document {
 	if d.Ondernummer == "-1" { // v5 writes -1 for "no value"
 		d.Ondernummer = ""
 	}
+	d.Kamerstuk = kamerstukOf(e, r, d.Ondernummer)
 	return d
 }
 
@@ -272,7 +278,8 @@ func (d document) hit() adapters.Hit {
 	if title == "" {
 		title = d.Titel
 	}
-	h := adapters.Hit{ID: d.Nummer, Type: d.Soort, Title: adapters.Squash(title), Date: day(d.Datum), Source: d.Organisatie}
+	h := adapters.Hit{ID: d.Nummer, Type: d.Soort, Title: adapters.Squash(title), Date: day(d.Datum), Source: d.Organisatie,
+		Kamerstuk: d.Kamerstuk}
 	if h.ID == "" {
 		h.ID = d.ID
 	}

@@ -91,5 +91,5 @@ func (a *App) OAEndpoints() oa.Endpoints {
 // Tweede Kamer document only when it offers OpenTK too.
 func (a *App) AdapterSettings(ps []string) registry.Settings {
 	return registry.Settings{TKRoot: a.TKODataRoot(), OA: a.OAEndpoints(),
-		OBLinkBases: a.LinkBaseURLs(platforms.OB), OpenTKText: slices.Contains(ps, platforms.OpenTK)}
+		LinkBases: a.LinkBaseURLs, OpenTKText: slices.Contains(ps, platforms.OpenTK)}
 }

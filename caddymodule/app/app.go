@@ -12,6 +12,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
 
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
@@ -98,7 +100,11 @@ type App struct {
 	sessions *session.Registry  // shared by every config (sessionsKey in pool); nil once released
 	figures  *Figures           // shared by every config (figuresKey in pool); nil once released
 	shared   *sharedstore.Store // the Redis store (storeKey in pool); nil when local
-	storeKey string
+	logger   *zap.Logger
+	// laadFetch fetches the load status for a keeper this config makes
+	// (tests); nil: through the running servers' OBV route.
+	laadFetch func(context.Context) (Laadstatus, error)
+	storeKey  string
 
 	staged *staged
 	prev   *App // the app in force when this one started (guarded by inForce)
@@ -108,10 +114,12 @@ type App struct {
 
 // staged holds the changes a config's handlers staged (OnStart).
 type staged struct {
-	mu       sync.Mutex
-	commits  []func()
-	bases    map[string][]string // base URLs handlers use beside the descriptors' (LinkBaseURLs)
-	cleanups []func()            // run when the config is unloaded (Cleanup)
+	mu        sync.Mutex
+	commits   []func()
+	bases     map[string][]string // base URLs handlers use beside the descriptors' (LinkBaseURLs)
+	cleanups  []func()            // run when the config is unloaded (Cleanup)
+	laadEvery time.Duration       // the shortest load status interval a module wants (WantLaadstatus)
+	laad      *LaadstatusKeeper   // held from Start to Stop (laadstatusKey in pool); nil when unwanted
 }
 
 // PlatformConfig overrides one platform's descriptor. Zero fields keep the
@@ -188,6 +196,7 @@ const figuresKey = "besluitbron.figures"
 // the app.
 func (a *App) Provision(ctx caddy.Context) error {
 	a.staged = new(staged)
+	a.logger = ctx.Logger()
 	known := map[string]bool{}
 	for _, k := range platforms.Keys() {
 		known[k] = true
@@ -493,6 +502,10 @@ var inForce struct {
 
 // Start applies the changes this config's handlers staged.
 func (a *App) Start() error {
+	// Before the staged changes, which hand the keeper to the modules.
+	if err := a.startLaadstatus(); err != nil {
+		return err
+	}
 	inForce.Lock()
 	defer inForce.Unlock()
 	a.prev = inForce.app
@@ -515,6 +528,7 @@ func (a *App) applyAll() {
 // start. In that last case the config before this one is still running,
 // so its changes are put back in force.
 func (a *App) Stop() error {
+	a.stopLaadstatus()
 	inForce.Lock()
 	defer inForce.Unlock()
 	a.stopped = true

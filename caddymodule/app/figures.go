@@ -89,12 +89,6 @@ func (a *App) PublishBudget(platform string, stats func() fairqueue.Stats, waits
 	publish(a, func(f *Figures) *publications[func() WaitHistogram] { return &f.waits }, platform, waits)
 }
 
-// PublishLaadstatus publishes the upkeep's last OpenBesluitvorming load
-// status: the status, when it was fetched, and false before the first.
-func (a *App) PublishLaadstatus(last func() (obv.Status, time.Time, bool)) {
-	publish(a, func(f *Figures) *publications[func() (obv.Status, time.Time, bool)] { return &f.laadstatus }, "", last)
-}
-
 // Destruct lets the pool drop the figures with the last config.
 func (*Figures) Destruct() error { return nil }
 

@@ -3,11 +3,9 @@ package app
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/adapters/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 )
@@ -28,8 +26,6 @@ func TestFiguresFollowTheConfigs(t *testing.T) {
 	old.PublishCache("obv", func() cache.Stats { return cache.Stats{Platform: "obv", Hits: 1} })
 	old.PublishBudget("obv", func() fairqueue.Stats { return fairqueue.Stats{Capacity: 60} },
 		func() WaitHistogram { return WaitHistogram{Count: 3} })
-	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	old.PublishLaadstatus(func() (obv.Status, time.Time, bool) { return obv.Status{}, at, true })
 
 	fresh, unloadFresh := load()
 	if fresh.Figures() != old.Figures() {
@@ -49,9 +45,6 @@ func TestFiguresFollowTheConfigs(t *testing.T) {
 	}
 	if _, ok := f.Budget("obv"); ok {
 		t.Fatal("the old config's budget still answers after its unload")
-	}
-	if _, _, ok := f.Laadstatus(); ok {
-		t.Fatal("the old config's load status still answers after its unload")
 	}
 	unloadFresh()
 	if c := f.Caches(); len(c) != 0 {

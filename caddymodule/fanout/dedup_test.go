@@ -2,12 +2,16 @@ package fanout
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 )
 
@@ -106,11 +110,101 @@ func TestMergeOrder(t *testing.T) {
 		{{Platform: "tk", ID: "2023D41173", Date: "2024-06-01"}, {Platform: "tk", ID: "2023D41173", Date: "2020-01-01"}},
 	}
 	var got []string
-	for _, h := range merge(keys, per) {
+	for _, h := range Merge(keys, per, SortDate) {
 		got = append(got, fmt.Sprintf("%s/%s", h.Platform, h.ID))
 	}
 	want := "obv/c tk/2023D41173 obv/a tk/2023D41173 obv/b"
 	if strings.Join(got, " ") != want {
 		t.Errorf("order %v, want %s", got, want)
+	}
+}
+
+// realTKDocument is the real Document object nested in the recorded
+// Besluit answer (testdata/fixtures/tk/odata-besluit-expand.json; its v4
+// names: DocumentNummer, Volgnummer), as a map to vary.
+func realTKDocument(t *testing.T) map[string]any {
+	t.Helper()
+	var env struct {
+		Value []struct {
+			Zaak []struct {
+				Document []map[string]any `json:"Document"`
+			} `json:"Zaak"`
+		} `json:"value"`
+	}
+	if err := json.Unmarshal([]byte(readFixture(t, "tk/odata-besluit-expand.json")), &env); err != nil {
+		t.Fatal(err)
+	}
+	if len(env.Value) == 0 || len(env.Value[0].Zaak) == 0 || len(env.Value[0].Zaak[0].Document) == 0 {
+		t.Fatal("no Document in odata-besluit-expand.json")
+	}
+	return env.Value[0].Zaak[0].Document[0]
+}
+
+// TestDedupTKDocumentAndItsPublication: the Gegevensmagazijn's search
+// asks for each document's dossier ($expand=Kamerstukdossier with its
+// Nummer and Toevoeging), so a TK hit carries its kamerstuk number, and
+// the TK document and Officiële Bekendmakingen' publication of
+// kst-36200-VII-12 are one hit, led by OB, with TK in also. The
+// documents are the real Document object (volgnummer and dossier varied)
+// and the real SRU record made into that kamerstuk; the $metadata is the
+// TK emulator's for the old version, whose names the real object has.
+// Volgnummer 13 of the same dossier, and volgnummer 12 of dossier 36200
+// without the addition VII, are other kamerstukken and stay apart.
+func TestDedupTKDocumentAndItsPublication(t *testing.T) {
+	rec := strings.ReplaceAll(readFixture(t, "ob/sru-record-gmb.fragment.xml"), "gmb-2023-174296", "kst-36200-VII-12")
+	rec = strings.ReplaceAll(rec, "officielepublicaties/gmb/2023/", "officielepublicaties/kst/36200-VII/")
+	sru := `<searchRetrieveResponse><numberOfRecords>1</numberOfRecords><records>` + rec + `</records></searchRetrieveResponse>`
+	doc := func(nummer string, volgnummer int, dossiers ...map[string]any) map[string]any {
+		d := realTKDocument(t)
+		d["DocumentNummer"], d["Id"] = nummer, "e5a7184c-f464-481f-b2ce-7921910"+nummer[5:]
+		d["Volgnummer"], d["Kamerstukdossier"] = volgnummer, dossiers
+		return d
+	}
+	vii := map[string]any{"Nummer": 36200, "Toevoeging": "VII"}
+	plain := map[string]any{"Nummer": 36200, "Toevoeging": nil}
+	tkAnswer, err := json.Marshal(map[string]any{"@odata.context": "x", "value": []any{
+		doc("2022D37914", 12, vii), doc("2022D37915", 13, vii), doc("2022D37916", 12, plain)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tkSearch string
+	do := func(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+		switch {
+		case platform == "ob":
+			return &subrequest.Answer{Status: 200, Body: []byte(sru)}, nil
+		case strings.HasSuffix(req.Path, "/$metadata"):
+			return serve(ctx, emulators()["tk"], req), nil
+		}
+		tkSearch = req.Path
+		return &subrequest.Answer{Status: 200, Body: tkAnswer}, nil
+	}
+	e, err := New(Options{Do: do, Platforms: []string{"tk", "ob"}, Clock: fakeclock.New(day), Adapters: registry.Settings{TKRoot: "/OData/v4/2.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := e.Search(context.Background(), Query{Words: "motie"}, nil)
+	for _, o := range res.Outcomes {
+		if o.State != StateAnswered {
+			t.Fatalf("%s: %s %s", o.Platform, o.State, o.Error)
+		}
+	}
+	if u, _ := url.Parse(tkSearch); u == nil || u.Query().Get("$expand") != "Kamerstukdossier($select=Nummer,Toevoeging)" {
+		t.Errorf("the TK search does not ask for the dossier: %s", tkSearch)
+	}
+	byID := map[string]Hit{}
+	for _, h := range res.Hits {
+		byID[h.Platform+" "+h.ID] = h
+	}
+	kst, ok := byID["ob kst-36200-VII-12"]
+	if !ok || len(kst.Also) != 1 || kst.Also[0].Platform != "tk" || kst.Also[0].ID != "2022D37914" || kst.Kamerstuk != "kst-36200-VII-12" {
+		t.Errorf("kamerstuk: %+v, want OB's hit with TK's 2022D37914 in also (hits %v)", kst, keys(byID))
+	}
+	for id, want := range map[string]string{"2022D37915": "kst-36200-VII-13", "2022D37916": "kst-36200-12"} {
+		if h, ok := byID["tk "+id]; !ok || len(h.Also) != 0 || h.Kamerstuk != want {
+			t.Errorf("tk %s: %+v, want a hit of its own with kamerstuk %s", id, h, want)
+		}
+	}
+	if len(res.Hits) != 3 {
+		t.Errorf("hits %v: want the folded kamerstuk and TK's two others", keys(byID))
 	}
 }

@@ -1,8 +1,9 @@
 // Package fanout asks one question of every enabled platform's search at
 // once, through BesluitBron's own platform routes (so through the same
 // cache, budgets and proxy as every app and tool call), with one deadline,
-// and merges the answers: hits by date, duplicates under a shared
-// identifier folded into one hit with links to the others, and each
+// and merges the answers: hits ranked by relevance (reciprocal rank
+// fusion over each platform's own order) or by date, duplicates under a
+// shared identifier folded into one hit with links to the others, and each
 // platform's outcome named (answered, cache, timeout, over_budget, failed,
 // skipped). A partial answer is an answer.
 //
@@ -281,7 +282,8 @@ func (e *Engine) Search(ctx context.Context, q Query, progress func(Outcome, []H
 			}
 		}
 	}
-	res.Hits = merge(keys, perPlatform)
+	res.Sort = q.Order()
+	res.Hits = Merge(keys, perPlatform, res.Sort)
 	for _, o := range res.Outcomes {
 		if o.State == StateTimeout || o.State == StateOverBudget || o.State == StateFailed {
 			res.Partial = true
@@ -318,7 +320,7 @@ func (e *Engine) run(ctx context.Context, i int, k string, q Query, start time.T
 	pg, err := e.search(ctx, c, k, q)
 	o := c.outcome(ctx, err)
 	if err == nil {
-		o.Hits, o.Total = len(pg.Hits), pg.Total
+		o.Hits, o.Total, o.Provenance = len(pg.Hits), pg.Total, pg.Provenance
 	}
 	o.TookMS = e.clock.Now().Sub(start).Milliseconds()
 	hits := make([]Hit, 0, len(pg.Hits))

@@ -20,17 +20,18 @@ const (
 	ParamOrganisation = "organisation"
 	ParamPlatforms    = "platforms" // comma-separated keys; may repeat
 	ParamLimit        = "limit"
+	ParamSort         = "sort" // relevance or date (Sorts)
 )
 
 // maxQueryBytes bounds the raw query string ParseQuery reads.
 const maxQueryBytes = 4096
 
 // ParseQuery reads a Query from URL query parameters (q, from, to,
-// organisation, platforms, limit) and validates it (Query.Validate; its
+// organisation, platforms, limit, sort) and validates it (Query.Validate; its
 // errors are *QueryErrors). The search page's form uses the same names.
 func ParseQuery(v url.Values) (Query, error) {
 	q := Query{Words: v.Get(ParamWords), From: strings.TrimSpace(v.Get(ParamFrom)), To: strings.TrimSpace(v.Get(ParamTo)),
-		Organisation: strings.TrimSpace(v.Get(ParamOrganisation))}
+		Organisation: strings.TrimSpace(v.Get(ParamOrganisation)), Sort: strings.TrimSpace(v.Get(ParamSort))}
 	// Other spellings: the American one obv_search takes, and the search
 	// page's form fields (org, one platform per checkbox).
 	for _, alias := range []string{"organization", "org"} {
@@ -109,7 +110,7 @@ type errorBody struct {
 // writeRefusal answers a query ServeJSON refuses: 400 with what to fix.
 func writeRefusal(w http.ResponseWriter, e *Engine, err error) error {
 	body := errorBody{Error: err.Error(), Platforms: e.Platforms(),
-		Hint: "GET /search?q=stikstof&from=2024-01-01&to=2024-12-31&organisation=utrecht&platforms=obv,tk&limit=10"}
+		Hint: "GET /search?q=stikstof&from=2024-01-01&to=2024-12-31&organisation=utrecht&platforms=obv,tk&limit=10&sort=relevance"}
 	if body.Problems = QueryErrors(err); len(body.Problems) > 0 {
 		body.Code = body.Problems[0].Code
 	}

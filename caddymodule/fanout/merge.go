@@ -15,7 +15,7 @@ import (
 // hitOf is a platform's compact hit in the merged answer's shape.
 func hitOf(k, name string, h adapters.Hit) Hit {
 	return Hit{Platform: k, PlatformName: name, Type: h.Type, ID: h.ID, Title: h.Title, Date: h.Date,
-		Organisation: h.Source, Snippet: h.Snippet, URL: h.URL}
+		Organisation: h.Source, Snippet: h.Snippet, URL: h.URL, Kamerstuk: h.Kamerstuk}
 }
 
 // Shared identifiers, as the platforms write them (see docs/search.md):
@@ -24,7 +24,8 @@ func hitOf(k, name string, h adapters.Hit) Hit {
 //   - a kamerstuk number: Officiële Bekendmakingen' identifier
 //     kst-<dossier>-<volgnummer> (kst-36200-VII-12, kst-26100-1), also in
 //     its links (zoek.officielebekendmakingen.nl/kst-36200-VII-12.html,
-//     repository.overheid.nl/frbr/officielepublicaties/kst/...);
+//     repository.overheid.nl/frbr/officielepublicaties/kst/...), and the
+//     Gegevensmagazijn's hit's Kamerstuk (its dossier and volgnummer);
 //   - a Tweede Kamer document number (2023D41173): the hit id of both the
 //     Gegevensmagazijn (tk) and OpenTK, and OpenTK's links
 //     (document.html?nummer=..., getdoc/...).
@@ -41,7 +42,7 @@ func identifiers(h Hit) []string {
 			out = append(out, k)
 		}
 	}
-	for _, s := range []string{h.ID, h.URL} {
+	for _, s := range []string{h.ID, h.URL, h.Kamerstuk} {
 		if m := rechtspraak.FindECLIs(s, 1); len(m) == 1 {
 			add("ecli:" + m[0])
 		}
@@ -81,14 +82,16 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// merge folds duplicates under a shared identifier into one hit (the
+// Merge folds duplicates under a shared identifier into one hit (the
 // preferred platform's, with Also links to the others and their date,
-// organisation and snippet where it lacks them) and orders the hits by
-// date, newest first, undated last; ties keep the engine's platform order
-// and each platform's own order.
-func merge(keys []string, per [][]Hit) []Hit {
+// organisation, snippet and kamerstuk where it lacks them) and orders the
+// hits by order, SortRelevance or SortDate (order.go). perPlatform[i] are
+// the hits of the platform keys[i] in that platform's own order; ties
+// keep the order of keys. The engine merges a search's answers with it; the
+// search page's live view merges the hits so far the same way.
+func Merge(keys []string, perPlatform [][]Hit, order string) []Hit {
 	var items []*item
-	for i, hs := range per {
+	for i, hs := range perPlatform {
 		for r, h := range hs {
 			items = append(items, &item{h: h, plat: i, rank: r, group: -1})
 		}
@@ -115,10 +118,12 @@ func merge(keys []string, per [][]Hit) []Hit {
 		}
 		if g < 0 {
 			it.group = len(groups)
+			it.ranks = []int{it.rank + 1}
 			groups = append(groups, it)
 		} else {
 			lead := groups[g]
 			lead.h.Also = append(lead.h.Also, Link{Platform: it.h.Platform, PlatformName: it.h.PlatformName, ID: it.h.ID, URL: it.h.URL})
+			lead.ranks = append(lead.ranks, it.rank+1)
 			if dayOf(lead.h.Date) == "" && dayOf(it.h.Date) != "" {
 				lead.h.Date = it.h.Date
 			}
@@ -128,6 +133,9 @@ func merge(keys []string, per [][]Hit) []Hit {
 			if lead.h.Snippet == "" {
 				lead.h.Snippet = it.h.Snippet
 			}
+			if lead.h.Kamerstuk == "" {
+				lead.h.Kamerstuk = it.h.Kamerstuk
+			}
 			it.group = g
 		}
 		for _, id := range ids {
@@ -136,19 +144,7 @@ func merge(keys []string, per [][]Hit) []Hit {
 			}
 		}
 	}
-	sort.SliceStable(groups, func(a, b int) bool {
-		da, db := dayOf(groups[a].h.Date), dayOf(groups[b].h.Date)
-		if da != db {
-			if da == "" || db == "" {
-				return db == "" // dated before undated
-			}
-			return da > db
-		}
-		if groups[a].plat != groups[b].plat {
-			return groups[a].plat < groups[b].plat
-		}
-		return groups[a].rank < groups[b].rank
-	})
+	orderGroups(groups, order)
 	out := make([]Hit, 0, len(groups))
 	for _, g := range groups {
 		out = append(out, g.h)
@@ -157,11 +153,14 @@ func merge(keys []string, per [][]Hit) []Hit {
 }
 
 // item is a hit while merging: its platform's index in the engine's
-// order, its rank in that platform's answer, and its group.
+// order, its rank in that platform's answer (from 0), and its group; a
+// group's lead holds the ranks (from 1) of every hit in the group, one per
+// platform.
 type item struct {
 	h          Hit
 	plat, rank int
 	group      int
+	ranks      []int
 }
 
 // groupHas tells whether a group already holds a hit of platform k: two

@@ -3,6 +3,7 @@ package fanout
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -39,6 +40,10 @@ type Query struct {
 	// Limit is the number of hits asked of each platform, 1..MaxLimit;
 	// 0 means DefaultLimit.
 	Limit int `json:"limit,omitempty"`
+	// Sort is the order of the merged list: SortRelevance or SortDate;
+	// empty means relevance when there are words, date otherwise
+	// (Order).
+	Sort string `json:"sort,omitempty"`
 }
 
 // Validate checks q and says what to fix: a *QueryError for each thing
@@ -77,6 +82,10 @@ func (q Query) Validate() error {
 	if q.Limit < 0 || q.Limit > MaxLimit {
 		add(queryError(CodeLimitOutOfRange, ParamLimit, itoa(q.Limit), MaxLimit,
 			fmt.Sprintf("limit %d is out of range: use 1 to %d hits per platform (or omit it for %d)", q.Limit, MaxLimit, DefaultLimit)))
+	}
+	if q.Sort != "" && !slices.Contains(Sorts, q.Sort) {
+		add(queryError(CodeUnknownSort, ParamSort, adapters.Cut(q.Sort, 20), 0,
+			fmt.Sprintf("sort %q is unknown: use %s (or omit it for relevance when q has words, date otherwise)", adapters.Cut(q.Sort, 20), strings.Join(Sorts, " or "))))
 	}
 	if len(q.Platforms) > MaxPlatforms {
 		add(queryError(CodeTooManyPlatforms, ParamPlatforms, itoa(len(q.Platforms)), MaxPlatforms,

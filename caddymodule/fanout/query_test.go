@@ -56,6 +56,8 @@ func TestBadQueries(t *testing.T) {
 			QueryError{Code: CodeUnknownPlatform, Field: "platforms", Value: "google"}},
 		{"twice", Query{Words: "a", Platforms: []string{"obv", "obv"}}, `platform "obv" is named twice: name it once`,
 			QueryError{Code: CodePlatformTwice, Field: "platforms", Value: "obv"}},
+		{"unknown sort", Query{Words: "a", Sort: "newest"}, `sort "newest" is unknown: use relevance or date (or omit it for relevance when q has words, date otherwise)`,
+			QueryError{Code: CodeUnknownSort, Field: "sort", Value: "newest"}},
 	} {
 		err := tc.q.Validate()
 		if err == nil || err.Error() != tc.text {
@@ -179,6 +181,19 @@ func TestServeJSON(t *testing.T) {
 	if len(res.Outcomes) != 2 || res.Query.Limit != 5 || len(res.Hits) == 0 || len(res.Hits) > 10 {
 		t.Errorf("result: %d outcomes, limit %d, %d hits", len(res.Outcomes), res.Query.Limit, len(res.Hits))
 	}
+	// The answer says its order: relevance by default for words, date
+	// without words, and whichever sort asks for.
+	for _, tc := range []struct{ query, want string }{
+		{"q=woningbouw&platforms=obv,tk", SortRelevance},
+		{"org=utrecht&platforms=obv", SortDate},
+		{"q=woningbouw&platforms=obv,tk&sort=date", SortDate},
+		{"org=utrecht&platforms=obv&sort=relevance", SortRelevance},
+	} {
+		w, m := get("GET", tc.query)
+		if w.Code != 200 || m["sort"] != tc.want {
+			t.Errorf("?%s: HTTP %d, sort %v, want %s", tc.query, w.Code, m["sort"], tc.want)
+		}
+	}
 	// The reason code is in the JSON next to the English error.
 	_, m = get("GET", url.Values{"q": {"woningbouw"}, "org": {"utrecht"}, "platforms": {"obv,tk"}}.Encode())
 	found := false
@@ -203,6 +218,7 @@ func TestServeJSON(t *testing.T) {
 		{"q=a&platforms=oa", "not offered here", CodePlatformNotOffered},
 		{"q=a&from=yesterday", `from "yesterday" is not a date`, CodeBadDate},
 		{"q=a&from=2024-02-01&to=2024-01-01", "from 2024-02-01 is after to 2024-01-01: swap them", CodeDatesSwapped},
+		{"q=a&sort=score", `sort "score" is unknown: use relevance or date`, CodeUnknownSort},
 		{"q=%zz", "not valid URL encoding", CodeQueryStringEncoding},
 		{"q=" + strings.Repeat("a", 5000), "query string is", CodeQueryStringTooLong},
 	} {

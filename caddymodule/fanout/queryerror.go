@@ -23,6 +23,7 @@ const (
 	CodeUnknownPlatform     = "unknown_platform"      // no platform has the key Value (cut short)
 	CodePlatformTwice       = "platform_twice"        // the platform Value is named twice
 	CodePlatformNotOffered  = "platform_not_offered"  // the platform Value exists but this engine does not offer it
+	CodeUnknownSort         = "unknown_sort"          // sort (Value, cut short) is neither relevance nor date
 	CodeQueryStringTooLong  = "query_string_too_long" // GET /search only: the query string is Value bytes, more than Limit
 	CodeQueryStringEncoding = "query_string_encoding" // GET /search only: the query string is not valid URL encoding
 )
@@ -36,7 +37,7 @@ type QueryError struct {
 	// Code is one of the Code* constants.
 	Code string `json:"code"`
 	// Field is the parameter at fault: q, organisation, from, to,
-	// platforms or limit; empty for the question as a whole.
+	// platforms, limit or sort; empty for the question as a whole.
 	Field string `json:"field,omitempty"`
 	// Value is the value at fault as text: a date, a platform key or a
 	// limit as given (cut short when long), or a length in bytes or a

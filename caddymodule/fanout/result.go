@@ -13,6 +13,11 @@ type Hit struct {
 	Organisation string `json:"organisation,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
 	URL          string `json:"url,omitempty"` // the document at its source
+	// Kamerstuk is the kamerstuk number (kst-36200-VII-12) when the
+	// platform gave it apart from its id and link (Tweede Kamer's
+	// Gegevensmagazijn): the identifier its publication at Officiële
+	// Bekendmakingen has.
+	Kamerstuk string `json:"kamerstuk,omitempty"`
 	// Also is the same document on other platforms, found under a
 	// shared identifier (a kamerstuk number, a TK document number, an
 	// ECLI).
@@ -46,6 +51,7 @@ const (
 	ReasonNoOrganisationFilter = adapters.UnfitNoOrganisationFilter // the platform cannot filter by organisation (TK, OpenTK)
 	ReasonNoWordSearch         = adapters.UnfitNoWordSearch         // Rechtspraak: no free text; name a court or an ECLI
 	ReasonNeedsWords           = adapters.UnfitNeedsWords           // the platform searches only with words
+	ReasonIndexUnavailable     = adapters.UnfitIndexUnavailable     // BesluitBron's own index of the platform cannot answer now
 	ReasonUnknownCourt         = adapters.UnfitUnknownCourt         // the organisation names no single court of Rechtspraak
 	ReasonQueryUnfit           = adapters.UnfitArguments            // the platform's request builder refused the arguments
 	// timeout
@@ -73,6 +79,10 @@ type Outcome struct {
 	Total             int    `json:"total,omitempty"` // hits the platform reports in all, when it says
 	TookMS            int64  `json:"took_ms"`
 	QueueWaitMS       int64  `json:"queue_wait_ms,omitempty"` // waited for the platform's budget
+	// Provenance says where the hits came from when not from the
+	// platform itself: "BesluitBron's index of Rechtspraak's feed,
+	// complete up to ..." (or how far it got while incomplete).
+	Provenance string `json:"provenance,omitempty"`
 
 	// Reason says Error as a code (Reason* above), set whenever Error
 	// is: for pages and apps that say it in their own language.
@@ -81,8 +91,12 @@ type Outcome struct {
 
 // Result is the merged answer.
 type Result struct {
-	Query    Query     `json:"query"`
-	Hits     []Hit     `json:"hits"`     // newest first, undated last
+	Query Query `json:"query"`
+	// Sort is the order the hits are in (SortRelevance or SortDate):
+	// the query's sort, or its default (Query.Order). Empty only when
+	// the query was refused (no platform asked, no hits).
+	Sort     string    `json:"sort,omitempty"`
+	Hits     []Hit     `json:"hits"`     // in the order Sort names
 	Outcomes []Outcome `json:"outcomes"` // one per platform asked or skipped, in the engine's order
 	// Partial is true when some platform asked gave no hits because it
 	// timed out, was over budget or failed: the hits are what the others

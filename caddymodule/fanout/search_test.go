@@ -15,14 +15,15 @@ import (
 var allPlatforms = []string{"obv", "tk", "opentk", "ob", "rechtspraak", "ori", "oa"}
 
 // TestSearchEveryPlatform: one question reaches every platform; each
-// answers from its emulator; the merged hits run newest first with
-// undated last; TK and OpenTK hold the same documents, so their shared
-// document numbers fold into one hit each, with a link to the other.
+// answers from its emulator; asked for sort=date, the merged hits run
+// newest first with undated last, as before relevance came; TK and OpenTK
+// hold the same documents, so their shared document numbers fold into one
+// hit each, with a link to the other.
 func TestSearchEveryPlatform(t *testing.T) {
 	d := &emulatorDoer{}
 	e, _ := engine(t, d.do, allPlatforms...)
 	var progressed []string
-	res := e.Search(context.Background(), Query{Words: "stikstof"}, func(o Outcome, hs []Hit) {
+	res := e.Search(context.Background(), Query{Words: "stikstof", Sort: SortDate}, func(o Outcome, hs []Hit) {
 		progressed = append(progressed, o.Platform)
 		if len(hs) != o.Hits {
 			t.Errorf("%s: progress gave %d hits, outcome says %d", o.Platform, len(hs), o.Hits)
@@ -50,6 +51,9 @@ func TestSearchEveryPlatform(t *testing.T) {
 	}
 	if res.Partial {
 		t.Error("partial, though every platform asked answered")
+	}
+	if res.Sort != SortDate {
+		t.Errorf("sort %q, want date as asked", res.Sort)
 	}
 	folded := 0
 	for i, h := range res.Hits {

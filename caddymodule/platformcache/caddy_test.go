@@ -5,14 +5,17 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
@@ -255,4 +258,18 @@ func metricValue(exposition, series string) float64 {
 		}
 	}
 	return 0
+}
+
+// awaitBackground waits until the store runs no background work (a
+// refresh a stale answer started): the moment its figures say so, not a
+// time.
+func awaitBackground(t *testing.T, s *cache.Store) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Stats().Background > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the store's background work did not end within 10 s")
+		}
+		runtime.Gosched()
+	}
 }

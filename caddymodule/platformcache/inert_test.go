@@ -88,7 +88,7 @@ func TestCacheAnswersAreInert(t *testing.T) {
 	clk.Advance(11 * time.Minute)
 	resp, _ = fetch(t, "GET", base+"/uitspraken/zoeken"+q)
 	check("stale", resp, "stale-while-revalidate")
-	store.WaitBackground()
+	awaitBackground(t, store)
 	req, _ := http.NewRequest("GET", base+"/uitspraken/zoeken"+q, nil)
 	req.Header.Set("Range", "bytes=0-3")
 	resp, err = http.DefaultClient.Do(req)

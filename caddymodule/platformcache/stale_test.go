@@ -75,7 +75,7 @@ func TestInCaddyStaleWhileRevalidateAndStaleIfError(t *testing.T) {
 	if resp.Header.Get("Cache-Status") != "BesluitBron; hit; ttl=-60; detail=stale-while-revalidate" {
 		t.Fatalf("SWR: %q", resp.Header.Get("Cache-Status"))
 	}
-	store.WaitBackground()
+	awaitBackground(t, store)
 	if u.count("/Waardelijst/Instanties") != 2 {
 		t.Fatalf("background refresh did not reach the platform: %d", u.count("/Waardelijst/Instanties"))
 	}

@@ -79,7 +79,7 @@ func TestInCaddyStaleWhileRevalidateOfAPOSTSearch(t *testing.T) {
 	if resp := post(); !strings.Contains(resp.Header.Get("Cache-Status"), "stale-while-revalidate") {
 		t.Fatalf("not served stale: %q", resp.Header.Get("Cache-Status"))
 	}
-	store.WaitBackground()
+	awaitBackground(t, store)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != 2 || seen[1] != "POST "+q {

@@ -352,6 +352,18 @@ func walk(t *testing.T, ctx context.Context, base string, scripts bool) {
 		shoot(t, ctx, "results")
 	}
 
+	// The results say their order (relevance, for words) and offer the
+	// other one: a plain link to the same search by date, whose form then
+	// holds that choice.
+	if o := eval[string](t, ctx, `(document.getElementById("order") || {dataset: {}}).dataset.order || ""`); o != "relevance" {
+		t.Errorf("the results of a word search say order %q, want relevance", o)
+	}
+	step(t, ctx, "order by date", chromedp.Click(chromedp.CSS("#order-switch")), chromedp.WaitReady(chromedp.CSS(`#order[data-order="date"]`)))
+	if v := eval[string](t, ctx, `document.getElementById("sort").value`); v != "date" {
+		t.Errorf("after switching to date the form's order is %q", v)
+	}
+	checkAxe(t, ctx, "/search (by date)", scripts)
+
 	// The reader view of a hit that names its source, an
 	// OpenBesluitvorming one if there is one (full text, paged).
 	href := eval[string](t, ctx, `(() => {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 
@@ -21,8 +20,9 @@ type searcher interface {
 	Search(ctx context.Context, q fanout.Query, progress func(fanout.Outcome, []fanout.Hit)) fanout.Result
 }
 
-// query reads the search form: q, from, to, org and platform (repeated;
-// none means every platform of the site).
+// query reads the search form: q, from, to, org, platform (repeated;
+// none means every platform of the site) and sort (relevance or date;
+// empty for the engine's default).
 func (h *Handler) query(r *http.Request) (fanout.Query, bool) {
 	v := r.URL.Query()
 	q := fanout.Query{
@@ -31,6 +31,7 @@ func (h *Handler) query(r *http.Request) (fanout.Query, bool) {
 		To:           strings.TrimSpace(v.Get("to")),
 		Organisation: strings.TrimSpace(v.Get("org")),
 		Limit:        h.Limit,
+		Sort:         strings.TrimSpace(v.Get(fanout.ParamSort)),
 	}
 	for _, p := range v["platform"] {
 		if p != "" {
@@ -63,7 +64,7 @@ func refusal(pg ui.Page, err error) string {
 // searchView is the page's form, filled from q.
 func (h *Handler) searchView(r *http.Request, q fanout.Query, filtered bool) ui.SearchView {
 	pg := h.page(r, "", "search")
-	v := ui.SearchView{Page: pg, Words: q.Words, From: q.From, To: q.To, Organisation: q.Organisation, FiltersOpen: filtered}
+	v := ui.SearchView{Page: pg, Words: q.Words, From: q.From, To: q.To, Organisation: q.Organisation, FiltersOpen: filtered, Sort: q.Sort}
 	chosen := map[string]bool{}
 	for _, p := range q.Platforms {
 		chosen[p] = true
@@ -72,6 +73,23 @@ func (h *Handler) searchView(r *http.Request, q fanout.Query, filtered bool) ui.
 		v.Platforms = append(v.Platforms, ui.PlatformChoice{Key: k, Name: h.platformName(k), Checked: chosen[k]})
 	}
 	return v
+}
+
+// showOrder says in v which order q's hits take (once q is checked, so
+// the order is one the engine knows) and links the same search in the
+// other order.
+func showOrder(v *ui.SearchView, q fanout.Query) {
+	v.Order = q.Order()
+	other := fanout.SortRelevance
+	if v.Order == fanout.SortRelevance {
+		other = fanout.SortDate
+	}
+	params := url.Values{}
+	for k, vs := range v.Query {
+		params[k] = append([]string(nil), vs...)
+	}
+	params.Set(fanout.ParamSort, other)
+	v.OtherOrderURL = v.LinkQ(pathSearch, params)
 }
 
 func (h *Handler) serveSearchPage(w http.ResponseWriter, r *http.Request, search bool) error {
@@ -87,6 +105,7 @@ func (h *Handler) serveSearchPage(w http.ResponseWriter, r *http.Request, search
 		v.Title = v.Heading()
 		return h.render(w, r, http.StatusBadRequest, "search", v)
 	}
+	showOrder(&v, q)
 	o, err := origin(r)
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
@@ -181,8 +200,9 @@ type liveLine struct {
 }
 
 // serveEvents streams the answer as it arrives: a line when the search
-// starts (every platform waiting), one per platform as it answers (hits
-// so far, newest first), and the engine's merged answer last.
+// starts (every platform waiting), one per platform as it answers (the
+// hits so far, merged and ordered as the engine does), and the engine's
+// merged answer last.
 func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) error {
 	q, filtered := h.query(r)
 	v := h.searchView(r, q, filtered)
@@ -201,6 +221,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) error {
 		}
 		return writeJSON(w, http.StatusBadRequest, body)
 	}
+	showOrder(&v, q)
 	o, err := origin(r)
 	if err != nil {
 		return caddyhttp.Error(http.StatusInternalServerError, err)
@@ -228,6 +249,7 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) error {
 		outcomes = append(outcomes, fanout.Outcome{Platform: p, PlatformName: h.platformName(p), State: "waiting"})
 	}
 	var hits []fanout.Hit
+	perPlatform := make([][]fanout.Hit, len(q.Platforms))
 	h.fill(&v, outcomes, hits, false, false)
 	if err := send(false); err != nil {
 		return nil // the client went away
@@ -263,11 +285,10 @@ func (h *Handler) serveEvents(w http.ResponseWriter, r *http.Request) error {
 		case u := <-updates:
 			for i := range outcomes {
 				if outcomes[i].Platform == u.o.Platform {
-					outcomes[i] = u.o
+					outcomes[i], perPlatform[i] = u.o, u.hits
 				}
 			}
-			hits = append(hits, u.hits...)
-			sort.SliceStable(hits, func(a, b int) bool { return hits[a].Date > hits[b].Date })
+			hits = fanout.Merge(q.Platforms, perPlatform, v.Order)
 			h.fill(&v, outcomes, hits, false, false)
 			if err := send(false); err != nil {
 				<-result

@@ -42,18 +42,18 @@ func (h *handler) serveContent(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, fmt.Sprintf("ongeldige ECLI: %q", id))
 		return
 	}
-	ru := h.index().byECLI[ecli]
-	now := h.cfg.Now()
-	if ru == nil || !h.visible(ru, now) {
+	ru := h.index().find(ecli)
+	now := h.cfg.Now().Unix()
+	if ru == nil || !ru.visible(now) {
 		http.Error(w, "ECLI niet gevonden: "+ecli, http.StatusNotFound)
 		return
 	}
-	deleted, hasDoc := ru.state(now)
+	deleted, doc := ru.state(now)
 	if deleted == 'e' {
 		http.Error(w, "ECLI niet gevonden: "+ecli, http.StatusNotFound)
 		return
 	}
-	writeXML(w, r, http.StatusOK, h.document(ru, meta || !hasDoc, hasDoc))
+	writeXML(w, r, http.StatusOK, h.document(ru, meta || !doc, doc))
 }
 
 var bwbRefs = []struct{ id, name string }{
@@ -83,11 +83,15 @@ var procedures = map[string][][2]string{
 
 // document renders the open-rechtspraak document of a ruling; meta leaves
 // out the text (return=META, or an ECLI without a published document).
-func (h *handler) document(ru *ruling, meta, hasDoc bool) string {
+// Identifier, court, date, case number and inhoudsindicatie are those of
+// the ruling's feed entry.
+func (h *handler) document(r *ruling, meta, docPublished bool) string {
+	ix := h.index()
+	ru := ix.decision(r)
 	rnd := corpus.Rand(h.cfg.Seed, "rs-doc", ru.ECLI)
-	c := ru.court()
-	mod, _ := amsterdam(ru.modified(h.cfg.Now()))
-	leaf := leaves[ru.Subject]
+	c := ru.instance()
+	mod, _ := amsterdam(unixTime(ru.modifiedAt(h.cfg.Now().Unix())))
+	leaf := leaves[ru.subject]
 	b := &xb{}
 	b.raw(`<?xml version="1.0" encoding="utf-8"?>` + "\n<open-rechtspraak>\n  <rdf:RDF " + rdfNamespaces + ">\n    <rdf:Description>")
 	b.el("dcterms:identifier", ru.ECLI)
@@ -111,16 +115,16 @@ func (h *handler) document(ru *ruling, meta, hasDoc bool) string {
 	}
 	b.el("dcterms:coverage", "NL")
 	b.elA("dcterms:spatial", c.Seat, "rdfs:label", "Zittingsplaats")
-	for _, si := range []int16{ru.Subject, ru.Subject2} {
+	for _, si := range []int8{ru.subject, ru.subject2} {
 		if si >= 0 {
 			l := leaves[si]
 			b.elA("dcterms:subject", l.ParentNaam+"; "+l.Naam, "rdfs:label", "Rechtsgebied", "resourceIdentifier", l.ID)
 		}
 	}
-	if rel := h.relation(rnd, ru); rel != "" {
+	if rel := h.relation(rnd, ru.ruling); rel != "" {
 		b.raw(rel)
 	}
-	if hasDoc {
+	if docPublished {
 		for i, n := 0, 1+rnd.IntN(3); i < n; i++ {
 			ref := bwbRefs[rnd.IntN(len(bwbRefs))]
 			art := fmt.Sprintf("%d%s", 1+rnd.IntN(400), []string{"", "", "a", "b", "f"}[rnd.IntN(5)])
@@ -147,7 +151,7 @@ func (h *handler) document(ru *ruling, meta, hasDoc bool) string {
 	b.elA("dcterms:publisher", "Raad voor de Rechtspraak", "resourceIdentifier", "http://rechtspraak.nl/")
 	b.el("dcterms:language", "nl")
 	b.elA("dcterms:title", ru.ECLI+" "+c.Naam+" , "+ru.Date.Format("02-01-2006")+" / "+ru.CaseNo, "rdf:language", "nl")
-	sum := ru.summary(h.cfg.Seed)
+	sum := ru.Summary
 	if sum != "" {
 		b.raw(`<dcterms:abstract resourceIdentifier="../../rs:inhoudsindicatie" />`)
 	}
@@ -162,7 +166,7 @@ func (h *handler) document(ru *ruling, meta, hasDoc bool) string {
 		b.raw("</inhoudsindicatie>\n")
 	}
 	root := "uitspraak"
-	if ru.Type == 'C' {
+	if ru.kind == 'C' {
 		root = "conclusie"
 	}
 	b.raw(`  <` + root + ` id="` + esc(ru.ECLI) + `:DOC" lang="nl" xml:space="preserve" xmlns="` + nsRechtspraak + `" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xlink="http://www.w3.org/1999/xlink">`)
@@ -174,7 +178,7 @@ func (h *handler) document(ru *ruling, meta, hasDoc bool) string {
 // relation links a higher court's ruling to an earlier one (formele
 // relatie), as the real metadata does.
 func (h *handler) relation(rnd *rand.Rand, ru *ruling) string {
-	c := ru.court()
+	c := ru.instance()
 	var lower string
 	switch c.kind {
 	case "hof":
@@ -190,17 +194,18 @@ func (h *handler) relation(rnd *rand.Rand, ru *ruling) string {
 	// Pick an earlier ruling of a lower court deterministically.
 	all := h.index().rulings
 	for tries := 0; tries < 40; tries++ {
-		o := all[rnd.IntN(len(all))]
-		if o.court().kind == lower && o.Date.Before(ru.Date) && o.Deleted == 0 {
+		o := &all[rnd.IntN(len(all))]
+		if o.instance().kind == lower && o.date < ru.date && o.deleted == 0 {
+			lowerECLI := o.ecli()
 			aanleg, typ := "eersteAanleg", "hogerBeroep"
 			if c.kind == "hr" {
 				aanleg, typ = "hogerBeroep", "cassatie"
 			}
 			gevolg := gevolgen[rnd.IntN(len(gevolgen))]
 			b := &xb{}
-			b.elA("dcterms:relation", fmt.Sprintf("In %s: %s, %s", map[string]string{"eersteAanleg": "eerste aanleg", "hogerBeroep": "hoger beroep"}[aanleg], o.ECLI, gevolg),
+			b.elA("dcterms:relation", fmt.Sprintf("In %s: %s, %s", map[string]string{"eersteAanleg": "eerste aanleg", "hogerBeroep": "hoger beroep"}[aanleg], lowerECLI, gevolg),
 				"rdfs:label", "Formele relatie", "psi:type", psi+typ, "psi:aanleg", psi+aanleg,
-				"psi:gevolg", psi+"gevolg#"+strings.ReplaceAll(strings.ToLower(gevolg), " ", ""), "resourceIdentifier", o.ECLI)
+				"psi:gevolg", psi+"gevolg#"+strings.ReplaceAll(strings.ToLower(gevolg), " ", ""), "resourceIdentifier", lowerECLI)
 			return b.String()
 		}
 	}
@@ -226,13 +231,15 @@ func parablock(b *xb, text string) {
 
 // writeBody writes the DocBook-like text of a ruling: header blocks, then
 // sections with numbered paragraph groups; tens of KB.
-func writeBody(b *xb, rnd *rand.Rand, ru *ruling) {
-	c := ru.court()
+// The ruling's theme written out (facts) opens De feiten, so the text is
+// about what the summary says.
+func writeBody(b *xb, rnd *rand.Rand, ru decision) {
+	c := ru.instance()
 	b.raw(`<para><emphasis role="bold caps">` + esc(strings.ToUpper(c.Naam)) + `</emphasis></para>`)
-	leaf := leaves[ru.Subject]
+	leaf := leaves[ru.subject]
 	parablock(b, "Team "+strings.ToLower(leaf.Naam))
 	parablock(b, "zaaknummer: "+ru.CaseNo)
-	kind := map[byte]string{'U': "uitspraak", 'C': "conclusie"}[ru.Type]
+	kind := map[byte]string{'U': "uitspraak", 'C': "conclusie"}[ru.kind]
 	b.raw(`<parablock><para><emphasis role="bold">` + esc(kind+" van "+corpus.DutchDate(ru.Date)+" in de zaak tussen") + `</emphasis></para></parablock>`)
 	p1 := parties[rnd.IntN(len(parties))]
 	b.raw(`<parablock><para><emphasis role="bold">` + esc(p1) + `</emphasis>, wonende te [woonplaats], eiser<?linebreak?>(gemachtigde: ` + esc(corpus.PersonName(rnd)) + `),</para></parablock>`)
@@ -254,10 +261,14 @@ func writeBody(b *xb, rnd *rand.Rand, ru *ruling) {
 				parablock(b, corpus.Sentence(rnd)+" "+corpus.Sentence(rnd))
 				continue
 			}
+			text := strings.Join(strings.Split(corpus.Paragraphs(rnd, 1), "\n\n"), " ")
+			if s.role == "feiten" && i == 0 {
+				text = ru.facts() + " " + text
+			}
 			b.raw("<paragroup>")
 			b.el("nr", fmt.Sprintf("%d.", nr))
 			nr++
-			para(b, strings.Join(strings.Split(corpus.Paragraphs(rnd, 1), "\n\n"), " "))
+			para(b, text)
 			b.raw("</paragroup>")
 		}
 		b.raw("</section>")
@@ -269,7 +280,7 @@ func writeBody(b *xb, rnd *rand.Rand, ru *ruling) {
 	parablock(b, vs[rnd.IntN(len(vs))])
 	b.raw("<para />")
 	b.raw("</section>")
-	if ru.Type == 'U' && c.kind != "hr" {
+	if ru.kind == 'U' && c.kind != "hr" {
 		b.raw("<section>")
 		b.el("title", "Rechtsmiddel")
 		parablock(b, "Tegen deze uitspraak kunnen partijen binnen zes weken na de dag van verzending hoger beroep instellen.")

@@ -9,12 +9,14 @@
 //   - GET /Waardelijst/{Instanties,InstantiesBuitenlands,Rechtsgebieden,
 //     Proceduresoorten,FormeleRelaties,NietNederlandseUitspraken}.
 //
-// The index (close to 30,000 ECLIs of the real courts since 1998, with LJNs
+// The index (some 140,000 ECLIs of the real courts since 1998, with LJNs
 // before 2013, metadata-only ECLIs and withdrawn ones) is built from the seed
-// on the first request; document texts are generated per ECLI.
+// on the first request, compactly; titles, summaries and document texts are
+// written out per ECLI when an answer shows it.
 package rechtspraak
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -41,6 +43,9 @@ type handler struct {
 	once   sync.Once
 	ix     *index
 	feedID atomic.Int64
+
+	viewMu sync.Mutex
+	view   *view // the feed's order for a span of the clock (view.go)
 }
 
 // New returns the emulator's HTTP handler.
@@ -52,13 +57,23 @@ func New(cfg Config) http.Handler {
 }
 
 func (h *handler) index() *index {
-	h.once.Do(func() { h.ix = buildIndex(h.cfg.Seed, h.cfg.Now()) })
+	h.once.Do(func() { h.ix = sharedIndex(h.cfg.Seed, h.cfg.Now().Year()) })
 	return h.ix
 }
 
-// visible tells whether a ruling is published at the emulator's now.
-func (h *handler) visible(r *ruling, now time.Time) bool {
-	return !r.Published.After(now)
+// indexes holds the built indexes by seed and last year, for every
+// handler of the process: an index never changes once built, and a test
+// binary makes many emulators with the same seed. Each is some 6 MB.
+var indexes sync.Map // indexKey → func() *index
+
+type indexKey struct {
+	seed     int64
+	lastYear int
+}
+
+func sharedIndex(seed int64, lastYear int) *index {
+	build, _ := indexes.LoadOrStore(indexKey{seed, lastYear}, sync.OnceValue(func() *index { return buildIndex(seed, lastYear) }))
+	return build.(func() *index)()
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -86,7 +101,7 @@ func writeXML(w http.ResponseWriter, r *http.Request, status int, body string) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(body))
+		_, _ = io.WriteString(w, body)
 	}
 }
 

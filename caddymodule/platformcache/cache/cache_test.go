@@ -804,7 +804,7 @@ func TestStaleWhileRevalidateOutlivesTheTriggeringRequest(t *testing.T) {
 	// A second stale request starts no second refresh.
 	do(t, s, listPolicy, u, get("/committees"))
 	close(release)
-	s.WaitBackground()
+	s.bg.Wait()
 	r := do(t, s, listPolicy, u, get("/committees"))
 	if r.Body.String() != "v2" || !strings.HasPrefix(r.Header().Get(HeaderCacheStatus), "BesluitBron; hit; ttl=") {
 		t.Fatalf("not refreshed: %q %q", r.Body.String(), r.Header().Get(HeaderCacheStatus))

@@ -91,7 +91,7 @@ func TestStaleWhileRevalidateResendsThePOSTBody(t *testing.T) {
 	if r := post(); !strings.Contains(r.Header().Get(HeaderCacheStatus), "stale-while-revalidate") {
 		t.Fatalf("not served stale: %q", r.Header().Get(HeaderCacheStatus))
 	}
-	s.WaitBackground()
+	s.bg.Wait()
 	want := fmt.Sprintf("%s cl=%d", q, len(q))
 	if len(seen) != 2 || seen[1] != want {
 		t.Fatalf("upstream saw %q; the refresh must send %q", seen, want)

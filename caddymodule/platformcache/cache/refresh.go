@@ -33,12 +33,9 @@ func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, ne
 	f := s.newFlight(req.Context())
 	f.background = true
 	s.flights[key] = f
-	s.bg.Add(1)
-	s.flightsMu.Unlock()
 	s.refreshes.Add(1)
 	stopOnClose := context.AfterFunc(s.closeCtx, f.cancel)
-	go func() {
-		defer s.bg.Done()
+	s.goBackground(func() {
 		defer stopOnClose()
 		defer f.cancel()
 		fw := &fetchWriter{header: http.Header{}, max: pol.MaxBody}
@@ -51,5 +48,6 @@ func (s *Store) refresh(key string, r *http.Request, body []byte, pol Policy, ne
 		res := stalled(f, fw.result(err, aborted))
 		s.keep(key, res, pol, s.clock())
 		s.publish(key, f, res)
-	}()
+	})
+	s.flightsMu.Unlock()
 }

@@ -234,10 +234,8 @@ func (s *Store) purgedElsewhere() {
 		s.flightsMu.Unlock()
 		return
 	}
-	s.bg.Add(1)
-	s.flightsMu.Unlock()
-	go func() {
-		defer s.bg.Done()
+	defer s.flightsMu.Unlock()
+	s.goBackground(func() {
 		if err := s.purgeLocal(); err != nil {
 			s.logger.Warn("clearing local cache tiers after a purge elsewhere", zap.String("platform", s.platform), zap.Error(err))
 		}
@@ -246,7 +244,7 @@ func (s *Store) purgedElsewhere() {
 		if st := s.shared.Load(); st != nil {
 			st.purgesReceived.Add(1)
 		}
-	}()
+	})
 }
 
 // wake tells this instance's waiters for key that a fetch ended somewhere.

@@ -141,7 +141,7 @@ func TestStalledRefreshEndsAtItsDeadline(t *testing.T) {
 	if !errors.Is(err, ErrFlightTimeout) || rec.Header().Get("Retry-After") != httpx.StalledRetryAfter {
 		t.Fatalf("caller joined to a stalled refresh: %v, Retry-After %q", err, rec.Header().Get("Retry-After"))
 	}
-	s.WaitBackground()
+	s.bg.Wait()
 	if flightOf(s, key) != nil {
 		t.Fatal("the stalled refresh's flight is still registered")
 	}

@@ -98,11 +98,12 @@ type Store struct {
 	flights       map[string]*flight
 	flightTimeout time.Duration
 
-	bg        sync.WaitGroup
-	stopSweep chan struct{} // closed by Close: ends the sweeper
-	closeCtx  context.Context
-	closeAll  context.CancelFunc // ends background refreshes
-	closeOnce sync.Once
+	bg         sync.WaitGroup
+	background atomic.Int64  // goroutines counted in bg (Stats.Background)
+	stopSweep  chan struct{} // closed by Close: ends the sweeper
+	closeCtx   context.Context
+	closeAll   context.CancelFunc // ends background refreshes
+	closeOnce  sync.Once
 
 	hits, misses, stale, coalesced, bypass atomic.Int64
 	stored, versionDrops, refreshes        atomic.Int64
@@ -393,22 +394,25 @@ func (s *Store) sweepLoop(every time.Duration) {
 
 // Stats are a platform's figures.
 type Stats struct {
-	Platform       string `json:"platform"`
-	Version        string `json:"version"`
-	MemoryEntries  int64  `json:"memory_entries"`
-	MemoryBytes    int64  `json:"memory_bytes"`
-	HotEntries     int64  `json:"hot_entries"`
-	DiskEntries    int64  `json:"disk_entries"`
-	DiskBytes      int64  `json:"disk_bytes"`
-	Hits           int64  `json:"hits"`
-	Misses         int64  `json:"misses"`
-	Stale          int64  `json:"stale"`
-	Coalesced      int64  `json:"coalesced"`
-	Bypass         int64  `json:"bypass"`
-	Stored         int64  `json:"stored"`
-	VersionDrops   int64  `json:"version_drops"`
-	Refreshes      int64  `json:"refreshes"`
-	UpstreamErrors int64  `json:"upstream_errors"`
+	Platform      string `json:"platform"`
+	Version       string `json:"version"`
+	MemoryEntries int64  `json:"memory_entries"`
+	MemoryBytes   int64  `json:"memory_bytes"`
+	HotEntries    int64  `json:"hot_entries"`
+	DiskEntries   int64  `json:"disk_entries"`
+	DiskBytes     int64  `json:"disk_bytes"`
+	Hits          int64  `json:"hits"`
+	Misses        int64  `json:"misses"`
+	Stale         int64  `json:"stale"`
+	Coalesced     int64  `json:"coalesced"`
+	Bypass        int64  `json:"bypass"`
+	Stored        int64  `json:"stored"`
+	VersionDrops  int64  `json:"version_drops"`
+	Refreshes     int64  `json:"refreshes"`
+	// Background is the background work (refreshes, purges another
+	// instance asked for) running now.
+	Background     int64 `json:"background"`
+	UpstreamErrors int64 `json:"upstream_errors"`
 	// Shared is the shared tier's figures; absent when this instance
 	// runs alone.
 	Shared *SharedStats `json:"shared,omitempty"`
@@ -430,6 +434,7 @@ func (s *Store) Stats() Stats {
 		Stored:         s.stored.Load(),
 		VersionDrops:   s.versionDrops.Load(),
 		Refreshes:      s.refreshes.Load(),
+		Background:     s.background.Load(),
 		UpstreamErrors: s.upstreamErrors.Load(),
 	}
 	if s.disk != nil {
@@ -441,9 +446,18 @@ func (s *Store) Stats() Stats {
 	return st
 }
 
-// WaitBackground waits for background refreshes started so far (tests,
-// shutdown).
-func (s *Store) WaitBackground() { s.bg.Wait() }
+// goBackground runs f apart from any request, counted in bg (Close waits
+// for it) and in Stats.Background. The caller holds flightsMu, so Close
+// cannot begin waiting between its check and this Add.
+func (s *Store) goBackground(f func()) {
+	s.bg.Add(1)
+	s.background.Add(1)
+	go func() {
+		defer s.bg.Done()
+		defer s.background.Add(-1)
+		f()
+	}()
+}
 
 // Close waits for background refreshes, then closes both tiers.
 func (s *Store) Close() error {

@@ -94,7 +94,7 @@ func (h *house) firstHit(t *testing.T, platform string, r adapters.Request, pars
 // parsers the MCP fetch tools use.
 func TestFetchThroughTheEmulators(t *testing.T) {
 	h := newHouse(t)
-	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{OBLinkBases: []string{h.urls[platforms.OB]}}), Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{LinkBases: func(string) []string { return []string{h.urls[platforms.OB]} }}), Now: now}
 	ctx := context.Background()
 
 	sr, _ := obvad.SearchRequest(obvad.SearchParams{Query: "besluit", Limit: 5})

@@ -144,11 +144,15 @@ type SearchView struct {
 	Words, From, To, Organisation string
 	Platforms                     []PlatformChoice
 	FiltersOpen                   bool
-	Searched, Done, Partial       bool
-	Error                         string
-	Outcomes                      []Outcome
-	Hits                          []Hit
-	Announce                      string
+	// Sort is the order the visitor chose ("" for the default), Order
+	// the order the hits are in (relevance or date), OtherOrderURL the
+	// same search in the other order.
+	Sort, Order, OtherOrderURL string
+	Searched, Done, Partial    bool
+	Error                      string
+	Outcomes                   []Outcome
+	Hits                       []Hit
+	Announce                   string
 }
 
 // StateText says an outcome in words.
@@ -182,6 +186,17 @@ func (p Page) reasonText(code, fallback string) string {
 		}
 	}
 	return fallback
+}
+
+// OrderText says which order the hits are in.
+func (v SearchView) OrderText() string { return v.T("order." + v.Order) }
+
+// OtherOrderText offers the other order.
+func (v SearchView) OtherOrderText() string {
+	if v.Order == "relevance" {
+		return v.T("order.to.date")
+	}
+	return v.T("order.to.relevance")
 }
 
 // CountText says how many results there are.

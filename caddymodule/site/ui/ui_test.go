@@ -213,3 +213,39 @@ func TestRefusalInThePagesLanguage(t *testing.T) {
 		}
 	}
 }
+
+// The results say which order the hits are in, in the page's language,
+// and link the other order; the form keeps the visitor's choice. A
+// refused question shows no order.
+func TestOrderShown(t *testing.T) {
+	want := map[string][2]string{
+		NL: {"Op relevantie: wat meer platforms hoger plaatsen, staat eerst.", "Sorteer op datum"},
+		EN: {"By relevance: what more platforms rank higher comes first.", "Sort by date"},
+	}
+	for _, lang := range Languages {
+		pg := Page{Lang: lang, DefaultLang: NL, Path: "/search"}
+		v := SearchView{Page: pg, Searched: true, Done: true, Order: "relevance", OtherOrderURL: "/search?q=stikstof&sort=date"}
+		out, err := RenderString("results", v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, `data-order="relevance">`+want[lang][0]+` <a href="/search?q=stikstof&amp;sort=date" id="order-switch">`+want[lang][1]+`</a>`) {
+			t.Errorf("%s: the order line is missing or wrong:\n%s", lang, out)
+		}
+		v.Order, v.Sort = "date", "date"
+		if out, _ := RenderString("results", v); !strings.Contains(out, `data-order="date">`+v.T("order.date")) || !strings.Contains(out, v.T("order.to.relevance")) {
+			t.Errorf("%s: by date: %s", lang, out)
+		}
+		var b strings.Builder
+		if err := Render(&b, "search", v); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), `<option value="date" selected>`) || strings.Contains(b.String(), `<option value="" selected>`) {
+			t.Errorf("%s: the form lost the chosen order", lang)
+		}
+		v.Error = "Deze vraag klopt niet"
+		if out, _ := RenderString("results", v); strings.Contains(out, `id="order"`) {
+			t.Errorf("%s: a refused question shows an order", lang)
+		}
+	}
+}
