@@ -301,16 +301,6 @@ func invalid(err error) *mcpgo.CallToolResult {
 	return mcpgo.NewToolResultError("Invalid arguments: " + err.Error() + ".")
 }
 
-// errText is a platform package's clear refusal (no such document, no
-// version on that date, no such article) as a sentence for a model.
-func errText(err error) string {
-	s := strings.TrimSpace(err.Error())
-	if s == "" {
-		return "The platform has no such document."
-	}
-	return strings.ToUpper(s[:1]) + strings.TrimSuffix(s[1:], ".") + "."
-}
-
 // parseFailed is the isError result for an answer that did not parse.
 func parseFailed(platform string, err error) *mcpgo.CallToolResult {
 	p, _ := platforms.Get(platform)

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -90,4 +91,14 @@ func (c *connector) bwbFetch(ctx context.Context, in bwbFetchIn) (*bwbFetchOut, 
 		out.Part = law.Part.Label
 	}
 	return out, nil
+}
+
+// errText is a platform package's clear refusal (no such document, no
+// version on that date, no such article) as a sentence for a model.
+func errText(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if s == "" {
+		return "The platform has no such document."
+	}
+	return strings.ToUpper(s[:1]) + strings.TrimSuffix(s[1:], ".") + "."
 }

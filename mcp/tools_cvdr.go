@@ -2,12 +2,11 @@ package mcp
 
 import (
 	"context"
-	"errors"
+	"strings"
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/cvdr"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
@@ -55,16 +54,10 @@ type cvdrFetchIn struct {
 }
 
 func (c *connector) cvdrFetch(ctx context.Context, in cvdrFetchIn) (*docOut, *mcpgo.CallToolResult) {
-	k := c.calls(ctx, platforms.CVDR)
-	d, err := cvdr.Fetch(k.get, in.ID)
-	var inv *adapters.InvalidError
-	switch {
-	case errors.As(err, &inv):
-		return nil, invalid(inv.Err)
-	case errors.Is(err, adapters.ErrNoDocument):
-		return nil, mcpgo.NewToolResultError(errText(err))
-	case err != nil:
-		return nil, k.failed(err)
+	d, answers, fail := c.fetchDocument(ctx, platforms.CVDR, in.ID, "",
+		"The CVDR holds no regulation version "+strings.TrimSpace(in.ID)+": check the identifier or take one from cvdr_search.")
+	if fail != nil {
+		return nil, fail
 	}
-	return doc(platforms.CVDR, d, in.Offset, c.chars(in.textPageIn), k.answers...), nil
+	return doc(platforms.CVDR, d, in.Offset, c.chars(in.textPageIn), answers...), nil
 }

@@ -92,6 +92,6 @@ func TestLawToolsAgainstEmulators(t *testing.T) {
 		t.Errorf("a regulation withdrawn in 2012 is in force in 2020: %v", r)
 	}
 	refused("cvdr_fetch", map[string]any{"id": "CVDR100394"}, "cvdr", 0, "Invalid arguments", "version")
-	refused("cvdr_fetch", map[string]any{"id": "CVDR100394_7"}, "cvdr", 1, "no regulation version CVDR100394_7")
+	refused("cvdr_fetch", map[string]any{"id": "CVDR100394_7"}, "cvdr", 1, "holds no regulation version CVDR100394_7", "cvdr_search")
 	refused("cvdr_search", map[string]any{"in_force_on": "2020-01-01"}, "cvdr", 0, "Invalid arguments", "words or an organisation")
 }
