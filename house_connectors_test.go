@@ -15,13 +15,14 @@ import (
 
 // The default Caddyfile's connectors offer the live platforms only: no ORI
 // tools (switched off upstream) and no Open Archivaris tools (assumed API)
-// unless an operator opts in.
+// unless an operator opts in. Councils get their local regulations, the
+// State's connector the laws.
 func TestDefaultConnectorTools(t *testing.T) {
 	proxy, _ := offlineHouse(t)
 	want := map[string]string{
-		"raad":  "besluitbron_platforms obv_fetch obv_laadstatus obv_search obv_sources search_all",
-		"rijk":  "besluitbron_platforms ob_ opentk_ rechtspraak_ search_ tk_",
-		"alles": "besluitbron_platforms ob_ obv_ opentk_ rechtspraak_ search_ tk_",
+		"raad":  "besluitbron_platforms cvdr_fetch cvdr_search obv_fetch obv_laadstatus obv_search obv_sources search_all",
+		"rijk":  "besluitbron_platforms bwb_ ob_ opentk_ rechtspraak_ search_ tk_",
+		"alles": "besluitbron_platforms bwb_ cvdr_ ob_ obv_ opentk_ rechtspraak_ search_ tk_",
 	}
 	for name, w := range want {
 		c, err := client.NewStreamableHttpClient(proxy + "/mcp/" + name)

@@ -39,6 +39,8 @@ func TestEverySurfaceReturnsTheSameDocument(t *testing.T) {
 		{"opentk", "stikstof", "", "opentk_fetch", func(id, kind string) map[string]any { return map[string]any{"id": id, "category": kind} }},
 		{"ob", "verordening", "", "ob_fetch", func(id, _ string) map[string]any { return map[string]any{"id": id} }},
 		{"rechtspraak", "", "HR", "rechtspraak_fetch", func(id, _ string) map[string]any { return map[string]any{"ecli": id} }},
+		{"bwb", "belastingcapaciteit", "", "bwb_fetch", func(id, _ string) map[string]any { return map[string]any{"id": id} }},
+		{"cvdr", "gehandicaptenparkeerplaats", "", "cvdr_fetch", func(id, _ string) map[string]any { return map[string]any{"id": id} }},
 	} {
 		t.Run(tc.platform, func(t *testing.T) {
 			// The fan-out.

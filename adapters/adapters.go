@@ -81,6 +81,10 @@ type Document struct {
 	Source string            `json:"source,omitempty"`
 	URL    string            `json:"url,omitempty"`
 	Meta   map[string]string `json:"meta,omitempty"`
+	// References are the documents it names that a fetch tool reads as
+	// given: the laws a regulation or a ruling rests on, the publications
+	// that made a law.
+	References []Reference `json:"references,omitempty"`
 	// Text is the full text; tools never return it whole.
 	Text string `json:"-"`
 }

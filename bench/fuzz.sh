@@ -30,6 +30,8 @@ TARGETS=(
 	./adapters/opentk:FuzzParse
 	./adapters/ori:FuzzParse
 	./adapters/oa:FuzzParse
+	./adapters/bwb:FuzzParse
+	./adapters/cvdr:FuzzParse
 	./caddymodule/platformcache/cache:FuzzKey
 	./caddymodule/platformproxy/canonical:FuzzBuild
 	./caddymodule/platformproxy/canonical:FuzzMultipart

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -304,7 +305,7 @@ func (f *fakePlatforms) addr(key string) string {
 // routes writes the platform routes, each to its upstream address.
 func routes(upstreams map[string]string, probeOn bool) string {
 	var sb strings.Builder
-	for _, key := range []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"} {
+	for _, key := range platforms.Keys() {
 		up, ok := upstreams[key]
 		if !ok {
 			continue

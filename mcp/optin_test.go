@@ -39,10 +39,10 @@ func withPrefix(names []string, prefix string) []string {
 }
 
 func TestDefaultPlatforms(t *testing.T) {
-	if got := strings.Join(DefaultPlatforms(false), " "); got != "obv tk opentk ob rechtspraak" {
+	if got := strings.Join(DefaultPlatforms(false), " "); got != "obv tk opentk ob rechtspraak bwb cvdr" {
 		t.Fatal(got)
 	}
-	if got := strings.Join(DefaultPlatforms(true), " "); got != "obv tk opentk ob rechtspraak oa" {
+	if got := strings.Join(DefaultPlatforms(true), " "); got != "obv tk opentk ob rechtspraak oa bwb cvdr" {
 		t.Fatal(got)
 	}
 }

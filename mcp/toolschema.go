@@ -71,6 +71,21 @@ var enumLists = map[string][]string{
 	"fanout.Sorts":      fanout.Sorts,
 }
 
+// adapterValues adds bounds and value lists an adapter owns to
+// namedBounds and enumLists, so a platform's tool file names its own
+// (var _ = adapterValues(...) in tools_bwb.go) and this file lists no
+// more platforms. Package variables are set before any init function
+// runs, so before the tool table (tooltable.go) builds the schemas.
+func adapterValues(bounds map[string]int, enums map[string][]string) struct{} {
+	for k, v := range bounds {
+		namedBounds[k] = v
+	}
+	for k, v := range enums {
+		enumLists[k] = v
+	}
+	return struct{}{}
+}
+
 // buildTool makes a tool whose input schema comes from In (with the
 // extras above) and whose output schema comes from Out. The input schema
 // is kept in Tool.InputSchema (not RawInputSchema) so the argument check

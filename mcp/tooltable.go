@@ -52,6 +52,14 @@ func init() {
 			typed("rechtspraak_fetch", "Read a court ruling (Rechtspraak)", costFullText, rechtspraakFetchDesc, (*connector).rechtspraakFetch),
 			typed("rechtspraak_lists", "Courts and legal areas (Rechtspraak value lists)", costCheap, rechtspraakListsDesc, (*connector).rechtspraakLists),
 		}},
+		{platforms.BWB, []toolSpec{
+			typed("bwb_search", "Search laws and national regulations (wetten.overheid.nl)", costCheap, bwbSearchDesc, (*connector).bwbSearch),
+			typed("bwb_fetch", "Read a law as in force on a date, or one article (wetten.overheid.nl)", costFullText, bwbFetchDesc, (*connector).bwbFetch),
+		}},
+		{platforms.CVDR, []toolSpec{
+			typed("cvdr_search", "Search local regulations (lokaleregelgeving.overheid.nl)", costCheap, cvdrSearchDesc, (*connector).cvdrSearch),
+			typed("cvdr_fetch", "Read a local regulation (lokaleregelgeving.overheid.nl)", costFullText, cvdrFetchDesc, (*connector).cvdrFetch),
+		}},
 		// ORI Classic was switched off on 2026-11-01: its tools answer from
 		// an ORI-compatible index the operator runs (docs/migration-ori.md).
 		{platforms.ORI, []toolSpec{

@@ -57,10 +57,12 @@ func rawCall(t *testing.T, c *connector, name string, args any) (string, bool) {
 // oneOf are the arguments a search needs one of (a rule across arguments
 // its adapter checks, not a bound of one argument).
 var oneOf = map[string]map[string]any{
-	"obv_search": {"query": "stikstof"},
-	"ob_search":  {"query": "stikstof"},
-	"tk_search":  {"query": "stikstof"},
-	"search_all": {"query": "stikstof"},
+	"obv_search":  {"query": "stikstof"},
+	"ob_search":   {"query": "stikstof"},
+	"tk_search":   {"query": "stikstof"},
+	"search_all":  {"query": "stikstof"},
+	"bwb_search":  {"query": "gemeentewet"},
+	"cvdr_search": {"query": "parkeren"},
 }
 
 // props is a tool's advertised input properties.

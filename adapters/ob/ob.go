@@ -4,17 +4,15 @@
 package ob
 
 import (
-	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/koopsru"
 	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
@@ -46,8 +44,6 @@ type SearchParams struct {
 	Offset      int
 }
 
-var cqlUnsafe = regexp.MustCompile(`["\\()=<>/*]`)
-
 // SearchRequest checks p and builds the SRU searchRetrieve request.
 func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if p.Limit < 1 || p.Limit > MaxLimit {
@@ -60,7 +56,7 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if err != nil {
 		return adapters.Request{}, err
 	}
-	words := strings.Fields(cqlUnsafe.ReplaceAllString(p.Query, " "))
+	words := koopsru.Words(p.Query)
 	if len(words) == 0 && p.Creator == "" && from == "" {
 		return adapters.Request{}, fmt.Errorf("give a query, a creator or a date_from: an open search over all publications is not useful")
 	}
@@ -80,8 +76,8 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 		}
 		cql = append(cql, `w.publicatienaam="`+p.Publication+`"`)
 	}
-	if c := strings.TrimSpace(cqlUnsafe.ReplaceAllString(p.Creator, " ")); c != "" {
-		cql = append(cql, `dt.creator="`+c+`"`)
+	if c := koopsru.Term(p.Creator); c != "" {
+		cql = append(cql, "dt.creator="+c)
 	}
 	if from != "" {
 		cql = append(cql, "dt.available>="+from)
@@ -218,7 +214,7 @@ func (g gzdRecord) record() Record {
 // ParseRecord parses one <record> element (with or without namespaces).
 func ParseRecord(body []byte) (Record, error) {
 	var g gzdRecord
-	if err := decode(body, &g); err != nil {
+	if err := koopsru.Decode(body, &g); err != nil {
 		return Record{}, fmt.Errorf("SRU record is not the expected XML: %v", err)
 	}
 	if g.Meta.Kern.Identifier == "" {
@@ -227,31 +223,16 @@ func ParseRecord(body []byte) (Record, error) {
 	return g.record(), nil
 }
 
-// ParseSearch parses a searchRetrieveResponse.
+// ParseSearch parses a searchRetrieveResponse (adapters/koopsru, the
+// envelope KOOP's SRU services share).
 func ParseSearch(body []byte) (adapters.Page, []Record, error) {
-	var raw struct {
-		XMLName     xml.Name
-		Number      int         `xml:"numberOfRecords"`
-		Records     []gzdRecord `xml:"records>record"`
-		Next        int         `xml:"nextRecordPosition"`
-		Diagnostics []struct {
-			Message string `xml:"message"`
-			Details string `xml:"details"`
-		} `xml:"diagnostics>diagnostic"`
+	resp, err := koopsru.Parse[gzdRecord](body)
+	if err != nil {
+		return adapters.Page{}, nil, err
 	}
-	if err := decode(body, &raw); err != nil {
-		return adapters.Page{}, nil, fmt.Errorf("SRU answer is not the expected XML: %v", err)
-	}
-	if len(raw.Diagnostics) > 0 {
-		d := raw.Diagnostics[0]
-		return adapters.Page{}, nil, fmt.Errorf("the platform refused the search: %s %s", d.Message, d.Details)
-	}
-	if raw.XMLName.Local != "searchRetrieveResponse" {
-		return adapters.Page{}, nil, fmt.Errorf("SRU answer has root <%s>, expected <searchRetrieveResponse>", raw.XMLName.Local)
-	}
-	page := adapters.Page{Total: raw.Number, HasMore: raw.Next > 0, Hits: []adapters.Hit{}}
+	page := adapters.Page{Total: resp.Total, HasMore: resp.Next > 0, Hits: []adapters.Hit{}}
 	var recs []Record
-	for _, g := range raw.Records {
+	for _, g := range resp.Records {
 		r := g.record()
 		recs = append(recs, r)
 		page.Hits = append(page.Hits, r.Hit)
@@ -287,11 +268,4 @@ func ParseXML(body []byte) (string, error) {
 		return "", fmt.Errorf("publication XML is not well-formed: %v", err)
 	}
 	return text, nil
-}
-
-func decode(body []byte, v any) error {
-	dec := xml.NewDecoder(bytes.NewReader(adapters.TrimBOM(body)))
-	dec.Strict = false
-	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-	return dec.Decode(v)
 }

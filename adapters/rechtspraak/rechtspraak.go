@@ -279,6 +279,7 @@ func ParseContent(body []byte) (adapters.Document, error) {
 	}
 	d.Title = strings.TrimSpace(strings.Join([]string{d.ID, d.Source, d.Date}, ", "))
 	d.URL = DocumentURL(d.ID)
+	d.References = references(body)
 	summary, err := adapters.XMLText(body, []string{"inhoudsindicatie"}, blocks)
 	if err != nil {
 		return adapters.Document{}, err

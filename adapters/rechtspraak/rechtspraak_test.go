@@ -163,3 +163,24 @@ func TestFindECLIs(t *testing.T) {
 		}
 	}
 }
+
+// The laws a ruling cites are references bwb_fetch reads as given
+// (fixtures/rechtspraak's content.xml cites two laws and a local
+// regulation).
+func TestContentReferences(t *testing.T) {
+	d, err := ParseContent(fixture.Read(t, "rechtspraak", "content.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range d.References {
+		got = append(got, r.Platform+":"+r.ID+":"+r.Article+":"+r.Date+":"+r.Relation)
+	}
+	want := "bwb:BWBR0002320:30f:2013-07-03:cites bwb:BWBR0001833:11:2013-07-03:cites cvdr:CVDR267366_1:::cites"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("%v", got)
+	}
+	if d.References[0].Label != "Algemene wet inzake rijksbelastingen 30f" {
+		t.Fatal(d.References[0].Label)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"context"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/bwb"
+	"github.com/besluitbron/besluitbron/adapters/cvdr"
 	"github.com/besluitbron/besluitbron/adapters/oa"
 	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/adapters/obv"
@@ -48,6 +50,8 @@ func Surfaces(s Settings) map[string]adapters.Surface {
 		platforms.Rechtspraak: rechtspraak.Surface(s.CaseLaw),
 		platforms.ORI:         ori.Surface(),
 		platforms.OA:          oa.Surface(s.OA),
+		platforms.BWB:         bwb.Surface(),
+		platforms.CVDR:        cvdr.Surface(),
 	}
 }
 

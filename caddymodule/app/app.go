@@ -134,7 +134,9 @@ type staged struct {
 type PlatformConfig struct {
 	// BaseURLs are the platform's base URLs (scheme, host, optional port
 	// and path prefix), in failover order. Default: the platform's public
-	// address(es).
+	// address(es). They serve every path of the platform, also those the
+	// table sends to other hosts (the laws' and local regulations' SRU
+	// search, platforms.Platform.Mounts).
 	BaseURLs []string `json:"base_urls,omitempty"`
 	// Capacity is the budget's bucket size in units. Default: the
 	// table's (caddymodule/platforms/defaults.go, with each reason).
@@ -280,6 +282,9 @@ func apply(p *platforms.Platform, c *PlatformConfig) error {
 			}
 		}
 		p.BaseURLs = append([]string(nil), c.BaseURLs...)
+		// One mirror or emulator serves every path of the platform
+		// (platforms.Platform.Mounts).
+		p.Mounts = nil
 	}
 	if c.Capacity < 0 || c.Window < 0 || c.MaxQueue < 0 || c.MaxWait < 0 || c.MaxSearchesPerHost < 0 || c.QueueWait < 0 {
 		return fmt.Errorf("negative capacity, window, max_queue, max_wait, max_searches_per_host or queue_wait")

@@ -26,8 +26,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		instance <name>
 //	}
 //
-// <platform> is one of ori, obv, tk, opentk, ob, rechtspraak, oa. seed (an
-// integer, default 1) chooses the generated data: the same seed gives the
+// <platform> is a key of the platforms table (caddymodule/platforms). seed
+// (an integer, default 1) chooses the generated data: the same seed gives the
 // same organisations, documents and texts. Handlers with the same platform,
 // seed and instance share one emulator, also across config reloads, so
 // request counts, injected faults and OBV's rate-limit bucket survive a

@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/bwb"
+	"github.com/besluitbron/besluitbron/caddymodule/emulators/cvdr"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/oa"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
@@ -22,4 +24,7 @@ var constructors = map[string]func(seed int64) http.Handler{
 	"ob":          func(seed int64) http.Handler { return ob.New(ob.Config{Seed: seed}) },
 	"rechtspraak": func(seed int64) http.Handler { return rechtspraak.New(rechtspraak.Config{Seed: seed}) },
 	"oa":          func(seed int64) http.Handler { return oa.New(oa.Config{Seed: seed}) },
+	// Laws and local regulations: the real samples, no seed.
+	"bwb":  func(int64) http.Handler { return bwb.New(bwb.Config{}) },
+	"cvdr": func(int64) http.Handler { return cvdr.New() },
 }

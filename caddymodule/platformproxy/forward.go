@@ -24,7 +24,7 @@ import (
 // went out aborts the response as reverse_proxy does, so the cache in
 // front never stores it.
 func (h *Handler) forward(w http.ResponseWriter, out *http.Request) error {
-	resp, err := h.up.RoundTrip(out)
+	resp, err := h.proxyFor(out.URL.Path).RoundTrip(out)
 	var off *up.OffPlatformRedirect
 	if errors.As(err, &off) {
 		h.refuseRedirect(w, off)

@@ -65,7 +65,9 @@ type Handler struct {
 
 	// BaseURLs are the platform's base URLs (scheme, host, optional port
 	// and path prefix), tried in order. Default: the besluitbron app's
-	// descriptor of the platform (its base_url, else the public address).
+	// descriptor of the platform (its base_url, else the public address,
+	// with the paths the table mounts on other hosts sent there). Set
+	// here, they serve every path of the platform.
 	BaseURLs []string `json:"base_urls,omitempty"`
 
 	// Contact is the address platforms may use to reach the operator; it
@@ -156,6 +158,7 @@ type Handler struct {
 
 	upstreams []*upstream
 	up        *up.Proxy
+	mounts    []mountProxy // paths other hosts serve (platforms.Platform.Mounts)
 	rules     canonical.Rules
 	state     *platformState // shared with the platform's other handlers, across reloads
 	refs      []string       // keys this handler holds in pool
@@ -202,7 +205,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if !ok {
 		return fmt.Errorf("unknown platform %q (known: %v)", h.Platform, platforms.Keys())
 	}
-	if len(h.BaseURLs) == 0 {
+	ownBaseURLs, mounts := len(h.BaseURLs) > 0, p.Mounts
+	if !ownBaseURLs {
 		h.BaseURLs = p.BaseURLs
 	}
 	if h.Contact == "" {
@@ -287,18 +291,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 
-	var hosts []*up.Host
-	seen := map[string]bool{}
-	for _, raw := range h.BaseURLs {
-		u, err := parseBaseURL(raw)
-		if err != nil {
-			return fmt.Errorf("platform %s: %w", h.Platform, err)
-		}
-		if seen[u.dial] {
-			return fmt.Errorf("platform %s: base URL %s repeats host %s", h.Platform, raw, u.dial)
-		}
-		seen[u.dial] = true
-		u.transport, err = h.transport(u.dial, tlsKey, up.TransportOptions{
+	build := func(baseURLs []string) (*up.Proxy, error) {
+		return h.proxyOf(baseURLs, tlsKey, up.TransportOptions{
 			DialTimeout:           time.Duration(h.DialTimeout),
 			ResponseHeaderTimeout: time.Duration(h.ResponseHeaderTimeout),
 			IdleTimeout:           time.Duration(h.IdleTimeout),
@@ -307,33 +301,45 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			ProbeCount:            up.DefaultProbeCount,
 			Policy:                up.AddrPolicy{Allow: allow},
 			TLS:                   tlsConf,
+		}, up.Options{
+			Attempts:       h.Attempts,
+			Caps:           up.Caps{Requests: h.MaxRequestsPerHost, Searches: h.MaxSearchesPerHost},
+			QueueWait:      time.Duration(h.QueueWait),
+			Places:         h.state.places,
+			SearchPaths:    searchPaths,
+			MaxReplayBody:  h.MaxBody,
+			UserAgent:      userAgent,
+			RedirectPrefix: redirectPrefix,
 		})
+	}
+	if h.up, err = build(h.BaseURLs); err != nil {
+		return err
+	}
+	if ownBaseURLs {
+		// The handler's own base URLs serve every path; the table's
+		// mounts name the public hosts only.
+		mounts = nil
+	}
+	for _, m := range mounts {
+		px, err := build(m.BaseURLs)
 		if err != nil {
-			return fmt.Errorf("platform %s: %w", h.Platform, err)
+			return err
 		}
-		h.upstreams = append(h.upstreams, u)
-		hosts = append(hosts, &up.Host{Scheme: u.scheme, Host: u.host, Dial: u.dial, Prefix: u.prefix, Transport: u.transport})
-	}
-	if len(hosts) == 0 {
-		return fmt.Errorf("platform %s: no base URL", h.Platform)
-	}
-	h.up, err = up.NewProxy(hosts, up.Options{
-		Attempts:       h.Attempts,
-		Caps:           up.Caps{Requests: h.MaxRequestsPerHost, Searches: h.MaxSearchesPerHost},
-		QueueWait:      time.Duration(h.QueueWait),
-		Places:         h.state.places,
-		SearchPaths:    searchPaths,
-		MaxReplayBody:  h.MaxBody,
-		UserAgent:      userAgent,
-		RedirectPrefix: redirectPrefix,
-	})
-	if err != nil {
-		return fmt.Errorf("platform %s: %w", h.Platform, err)
+		mp := mountProxy{prefix: m.Prefix, proxy: px}
+		for _, raw := range m.BaseURLs {
+			if u, err := parseBaseURL(raw); err == nil {
+				mp.dials = append(mp.dials, u.dial)
+			}
+		}
+		h.mounts = append(h.mounts, mp)
 	}
 	// The pools' dead-connection reports go to this config's proxy once
 	// it starts; until then to the running one's.
 	a.OnStart(func() { h.state.setDeadConn(h.deadConn) })
 	a.UsesBaseURLs(h.Platform, h.BaseURLs)
+	for _, m := range mounts {
+		a.UsesBaseURLs(h.Platform, m.BaseURLs)
+	}
 
 	if err := registerMetrics(ctx.GetMetricsRegistry()); err != nil {
 		return fmt.Errorf("registering metrics: %w", err)
@@ -364,8 +370,8 @@ func (h *Handler) Cleanup() error {
 // its connections dead: counted, and logged, since it means the path to
 // the platform broke.
 func (h *Handler) deadConn(dial string, err error) {
-	if h.up != nil {
-		h.up.NoteDeadConn()
+	if px := h.proxyOfDial(dial); px != nil {
+		px.NoteDeadConn()
 	}
 	h.logger.Warn("connection to platform found dead",
 		zap.String("platform", h.Platform),
@@ -421,7 +427,19 @@ func setSent(r *http.Request, n int64) {
 
 // Stats returns the upstream counters (requests, attempts sent, stale
 // resends, failovers, refusals for want of a place, dead connections).
-func (h *Handler) Stats() up.Stats { return h.up.Stats() }
+func (h *Handler) Stats() up.Stats {
+	st := h.up.Stats()
+	for _, m := range h.mounts {
+		ms := m.proxy.Stats()
+		st.Requests += ms.Requests
+		st.Sent += ms.Sent
+		st.StaleResends += ms.StaleResends
+		st.Failovers += ms.Failovers
+		st.NoPlace += ms.NoPlace
+		st.DeadConns += ms.DeadConns
+	}
+	return st
+}
 
 // ProxiedPlatform is the platform this handler proxies: servers whose
 // routes hold it can take sub-requests for that platform

@@ -41,7 +41,7 @@ func writeRefusal(w http.ResponseWriter, status int, body refusal) {
 // makes the platform's request of it). Anything else it answers itself
 // and returns false.
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request) ([]byte, bool, error) {
-	search := h.up.IsSearch(r)
+	search := h.proxyFor(r.URL.Path).IsSearch(r)
 	switch {
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 	case r.Method == http.MethodPost && search:

@@ -231,11 +231,79 @@ var all = []Platform{
 		},
 		Tools: ToolsExperimental,
 	},
+	{
+		Key: BWB, Authority: 2, Name: "Wetten (Basiswettenbestand)",
+		// KOOP's repository holds each regulation's manifest and its
+		// versions (toestanden) at /bwb/...; the search is KOOP's SRU
+		// service on another host, mounted at /sru/ (koopSearch).
+		BaseURLs: []string{koopRepository},
+		Mounts:   []Mount{koopSearch},
+		Budget:   koopBudget(),
+		Cache: map[string]CacheKind{
+			// A manifest lists a regulation's versions and gains one when
+			// KOOP publishes it (its tijdstip_toegevoegd: early mornings),
+			// so it is kept half a day, served stale while asked again.
+			KindList: {Paths: []string{"/bwb/*/manifest.xml"}, TTL: 12 * time.Hour,
+				StaleWhileRevalidate: 12 * time.Hour, StaleIfError: 7 * 24 * time.Hour},
+			// A version's text does not change once published: a change
+			// of the law is a new version with its own address.
+			KindDocument: {PathRegexp: `^/bwb/[^/]+/[^/]+/xml/[^/]+\.xml$`, TTL: koopTextTTL,
+				StaleWhileRevalidate: 7 * 24 * time.Hour, StaleIfError: 2 * koopTextTTL},
+			KindSearch: koopSearchKind,
+		},
+	},
+	{
+		Key: CVDR, Authority: 2, Name: "Lokale regelgeving (CVDR)",
+		// The same two KOOP hosts as BWB: regulations at /cvdr/..., the
+		// SRU search mounted at /sru/.
+		BaseURLs: []string{koopRepository},
+		Mounts:   []Mount{koopSearch},
+		Budget:   koopBudget(),
+		Cache: map[string]CacheKind{
+			// A regulation's identifier names one version (CVDR100394_2):
+			// a change is published as the next one, so a text stays as
+			// it was published.
+			KindDocument: {Paths: []string{"/cvdr/*"}, TTL: koopTextTTL,
+				StaleWhileRevalidate: 7 * 24 * time.Hour, StaleIfError: 2 * koopTextTTL},
+			KindSearch: koopSearchKind,
+		},
+	},
 }
+
+// KOOP's laws and local regulations (BWB, CVDR): the texts in its
+// repository, the search in its SRU service (docs/rules.md, "The platforms
+// and their limits").
+var (
+	koopRepository = "https://repository.officiele-overheidspublicaties.nl"
+	koopSearch     = Mount{Prefix: "/sru/", BaseURLs: []string{"https://zoekservice.overheid.nl"}}
+	// Search records are metadata and cheap to ask again: half an hour,
+	// as Officiële Bekendmakingen' SRU.
+	koopSearchKind = CacheKind{Paths: []string{"/sru/Search"}, Query: map[string]string{"operation": "searchRetrieve"}, TTL: 30 * time.Minute}
+	koopTextTTL    = 180 * 24 * time.Hour
+)
+
+// koopBudget is the budget of each of BWB and CVDR. KOOP publishes no
+// limit for these services, only a fair-use wording (docs/rules.md):
+// 2 requests a second, as Officiële Bekendmakingen, which is enough for a
+// search or a fetch (manifest and text) at once. Each platform keeps its
+// own budget rather than sharing one with ob or with each other: they
+// are other hosts (ob's SRU is repository.overheid.nl/sru, these answer
+// at zoekservice.overheid.nl and the BWB/CVDR repository), the limit
+// KOOP speaks of is ob's, and a shared bucket would let a run of law
+// look-ups hold up searches of the official publications. An operator
+// lowers or raises it per platform (platform bwb { capacity ... }).
+func koopBudget() *Budget { return &Budget{Capacity: 2, Window: time.Second} }
 
 // Clone returns a deep copy of p.
 func (p Platform) Clone() Platform {
 	p.BaseURLs = append([]string(nil), p.BaseURLs...)
+	if p.Mounts != nil {
+		mounts := make([]Mount, len(p.Mounts))
+		for i, m := range p.Mounts {
+			mounts[i] = Mount{Prefix: m.Prefix, BaseURLs: append([]string(nil), m.BaseURLs...)}
+		}
+		p.Mounts = mounts
+	}
 	if p.Budget != nil {
 		b := *p.Budget
 		b.Costs = make([]Cost, len(p.Budget.Costs))

@@ -11,6 +11,8 @@
 // besluitbron app (caddymodule/app), which lays them over this table.
 package platforms
 
+import "strings"
+
 // Platform is one upstream data platform.
 type Platform struct {
 	// Key is the short name used in paths (/platforms/{key}/...), cache
@@ -21,6 +23,12 @@ type Platform struct {
 	// BaseURLs are the default upstream base URLs, scheme, host and path
 	// prefix, in failover order. Only OpenTK has two.
 	BaseURLs []string
+	// Mounts send the paths below a prefix to other hosts than BaseURLs:
+	// one platform route over a service that lives on two hosts (KOOP's
+	// SRU search and its repository of texts). A base URL the
+	// configuration sets replaces the mounts too: one mirror or emulator
+	// then serves every path.
+	Mounts []Mount
 	// Budget is the outbound budget BesluitBron keeps, nil when the
 	// platform asks for none.
 	Budget *Budget
@@ -42,6 +50,25 @@ type Platform struct {
 	Authority int
 }
 
+// Mount is a path prefix of a platform and the base URLs, in failover
+// order, that serve it: a request whose path (below the route) starts
+// with Prefix goes there, its path appended unchanged.
+type Mount struct {
+	Prefix   string
+	BaseURLs []string
+}
+
+// BaseURLsFor returns the base URLs that serve reqPath: the first mount
+// whose prefix it starts with, else BaseURLs.
+func (p Platform) BaseURLsFor(reqPath string) []string {
+	for _, m := range p.Mounts {
+		if strings.HasPrefix(reqPath, m.Prefix) {
+			return m.BaseURLs
+		}
+	}
+	return p.BaseURLs
+}
+
 // The keys of the platforms.
 const (
 	ORI         = "ori"
@@ -51,6 +78,8 @@ const (
 	OB          = "ob"
 	Rechtspraak = "rechtspraak"
 	OA          = "oa"
+	BWB         = "bwb"
+	CVDR        = "cvdr"
 )
 
 // All returns the platforms in a fixed order, deep copies of the

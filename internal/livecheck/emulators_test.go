@@ -82,7 +82,7 @@ func TestAgainstEmulatorsThroughCaddy(t *testing.T) {
 	for _, r := range results {
 		got[r.Platform] = r
 	}
-	for _, k := range []string{"obv", "tk", "opentk", "ob", "rechtspraak"} {
+	for _, k := range []string{"obv", "tk", "opentk", "ob", "rechtspraak", "bwb", "cvdr"} {
 		r := got[k]
 		if !r.Reachable || r.Status != 200 || !r.ShapeChecked || !r.ShapeOK || !r.OK() {
 			t.Errorf("%s: %+v", k, r)
@@ -90,7 +90,7 @@ func TestAgainstEmulatorsThroughCaddy(t *testing.T) {
 	}
 	// What the emulator tests hold in both directions shows no new field
 	// here either: the same shape functions and samples.
-	for _, k := range []string{"obv", "rechtspraak"} {
+	for _, k := range []string{"obv", "rechtspraak", "bwb", "cvdr"} {
 		if len(got[k].New) != 0 {
 			t.Errorf("%s: fields the samples lack: %q", k, got[k].New)
 		}
@@ -113,7 +113,7 @@ func TestAgainstEmulatorsThroughCaddy(t *testing.T) {
 	if failed := WriteText(&sb, results); failed != 0 {
 		t.Errorf("%d failed:\n%s", failed, sb.String())
 	}
-	for _, want := range []string{"obv: ok", "ori: off", "not checked: no sample and no documented shape (API assumed", "shape:      as expected (checked against real sample)", "Ratelimit-Limit: 60", "7 of 7 platforms passed"} {
+	for _, want := range []string{"obv: ok", "ori: off", "not checked: no sample and no documented shape (API assumed", "shape:      as expected (checked against real sample)", "Ratelimit-Limit: 60", "9 of 9 platforms passed"} {
 		if !strings.Contains(sb.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, sb.String())
 		}
@@ -145,7 +145,7 @@ func TestAgainstEmulatorsThroughCaddy(t *testing.T) {
 			t.Errorf("%s: origin %q", r.Platform, origin)
 		}
 	}
-	if saved != 6 { // all but ORI, which is off
+	if saved != 8 { // all but ORI, which is off
 		t.Errorf("%d answers saved", saved)
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, "obv", "search.live-20261201T010203Z.json"))

@@ -89,6 +89,10 @@ func (h *hostileProduct) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "ori":
 		w.WriteHeader(http.StatusGone)
 		_, _ = w.Write([]byte(`{"error":"ORI was switched off"}`))
+	case "bwb": // a manifest cut off mid-element
+		_, _ = w.Write([]byte(`<?xml version="1.0" encoding="utf-8"?><work label="BWBR0008326"><metadata><datum_inwerk`))
+	case "cvdr": // the regulation is gone
+		http.NotFound(w, r)
 	case "oa": // the connection drops mid-answer
 		conn, _, err := w.(http.Hijacker).Hijack()
 		if err == nil {
@@ -131,11 +135,17 @@ func TestHostileAnswers(t *testing.T) {
 	if r := got["ori"]; !r.Off || !r.OK() {
 		t.Errorf("ori (410): %+v", r)
 	}
+	if r := got["bwb"]; !r.Reachable || !r.ShapeChecked || r.ShapeOK || r.OK() {
+		t.Errorf("bwb (broken XML): %+v", r)
+	}
+	if r := got["cvdr"]; r.Reachable || r.OK() || r.Status != 404 {
+		t.Errorf("cvdr (404): %+v", r)
+	}
 	if r := got["oa"]; r.OK() || !strings.Contains(r.Error, "reading the answer") {
 		t.Errorf("oa (dropped): %+v", r)
 	}
 	var sb strings.Builder
-	if failed := WriteText(&sb, results); failed != 5 || !strings.Contains(sb.String(), "2 of 7 platforms passed") ||
+	if failed := WriteText(&sb, results); failed != 7 || !strings.Contains(sb.String(), "2 of 9 platforms passed") ||
 		!strings.Contains(sb.String(), "NOT as expected") || !strings.Contains(sb.String(), "no rate-limit headers seen") {
 		t.Errorf("%d failed:\n%s", failed, sb.String())
 	}
@@ -150,7 +160,7 @@ func TestHostileAnswers(t *testing.T) {
 	if r := h.reqs["opentk"]; r.Method != "POST" || !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data; boundary=") {
 		t.Errorf("opentk request: %s %s", r.Method, r.Header.Get("Content-Type"))
 	}
-	if len(h.reqs) != 7 {
+	if len(h.reqs) != len(Platforms) {
 		t.Errorf("%d platforms called", len(h.reqs))
 	}
 
@@ -160,7 +170,7 @@ func TestHostileAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range results {
-		if (r.Saved != "") != (r.Platform == "obv" || r.Platform == "opentk" || r.Platform == "ob") {
+		if (r.Saved != "") != (r.Platform == "obv" || r.Platform == "opentk" || r.Platform == "ob" || r.Platform == "bwb") {
 			t.Errorf("%s saved as %q", r.Platform, r.Saved)
 		}
 	}

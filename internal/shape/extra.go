@@ -147,10 +147,10 @@ func extraXML(o *options, gp, wp []string, probs *[]string) {
 		if len(wp) == 0 {
 			return
 		}
-		root := strings.SplitN(wp[0], "/", 2)[0]
+		root := xmlSegments(wp[0])[0]
 		seen := map[string]bool{}
 		for _, p := range gp {
-			segs := strings.Split(p, "/")
+			segs := xmlSegments(p)
 			for i, s := range segs {
 				if s == root {
 					rel := strings.Join(segs[i:], "/")
@@ -168,7 +168,8 @@ func extraXML(o *options, gp, wp []string, probs *[]string) {
 		if want[p] || o.allowed(p) {
 			continue
 		}
-		parent := p[:max(strings.LastIndex(p, "/"), 0)]
+		segs := xmlSegments(p)
+		parent := strings.Join(segs[:len(segs)-1], "/")
 		if parent != "" && !want[parent] {
 			continue // reported at the topmost invented element already
 		}

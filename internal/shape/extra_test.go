@@ -105,3 +105,21 @@ func (f *fakeT) Error(args ...any) {
 		f.errs = append(f.errs, a.(string))
 	}
 }
+
+// A fragment compared with its namespaces is found by its root's full
+// name, though a namespace URI holds slashes, and an element it lacks is
+// reported once, at the topmost.
+func TestNoExtraXMLFragmentWithNamespaces(t *testing.T) {
+	want := []byte(`<meta xmlns="http://standaarden.overheid.nl/cvdr/terms/" xmlns:dcterms="http://purl.org/dc/terms/"><owmskern><dcterms:title>t</dcterms:title></owmskern></meta>`)
+	got := []byte(`<r xmlns:g="http://standaarden.overheid.nl/sru"><g:data><meta xmlns="http://standaarden.overheid.nl/cvdr/terms/" xmlns:dcterms="http://purl.org/dc/terms/"><owmskern><dcterms:title>t</dcterms:title><dcterms:extra><dcterms:inner/></dcterms:extra></owmskern></meta></g:data></r>`)
+	probs := CompareExact(got, want, Anywhere())
+	if len(probs) != 1 || !strings.HasSuffix(probs[0], "{http://purl.org/dc/terms/}extra: not in want (extra)") {
+		t.Fatalf("%q", probs)
+	}
+	if probs := CompareExact(got, want, Anywhere(), Allow("{http://standaarden.overheid.nl/cvdr/terms/}meta/{http://standaarden.overheid.nl/cvdr/terms/}owmskern/{http://purl.org/dc/terms/}extra")); len(probs) != 0 {
+		t.Fatalf("allowed: %q", probs)
+	}
+	if probs := CompareXML(got[:0:0], want, Anywhere()); len(probs) == 0 {
+		t.Fatal("an empty answer matched")
+	}
+}

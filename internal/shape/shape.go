@@ -272,9 +272,9 @@ func CompareXML(got, want []byte, opts ...Option) []string {
 		have[p] = true
 	}
 	if o.anywhere && len(wp) > 0 {
-		root := strings.SplitN(wp[0], "/", 2)[0]
+		root := xmlSegments(wp[0])[0]
 		for _, p := range gp {
-			segs := strings.Split(p, "/")
+			segs := xmlSegments(p)
 			for i, s := range segs {
 				if s == root {
 					have[strings.Join(segs[i:], "/")] = true
@@ -350,4 +350,25 @@ func XMLPaths(b []byte, noNS bool) ([]string, error) {
 		return nil, fmt.Errorf("no root element")
 	}
 	return out, nil
+}
+
+// xmlSegments splits an XML path at its slashes, but not at those inside
+// a namespace URI ("{http://purl.org/dc/terms/}title").
+func xmlSegments(p string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case '/':
+			if depth == 0 {
+				out = append(out, p[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, p[start:])
 }

@@ -351,6 +351,12 @@ func findRuling(t *testing.T, h *handler, f func(*ruling) bool) *ruling {
 	return nil
 }
 
+// replacesLJN lets a ruling from before 2013 name the LJN its ECLI
+// replaced (dcterms:replaces): the Open Data documentation's field, which
+// the real 2013 sample has no reason to carry (docs/emulators.md,
+// "Rechtspraak").
+var replacesLJN = shape.Allow("open-rechtspraak/{http://www.w3.org/1999/02/22-rdf-syntax-ns#}RDF/{http://www.w3.org/1999/02/22-rdf-syntax-ns#}Description/{http://purl.org/dc/terms/}replaces")
+
 func TestContent(t *testing.T) {
 	h := newTest(t)
 	ru := findRuling(t, h, func(r *ruling) bool {
@@ -362,7 +368,7 @@ func TestContent(t *testing.T) {
 	}
 	body := rec.Body.Bytes()
 	// content.xml is a real, complete document: compared with namespaces.
-	shape.Exact(t, body, readFixture(t, "content.xml"))
+	shape.Exact(t, body, readFixture(t, "content.xml"), replacesLJN)
 	if len(body) < 10000 {
 		t.Errorf("document only %d bytes", len(body))
 	}
@@ -374,7 +380,7 @@ func TestContent(t *testing.T) {
 	if meta.Code != 200 || bytes.Contains(mb, []byte("<uitspraak")) || bytes.Contains(mb, []byte("<inhoudsindicatie")) || !bytes.Contains(mb, []byte("<rdf:RDF")) || len(mb) >= len(body)/2 {
 		t.Errorf("META: %d, %d bytes", meta.Code, len(mb))
 	}
-	shape.Exact(t, mb, readFixture(t, "content.xml"), shape.Ignore(
+	shape.Exact(t, mb, readFixture(t, "content.xml"), replacesLJN, shape.Ignore(
 		"open-rechtspraak/{http://www.rechtspraak.nl/schema/rechtspraak-1.0}inhoudsindicatie",
 		"open-rechtspraak/{http://www.rechtspraak.nl/schema/rechtspraak-1.0}uitspraak"))
 	// Lower-case ECLI is accepted.

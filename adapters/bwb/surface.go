@@ -1,0 +1,64 @@
+package bwb
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+// ProbeID is the regulation whose manifest the live check asks for: one
+// the emulator holds (Regeling belastingcapaciteit), whose real manifest
+// is as small as the sample's.
+const ProbeID = "BWBR0008326"
+
+// Surface is the laws for the fan-out, the reader and the live check
+// (adapters.Surface).
+func Surface() adapters.Surface {
+	return adapters.Surface{
+		Unfit:  unfit,
+		Search: search,
+		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
+			law, err := Fetch(env.Bind(ctx, platforms.BWB), FetchParams{ID: id}, env.Now.Format(time.DateOnly))
+			return law.Document, err
+		},
+		Probe: probe,
+	}
+}
+
+// unfit: the laws are searched by words in their title, and are no
+// organisation's.
+func unfit(q adapters.Question) *adapters.UnfitError {
+	if strings.TrimSpace(q.Organisation) != "" {
+		return &adapters.UnfitError{Why: "the laws have no organisation filter (they are the State's): search without organisation to include them",
+			Reason: adapters.UnfitNoOrganisationFilter}
+	}
+	return adapters.NeedWords("the laws", q)
+}
+
+// search finds the regulations in force on the question's last day
+// (today when it names none) whose title holds the words.
+func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+	on := q.To
+	if on == "" {
+		on = env.Now.Format(time.DateOnly)
+	}
+	r, err := SearchRequest(SearchParams{Words: q.Words, InForceOn: on, Limit: q.Limit})
+	if err != nil {
+		return adapters.Page{}, adapters.Unfit(err)
+	}
+	body, err := env.Get(ctx, platforms.BWB, r)
+	if err != nil {
+		return adapters.Page{}, err
+	}
+	return adapters.Parsed(ParseSearch(body))
+}
+
+func probe(adapters.ProbeConfig) (adapters.Probe, error) {
+	r, err := ManifestRequest(ProbeID)
+	// Options as in caddymodule/emulators/bwb's shape test of manifests.
+	return adapters.Probe{Name: "manifest", Request: r, Ext: "xml",
+		Samples: []adapters.Sample{{File: "manifest-BWBR0045754.xml"}}}, err
+}

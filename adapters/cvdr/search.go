@@ -1,0 +1,118 @@
+package cvdr
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/koopsru"
+)
+
+// MaxLimit caps maximumRecords; MaxOffset the records skipped (KOOP's SRU
+// fails on deep pages: adapters/ob).
+const (
+	MaxLimit  = 50
+	MaxOffset = 4900
+)
+
+// SearchParams are the arguments of a search of the local regulations.
+type SearchParams struct {
+	Words        string // words anywhere in the regulation's metadata, all of them
+	Organisation string // the municipality, province or water board, by name (Kampen)
+	InForceOn    string // YYYY-MM-DD: only versions in force that day
+	Limit        int
+	Offset       int
+}
+
+// SearchRequest checks p and builds the SRU searchRetrieve request on the
+// cvdr connection: words on the keyword index, the organisation on
+// dcterms.creator (the name its records carry), versions come in force
+// on or before InForceOn (ParseSearch drops those that ended before it).
+func SearchRequest(p SearchParams) (adapters.Request, error) {
+	if p.Limit < 1 || p.Limit > MaxLimit {
+		return adapters.Request{}, fmt.Errorf("limit %d is out of range: use 1 to %d", p.Limit, MaxLimit)
+	}
+	if p.Offset < 0 || p.Offset > MaxOffset {
+		return adapters.Request{}, fmt.Errorf("offset %d is out of range: use 0 to %d (the platform fails on deeper pages; add words instead)", p.Offset, MaxOffset)
+	}
+	date, err := adapters.ParseDate("in_force_on", p.InForceOn)
+	if err != nil {
+		return adapters.Request{}, err
+	}
+	var cql []string
+	if t := koopsru.Term(p.Words); t != "" {
+		cql = append(cql, "keyword all "+t)
+	}
+	if t := koopsru.Term(p.Organisation); t != "" {
+		cql = append(cql, "dcterms.creator="+t)
+	}
+	if len(cql) == 0 {
+		return adapters.Request{}, fmt.Errorf("give words or an organisation (a municipality, province or water board): a list of every local regulation is not useful")
+	}
+	if date != "" {
+		cql = append(cql, "overheidrg.inwerkingtredingDatum<="+date)
+	}
+	q := url.Values{
+		"x-connection":   {"cvdr"},
+		"operation":      {"searchRetrieve"},
+		"version":        {"1.2"},
+		"query":          {strings.Join(cql, " and ")},
+		"startRecord":    {strconv.Itoa(p.Offset + 1)},
+		"maximumRecords": {strconv.Itoa(p.Limit)},
+	}
+	return adapters.Get(SearchPath, q), nil
+}
+
+// record is one CVDR search record: the regulation's metadata, as in its
+// XML, and the addresses KOOP adds.
+type record struct {
+	Meta     meta `xml:"recordData>gzd>originalData>meta"`
+	Enriched struct {
+		OrgType   string `xml:"organisatietype"`
+		Preferred string `xml:"preferred_url"`
+	} `xml:"recordData>gzd>enrichedData"`
+}
+
+// ParseSearch parses an answer to SearchRequest. With inForceOn set,
+// versions that ended before that day are left out of the page (the
+// query can only bound their start), and the total is then approximate.
+func ParseSearch(body []byte, inForceOn string) (adapters.Page, error) {
+	resp, err := koopsru.Parse[record](body)
+	if err != nil {
+		return adapters.Page{}, err
+	}
+	page := adapters.Page{Total: resp.Total, HasMore: resp.Next > 0, Hits: []adapters.Hit{}}
+	for _, r := range resp.Records {
+		if inForceOn != "" && !r.Meta.InForce(inForceOn) {
+			page.TotalApprox = true
+			continue
+		}
+		d, err := r.Meta.document()
+		if err != nil {
+			page.TotalApprox = true
+			continue
+		}
+		h := adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date, Source: d.Source, URL: d.URL}
+		if u := strings.TrimSpace(r.Enriched.Preferred); strings.HasPrefix(u, "https://lokaleregelgeving.overheid.nl/") {
+			h.URL = u
+		}
+		var snip []string
+		if from := d.Meta["in_force_from"]; from != "" {
+			s := "In force from " + from
+			if until := d.Meta["in_force_until"]; until != "" {
+				s += " until " + until
+			}
+			snip = append(snip, s)
+		}
+		for _, k := range []string{"concerns", "subject"} {
+			if v := d.Meta[k]; v != "" {
+				snip = append(snip, v)
+			}
+		}
+		h.Snippet = adapters.Cut(strings.Join(snip, "; "), adapters.SnippetLen)
+		page.Hits = append(page.Hits, h)
+	}
+	return page, nil
+}

@@ -1,0 +1,86 @@
+// Package koopsru is what the platforms KOOP serves over SRU share
+// (Officiële Bekendmakingen, the laws of wetten.overheid.nl and the local
+// regulations of lokaleregelgeving.overheid.nl): the searchRetrieve
+// envelope and its diagnostics, the lenient XML decoding their answers
+// need, and the quoting of words in a CQL query. Each platform package
+// keeps its own record type and indexes.
+package koopsru
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/adapters"
+)
+
+// Response is one searchRetrieveResponse whose records decode into R
+// (each <record> element, whatever its namespace prefix).
+type Response[R any] struct {
+	Total int // numberOfRecords
+	// Next is nextRecordPosition, 0 on the last page.
+	Next    int
+	Records []R
+}
+
+// Parse decodes a searchRetrieveResponse. A diagnostic in the answer (the
+// platform refused the query) and any other root are errors that name
+// what came back.
+func Parse[R any](body []byte) (Response[R], error) {
+	var raw struct {
+		XMLName     xml.Name
+		Number      int `xml:"numberOfRecords"`
+		Records     []R `xml:"records>record"`
+		Next        int `xml:"nextRecordPosition"`
+		Diagnostics []struct {
+			Message string `xml:"message"`
+			Details string `xml:"details"`
+		} `xml:"diagnostics>diagnostic"`
+	}
+	if err := Decode(body, &raw); err != nil {
+		return Response[R]{}, fmt.Errorf("SRU answer is not the expected XML: %v", err)
+	}
+	if len(raw.Diagnostics) > 0 {
+		d := raw.Diagnostics[0]
+		return Response[R]{}, fmt.Errorf("the platform refused the search: %s", adapters.Cut(strings.TrimSpace(d.Message+" "+d.Details), 300))
+	}
+	if raw.XMLName.Local != "searchRetrieveResponse" {
+		return Response[R]{}, fmt.Errorf("SRU answer has root <%s>, expected <searchRetrieveResponse>", adapters.Cut(raw.XMLName.Local, 60))
+	}
+	if raw.Number < 0 || raw.Next < 0 {
+		return Response[R]{}, fmt.Errorf("SRU answer counts %d records from position %d", raw.Number, raw.Next)
+	}
+	return Response[R]{Total: raw.Number, Next: raw.Next, Records: raw.Records}, nil
+}
+
+// Decode decodes one KOOP XML answer into v: a byte order mark, any
+// declared charset (KOOP writes UTF-8) and unknown entities are taken
+// as they come, since the platforms' real files carry all three.
+func Decode(body []byte, v any) error {
+	dec := xml.NewDecoder(bytes.NewReader(adapters.TrimBOM(body)))
+	dec.Strict = false
+	dec.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+	return dec.Decode(v)
+}
+
+// cqlUnsafe are the characters that would end a quoted CQL term or make a
+// word an operator, a relation or a wildcard.
+var cqlUnsafe = regexp.MustCompile(`["\\()=<>/*]`)
+
+// Words are the words of s that may stand in a quoted CQL term: anything
+// that would end the term or change its meaning becomes a space.
+func Words(s string) []string {
+	return strings.Fields(cqlUnsafe.ReplaceAllString(s, " "))
+}
+
+// Term is s as one quoted CQL term ("" when s holds no word).
+func Term(s string) string {
+	w := Words(s)
+	if len(w) == 0 {
+		return ""
+	}
+	return `"` + strings.Join(w, " ") + `"`
+}

@@ -1,0 +1,104 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/bwb"
+	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+)
+
+const bwbSearchDesc = `Search the Dutch laws and national regulations (wetten.overheid.nl, KOOP's Basiswettenbestand) by words in their title, by type (wet, AMvB, ministeriele-regeling, ...), in force on a date (default today). Returns the BWB identifier (e.g. BWBR0005537, for bwb_fetch), title, type, ministry, the period in force and a link. The service indexes titles, not texts: use the words of a law's name (Algemene wet bestuursrecht, Gemeentewet, Omgevingswet).
+Cost: searches return metadata only and are cheap; the platform's budget (2 requests a second) is shared by all BesluitBron users, and a repeated question comes from the cache.`
+
+const bwbFetchDesc = `Read a law or regulation by BWB identifier (e.g. BWBR0005537): the version in force on date (default today), picked from the regulation's list of versions, whole or only one article (article: 3, 3:40, 2a) or chapter (chapter: Hoofdstuk 2, § 1, afdeling 3.2, bijlage 1), with its text in pages of max_chars (continue with offset=next_offset). Every answer names the version's in-force dates (version) and the Staatsblad or Staatscourant publication the version or part came from (came_from; its ob_id is read by ob_fetch); document.references list every publication that made or changed it. A date before the regulation existed, or an article it does not have, is an error that names what there is.
+Cost: two platform requests (the list of versions and the version's text). A version's text never changes and stays cached for months, so other articles and pages of the same version are free. Ask for one article rather than a whole law: the text of a large law runs to hundreds of thousands of characters.`
+
+// The laws' bounds and value lists, for jsonschema_extras.
+var _ = adapterValues(map[string]int{"bwb.MaxLimit": bwb.MaxLimit, "bwb.MaxOffset": bwb.MaxOffset},
+	map[string][]string{"bwb.Types": bwb.Types})
+
+type bwbSearchIn struct {
+	Query     string `json:"query,omitempty" jsonschema_description:"Words in the regulation's title, all of them (e.g. bestuursrecht)."`
+	Type      string `json:"type,omitempty" jsonschema_description:"Only this kind of regulation: wet (act), AMvB (order in council), ministeriele-regeling (ministerial regulation), ..." jsonschema_extras:"enum=bwb.Types"`
+	InForceOn string `json:"in_force_on,omitempty" jsonschema_description:"Only regulations in force on this day, YYYY-MM-DD (default today)."`
+	Limit     int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=bwb.MaxLimit,default=10"`
+	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=bwb.MaxOffset,default=0"`
+}
+
+func (c *connector) bwbSearch(ctx context.Context, in bwbSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+	on := in.InForceOn
+	if on == "" {
+		on = c.now().Format(time.DateOnly)
+	}
+	r, err := bwb.SearchRequest(bwb.SearchParams{Words: in.Query, Type: in.Type, InForceOn: on, Limit: in.Limit, Offset: in.Offset})
+	if err != nil {
+		return nil, invalid(err)
+	}
+	ans, fail := c.call(ctx, platforms.BWB, r)
+	if fail != nil {
+		return nil, fail
+	}
+	pg, err := bwb.ParseSearch(ans.Body)
+	if err != nil {
+		return nil, parseFailed(platforms.BWB, err)
+	}
+	return page(platforms.BWB, pg, in.Offset, ans), nil
+}
+
+type bwbFetchIn struct {
+	ID      string `json:"id" jsonschema_description:"BWB identifier, e.g. BWBR0005537 (from bwb_search or a reference)." jsonschema_extras:"examples=BWBR0005537"`
+	Date    string `json:"date,omitempty" jsonschema_description:"The version in force on this day, YYYY-MM-DD (default today)."`
+	Article string `json:"article,omitempty" jsonschema_description:"Only this article, e.g. 3, 3:40 or 2a (within chapter, when given)."`
+	Chapter string `json:"chapter,omitempty" jsonschema_description:"Only this chapter or other division, e.g. Hoofdstuk 2, § 1, afdeling 3.2, bijlage 1 (a bare number is a hoofdstuk first)."`
+	textPageIn
+}
+
+// bwbFetchOut is a version of a regulation, or one part of it.
+type bwbFetchOut struct {
+	docOut
+	Version  bwb.Version       `json:"version" jsonschema_description:"The version the text is of, and the days it is in force."`
+	Part     string            `json:"part,omitempty" jsonschema_description:"The article or chapter the text is, when one was asked."`
+	CameFrom []bwb.Publication `json:"came_from" jsonschema_description:"The Staatsblad or Staatscourant publication(s) this version (or part) came from."`
+}
+
+func (c *connector) bwbFetch(ctx context.Context, in bwbFetchIn) (*bwbFetchOut, *mcpgo.CallToolResult) {
+	k := c.calls(ctx, platforms.BWB)
+	law, err := bwb.Fetch(k.get, bwb.FetchParams{ID: in.ID, Date: in.Date, Article: in.Article, Chapter: in.Chapter},
+		c.now().Format(time.DateOnly))
+	var inv *adapters.InvalidError
+	var de *bwb.DateError
+	var pe *bwb.PartError
+	switch {
+	case errors.As(err, &inv):
+		return nil, invalid(inv.Err)
+	case errors.As(err, &de), errors.As(err, &pe), errors.Is(err, adapters.ErrNoDocument):
+		return nil, mcpgo.NewToolResultError(errText(err))
+	case err != nil:
+		return nil, k.failed(err)
+	}
+	out := &bwbFetchOut{docOut: *doc(platforms.BWB, law.Document, in.Offset, c.chars(in.textPageIn), k.answers...),
+		Version: law.Version, CameFrom: law.Sources}
+	if out.CameFrom == nil {
+		out.CameFrom = []bwb.Publication{}
+	}
+	if law.Part != nil {
+		out.Part = law.Part.Label
+	}
+	return out, nil
+}
+
+// errText is a platform package's clear refusal (no such document, no
+// version on that date, no such article) as a sentence for a model.
+func errText(err error) string {
+	s := strings.TrimSpace(err.Error())
+	if s == "" {
+		return "The platform has no such document."
+	}
+	return strings.ToUpper(s[:1]) + strings.TrimSuffix(s[1:], ".") + "."
+}
