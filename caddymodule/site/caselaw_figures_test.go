@@ -3,18 +3,22 @@
 package site_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 )
 
 // TestFigureCaseLaw measures the case-law harvest through Caddy against
@@ -107,4 +111,63 @@ func TestFigureCaseLaw(t *testing.T) {
 		window, harvest, float64(harvest)/window.Minutes(), visitors.Load(), waitedMS.Load()/max(1, visitors.Load()),
 		100*float64(harvest)/float64(harvest+visitors.Load()))
 	_ = st
+}
+
+// TestFigureFanOutWithIndex measures the warm fan-out (GET /search as
+// JSON, every platform from its cache) with Rechtspraak answered by the
+// case-law index beside the same questions without Rechtspraak, in one
+// run of the offline house (the default Caddyfile, the index on over the
+// decisions since 2025). Figures only: run with -tags figures.
+func TestFigureFanOutWithIndex(t *testing.T) {
+	h := startOfflineHouseEnv(t, []string{"BESLUITBRON_CASELAW=on", "BESLUITBRON_CASELAW_SINCE=2025"}, func(s string) string {
+		s = strings.Replace(s, "connector 120/m 60", "connector 100000/s 100000", 1)
+		s = strings.Replace(s, "address 10/m 20", "address 100000/s 100000", 1)
+		return strings.Replace(s, "address 120/m 60", "address 100000/s 100000", 1)
+	})
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		var st struct{ CaseLaw *app.CaseLawStatus }
+		_ = json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st)
+		if st.CaseLaw != nil && st.CaseLaw.CompleteUpTo != "" {
+			t.Logf("index complete: %d decisions", st.CaseLaw.Decisions)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index did not complete: %+v", st.CaseLaw)
+		}
+		time.Sleep(time.Second) // a poll of the house's state
+	}
+	words := []string{"stikstof", "vergunning", "bestemmingsplan", "jeugdzorg", "woningbouw", "begroting",
+		"participatiewet", "omgevingsvisie", "energietransitie", "verkeersveiligheid", "uitkering", "ontslag"}
+	without := "&platforms=obv&platforms=tk&platforms=opentk&platforms=ob"
+	with := without + "&platforms=rechtspraak"
+	measure := func(extra string) (p50, p95 time.Duration, rsState string) {
+		var ds []time.Duration
+		for _, w := range words {
+			get(t, h.base+"/search?q="+url.QueryEscape(w)+extra, http.Header{"Accept": {"application/json"}}) // warm it
+		}
+		for range 5 {
+			for _, w := range words {
+				t0 := time.Now()
+				body := get(t, h.base+"/search?q="+url.QueryEscape(w)+extra, http.Header{"Accept": {"application/json"}})
+				ds = append(ds, time.Since(t0))
+				var res fanout.Result
+				_ = json.Unmarshal([]byte(body), &res)
+				for _, o := range res.Outcomes {
+					if o.Platform == "rechtspraak" {
+						rsState = o.State
+					}
+				}
+			}
+		}
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		return ds[len(ds)/2], ds[len(ds)*95/100], rsState
+	}
+	// Side by side, twice each, alternating.
+	for round := 1; round <= 2; round++ {
+		a50, a95, _ := measure(without)
+		b50, b95, state := measure(with)
+		t.Logf("round %d: warm fan-out without Rechtspraak p50 %v p95 %v; with Rechtspraak from the index (%s) p50 %v p95 %v",
+			round, a50.Round(10*time.Microsecond), a95.Round(10*time.Microsecond), state, b50.Round(10*time.Microsecond), b95.Round(10*time.Microsecond))
+	}
 }
