@@ -44,8 +44,11 @@ const DefaultCaseLawSince = "2015"
 const minCaseLawInterval = time.Minute
 
 // caseLawKeeper holds one index and its harvester for the process,
-// counted in the pool under its directory, so it survives a reload.
+// counted in the pool under its directory and settings, so it survives a
+// reload that keeps them. A reload that changes them makes a new keeper,
+// which opens the index once the old config's keeper has let it go.
 type caseLawKeeper struct {
+	key    string // in the pool
 	dir    string
 	logger *zap.Logger
 	cancel context.CancelFunc
@@ -58,8 +61,10 @@ type caseLawKeeper struct {
 	openErr   error
 }
 
-// caseLawKey is the pool's key of the keeper of dir.
-func caseLawKey(dir string) string { return "caselaw:" + dir }
+// caseLawKey is the pool's key of the keeper of dir under cfg.
+func caseLawKey(dir string, cfg CaseLawConfig) string {
+	return fmt.Sprintf("caselaw:%s|%s|%v", dir, cfg.since(), time.Duration(cfg.Interval))
+}
 
 // checkCaseLaw checks the case-law settings at Provision.
 func (a *App) checkCaseLaw() error {
@@ -110,8 +115,11 @@ func (a *App) startCaseLaw() error {
 	}
 	dir := a.caseLawDir()
 	cfg := *a.CaseLaw
-	v, _, err := pool.LoadOrNew(caseLawKey(dir), func() (caddy.Destructor, error) {
-		return a.newCaseLawKeeper(dir, cfg), nil
+	key := caseLawKey(dir, cfg)
+	v, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+		k := a.newCaseLawKeeper(dir, cfg)
+		k.key = key
+		return k, nil
 	})
 	if err != nil {
 		return fmt.Errorf("besluitbron: the case-law index: %w", err)
@@ -129,7 +137,7 @@ func (a *App) stopCaseLaw() {
 	a.staged.caseLaw = nil
 	a.staged.mu.Unlock()
 	if k != nil {
-		_, _ = pool.Delete(caseLawKey(k.dir))
+		_, _ = pool.Delete(k.key)
 	}
 }
 

@@ -62,3 +62,45 @@ func TestCorruptCaseLawIndexIsReportedNotServed(t *testing.T) {
 		t.Fatalf("a corrupt index answered words: %v", err)
 	}
 }
+
+// A reload that changes the scope gets a keeper of its own over the same
+// directory: it opens the index once the old config let it go, and then
+// harvests with the new scope; a reload that keeps the settings keeps the
+// keeper.
+func TestCaseLawReloadWithAnotherScope(t *testing.T) {
+	dir := t.TempDir()
+	load := func(since string) (*App, func()) {
+		ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+		a := &App{CaseLaw: &CaseLawConfig{Dir: dir, Since: since}, CacheDir: "off"}
+		if err := a.Provision(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return a, func() { _ = a.Stop(); _ = a.Cleanup(); cancel() }
+	}
+	opened := func(a *App) bool {
+		_, _, err := a.caseLaw().state()
+		return err == nil
+	}
+	old, unloadOld := load("2020")
+	same, unloadSame := load("2020")
+	if same.caseLaw() != old.caseLaw() {
+		t.Fatal("a reload with the same settings made another keeper")
+	}
+	fresh, unloadFresh := load("2024")
+	defer unloadFresh()
+	if fresh.caseLaw() == old.caseLaw() {
+		t.Fatal("a reload with another scope kept the old keeper")
+	}
+	unloadOld()
+	unloadSame()
+	deadline := time.Now().Add(20 * time.Second)
+	for !opened(fresh) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the new keeper never opened the index the old one let go: %+v", fresh.caseLaw().openErr)
+		}
+		time.Sleep(20 * time.Millisecond) // a poll of the keeper's state, not a wait for time to pass
+	}
+}
