@@ -28,7 +28,7 @@ type rechtspraakSearchIn struct {
 	Court     string `json:"court,omitempty" jsonschema_description:"Court: abbreviation (HR, RBDHA, GHARL, CRVB, RVS...), name, or identifier URI from rechtspraak_lists Instanties."`
 	LegalArea string `json:"legal_area,omitempty" jsonschema_description:"Legal area: name (e.g. Belastingrecht) or identifier URI from rechtspraak_lists Rechtsgebieden."`
 	Type      string `json:"type,omitempty" jsonschema_description:"Uitspraak (ruling) or Conclusie (opinion)." jsonschema_extras:"enum=Uitspraak|Conclusie"`
-	Sort      string `json:"sort,omitempty" jsonschema_description:"By modification time: DESC (newest first) or ASC." jsonschema_extras:"enum=DESC|ASC,default=DESC"`
+	Sort      string `json:"sort,omitempty" jsonschema_description:"Without query: by modification time, DESC (newest first, the default; relevance means the same) or ASC. With query: relevance (best match first, the default) or DESC (newest decision first)." jsonschema_extras:"enum=relevance|DESC|ASC"`
 	Limit     int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=rechtspraak.MaxLimit,default=20"`
 	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=100000,default=0"`
 	datesIn
@@ -43,6 +43,11 @@ type rechtspraakSearchOut struct {
 func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*rechtspraakSearchOut, *mcpgo.CallToolResult) {
 	if strings.TrimSpace(in.Query) != "" {
 		return c.rechtspraakWords(ctx, in)
+	}
+	if in.Sort == "" || in.Sort == "relevance" {
+		// Without words nothing is more relevant than another: newest
+		// first, as before query existed.
+		in.Sort = "DESC"
 	}
 	p := rechtspraak.SearchParams{Type: in.Type, Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	k := c.calls(ctx, platforms.Rechtspraak)
@@ -88,7 +93,7 @@ func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn
 	if idx == nil {
 		return nil, mcpgo.NewToolResultError("This BesluitBron keeps no index of Rechtspraak's feed (its operator has not turned on caselaw), and the platform has no word search: search by court, legal area and dates without query.")
 	}
-	order := "relevance"
+	order := "relevance" // also for sort omitted
 	if in.Sort == "DESC" {
 		order = "date"
 	}
