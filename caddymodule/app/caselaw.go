@@ -48,7 +48,9 @@ const minCaseLawInterval = time.Minute
 // reload that keeps them. A reload that changes them makes a new keeper,
 // which opens the index once the old config's keeper has let it go.
 type caseLawKeeper struct {
-	key    string // in the pool
+	key    string        // in the pool
+	turn   chan struct{} // the directory's turn (Figures.caseLawDirs), held from open to close
+	held   bool          // this keeper holds turn (set by run, read by Destruct after run ended)
 	dir    string
 	logger *zap.Logger
 	cancel context.CancelFunc
@@ -155,7 +157,8 @@ func (a *App) caseLaw() *caseLawKeeper {
 // budget (visitorsFirst).
 func (a *App) newCaseLawKeeper(dir string, cfg CaseLawConfig) *caseLawKeeper {
 	ctx, cancel := context.WithCancel(context.Background())
-	k := &caseLawKeeper{dir: dir, logger: a.logger, cancel: cancel, done: make(chan struct{})}
+	turn, _ := a.figures.caseLawDirs.LoadOrStore(dir, make(chan struct{}, 1))
+	k := &caseLawKeeper{dir: dir, turn: turn.(chan struct{}), logger: a.logger, cancel: cancel, done: make(chan struct{})}
 	figures := a.figures
 	budget := func() (budgetRoom, bool) {
 		st, ok := figures.Budget(platforms.Rechtspraak)
@@ -173,9 +176,15 @@ func (a *App) newCaseLawKeeper(dir string, cfg CaseLawConfig) *caseLawKeeper {
 }
 
 // run opens the index, waiting while another keeper (of the config
-// before a reload) still holds its lock, then harvests.
+// before a reload) still uses the directory, then harvests.
 func (k *caseLawKeeper) run(ctx context.Context, hc caselaw.HarvesterConfig) {
 	defer close(k.done)
+	select {
+	case k.turn <- struct{}{}:
+		k.held = true
+	case <-ctx.Done():
+		return
+	}
 	var idx *caselaw.Index
 	for {
 		var report caselaw.OpenReport
@@ -236,10 +245,14 @@ func (k *caseLawKeeper) Destruct() error {
 	idx := k.index
 	k.index, k.harvester = nil, nil
 	k.mu.Unlock()
+	var err error
 	if idx != nil {
-		return idx.Close()
+		err = idx.Close()
 	}
-	return nil
+	if k.held {
+		<-k.turn // the next keeper of the directory may open it
+	}
+	return err
 }
 
 // state is the index and harvester, or why there are none.

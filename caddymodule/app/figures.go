@@ -26,6 +26,10 @@ type Figures struct {
 	laadstatus publications[func() (obv.Status, time.Time, bool)]
 	// route carries BesluitBron's own requests (routecall.go).
 	route routeCaller
+	// caseLawDirs holds, per index directory, the turn of the case-law
+	// keeper that uses it (caselaw.go): a keeper of a reloaded config
+	// waits for the old one to close the index before it opens it.
+	caseLawDirs sync.Map // dir -> chan struct{} (a one-place semaphore)
 }
 
 // WaitHistogram is a budget's waits since the process started: bucket
