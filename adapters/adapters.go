@@ -52,7 +52,16 @@ type Hit struct {
 	Date    string `json:"date,omitempty"`
 	Source  string `json:"source,omitempty"`
 	Snippet string `json:"snippet,omitempty"`
-	URL     string `json:"url,omitempty"`
+	// URL is the document's public page (or file) on the platform.
+	URL string `json:"source_url,omitempty"`
+	// Citation is how a lawyer, journalist or clerk cites the document,
+	// in the Dutch form for its kind (ECLI:NL:HR:2024:123, Kamerstukken
+	// II 2023/24, 36410, nr. 5, Stb. 2018, 84): its platform package
+	// sets it where the answer says enough.
+	Citation string `json:"citation,omitempty"`
+	// URI is the document as a BesluitBron resource (besluitbron://...),
+	// which resources/read reads; Surface.Link sets it.
+	URI string `json:"uri,omitempty"`
 	// Kamerstuk is the kamerstuk number in Officiële Bekendmakingen' form
 	// (kst-36200-VII-12: dossier, its addition, volgnummer), when the
 	// platform says which kamerstuk the hit is: the fan-out folds a
@@ -74,13 +83,16 @@ type Page struct {
 // Document is one fetched item: metadata plus its full text, which the
 // tool pages before handing it to a model.
 type Document struct {
-	ID     string            `json:"id"`
-	Type   string            `json:"type,omitempty"`
-	Title  string            `json:"title"`
-	Date   string            `json:"date,omitempty"`
-	Source string            `json:"source,omitempty"`
-	URL    string            `json:"url,omitempty"`
-	Meta   map[string]string `json:"meta,omitempty"`
+	ID     string `json:"id"`
+	Type   string `json:"type,omitempty"`
+	Title  string `json:"title"`
+	Date   string `json:"date,omitempty"`
+	Source string `json:"source,omitempty"`
+	URL    string `json:"source_url,omitempty"` // its public page (or file)
+	// Citation and URI as for Hit.
+	Citation string            `json:"citation,omitempty"`
+	URI      string            `json:"uri,omitempty"`
+	Meta     map[string]string `json:"meta,omitempty"`
 	// References are the documents it names that a fetch tool reads as
 	// given: the laws a regulation or a ruling rests on, the publications
 	// that made a law.

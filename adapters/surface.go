@@ -29,6 +29,26 @@ type Surface struct {
 	// Probe is the one tiny request the live check sends, with what its
 	// answer is held against.
 	Probe func(cfg ProbeConfig) (Probe, error)
+	// Resources are the kinds of document the platform offers as MCP
+	// resources (resource.go); none when Fetch is nil.
+	Resources []ResourceKind
+	// URI is the besluitbron:// resource URI of document id (of type
+	// kind, as a hit gives it), by one of Resources' templates; "" when
+	// the platform's documents are not read here.
+	URI func(id, kind string) string
+}
+
+// Link gives each hit its resource URI (Hit.URI), where the platform
+// offers its documents as resources.
+func (s Surface) Link(hits []Hit) {
+	if s.URI == nil {
+		return
+	}
+	for i := range hits {
+		if hits[i].URI == "" {
+			hits[i].URI = s.URI(hits[i].ID, hits[i].Type)
+		}
+	}
 }
 
 // Question is one question asked of every platform at once.

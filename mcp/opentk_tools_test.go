@@ -53,7 +53,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 			t.Fatalf("no %s hit among %d categories", cat, len(byCat))
 		}
 	}
-	if u := byCat["Document"]["url"].(string); !strings.HasSuffix(u, "/get/"+byCat["Document"]["id"].(string)) {
+	if u := byCat["Document"]["source_url"].(string); !strings.HasSuffix(u, "/get/"+byCat["Document"]["id"].(string)) {
 		t.Errorf("document link %s", u)
 	}
 	fetch := func(args map[string]any) (map[string]any, string) {
@@ -76,7 +76,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 	} {
 		v, _ := fetch(args)
 		d := v["document"].(map[string]any)
-		if s, _ := v["text"].(string); len(s) < 100 || d["type"] != "Verslag" || !strings.Contains(d["url"].(string), "verslag.html?vergaderingid=") {
+		if s, _ := v["text"].(string); len(s) < 100 || d["type"] != "Verslag" || !strings.Contains(d["source_url"].(string), "verslag.html?vergaderingid=") {
 			t.Errorf("minutes %v: %v", args, v)
 		}
 	}
@@ -88,8 +88,8 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 		if v["fetchable"] != false || v["from_cache"] != false || !strings.Contains(v["note"].(string), cat) {
 			t.Errorf("%s: %s", cat, text)
 		}
-		if cat != "PersoonGeschenk" && v["url"] != h["url"] {
-			t.Errorf("%s: link %v, the hit's %v", cat, v["url"], h["url"])
+		if cat != "PersoonGeschenk" && v["source_url"] != h["source_url"] {
+			t.Errorf("%s: link %v, the hit's %v", cat, v["source_url"], h["source_url"])
 		}
 	}
 	if after := testcaddy.EmulatorRequests(t, emulatorBase(t, site, "opentk")); after != before {

@@ -162,7 +162,7 @@ func TestTKToolsBothVersions(t *testing.T) {
 		t.Fatalf("wrong root: %s", text)
 	}
 	doc := tkCall(t, c, "tk_fetch", map[string]any{"id": guid})["document"].(map[string]any)
-	if doc["meta"].(map[string]any)["via"] != "syncfeed" || !strings.HasSuffix(doc["url"].(string), "/SyncFeed/2.0/Resources/"+guid) {
+	if doc["meta"].(map[string]any)["via"] != "syncfeed" || !strings.HasSuffix(doc["source_url"].(string), "/SyncFeed/2.0/Resources/"+guid) {
 		t.Fatalf("fetch through the SyncFeed: %v", doc)
 	}
 	if text, isErr := callTool(t, c, "tk_fetch", map[string]any{"id": "00000000-0000-4000-8000-000000000000"}); !isErr || !strings.Contains(text, "/OData/v9/$metadata") {

@@ -17,6 +17,7 @@ const ProbeID = "BWBR0008326"
 // Surface is the laws for the fan-out, the reader and the live check
 // (adapters.Surface).
 func Surface() adapters.Surface {
+	const template = "besluitbron://bwb/{id}{?date,article,page}"
 	return adapters.Surface{
 		Unfit:  unfit,
 		Search: search,
@@ -25,6 +26,23 @@ func Surface() adapters.Surface {
 			return law.Document, err
 		},
 		Probe: probe,
+		Resources: []adapters.ResourceKind{{
+			Template: template, Name: "bwb-law", Title: "Law or national regulation (BWB)",
+			Description: "A law or national regulation by its BWB identifier (e.g. BWBR0005537), as in force on date (YYYY-MM-DD, default today), whole or one article.",
+			Read: func(ctx context.Context, env adapters.Env, vars map[string]string) (adapters.Document, error) {
+				id, err := adapters.Var(vars, "id")
+				if err != nil {
+					return adapters.Document{}, err
+				}
+				law, err := Fetch(env.Bind(ctx, platforms.BWB), FetchParams{ID: id, Date: strings.TrimSpace(vars["date"]),
+					Article: strings.TrimSpace(vars["article"])}, env.Now.Format(time.DateOnly))
+				return law.Document, err
+			},
+		}},
+		URI: func(id, _ string) string {
+			u, _ := adapters.ExpandURI(template, map[string]string{"id": id})
+			return u
+		},
 	}
 }
 

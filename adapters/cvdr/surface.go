@@ -17,7 +17,7 @@ const ProbeID = "CVDR100394_2"
 // Surface is the local regulations for the fan-out, the reader and the
 // live check (adapters.Surface).
 func Surface() adapters.Surface {
-	return adapters.Surface{
+	s := adapters.Surface{
 		Unfit: func(q adapters.Question) *adapters.UnfitError {
 			if strings.TrimSpace(q.Organisation) != "" {
 				return nil // it lists an organisation's regulations without words too
@@ -30,6 +30,11 @@ func Surface() adapters.Surface {
 		},
 		Probe: probe,
 	}
+	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
+		Template: "besluitbron://cvdr/{id}{?page}", Name: "cvdr-regulation", Title: "Local regulation (CVDR)",
+		Description: "A local regulation of a municipality, province or water board by its CVDR identifier: CVDR101010 (the version in force) or CVDR101010/2 (that version).",
+	}, "id", s.Fetch)
+	return s
 }
 
 // search finds the regulations in force on the question's last day

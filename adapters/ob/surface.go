@@ -18,7 +18,7 @@ const DefaultProbeID = "gmb-2023-174296"
 // live check (adapters.Surface); linkBases gives the base URLs its
 // full-text links may point into (nil: none).
 func Surface(linkBases func() []string) adapters.Surface {
-	return adapters.Surface{
+	s := adapters.Surface{
 		Unfit:  func(adapters.Question) *adapters.UnfitError { return nil }, // it lists without words too
 		Search: search,
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
@@ -26,6 +26,11 @@ func Surface(linkBases func() []string) adapters.Surface {
 		},
 		Probe: probe,
 	}
+	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
+		Template: "besluitbron://ob/{id}{?page}", Name: "ob-publication", Title: "Official publication (Officiële Bekendmakingen)",
+		Description: "A publication by its identifier, e.g. stb-2018-84, kst-36410-5, gmb-2016-146361: metadata and full text.",
+	}, "id", s.Fetch)
+	return s
 }
 
 func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {

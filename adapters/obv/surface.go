@@ -11,12 +11,17 @@ import (
 // Surface is OpenBesluitvorming for the fan-out, the reader and the live
 // check (adapters.Surface).
 func Surface() adapters.Surface {
-	return adapters.Surface{
+	s := adapters.Surface{
 		Unfit:  func(adapters.Question) *adapters.UnfitError { return nil }, // it lists without words too
 		Search: search,
 		Fetch:  fetch,
 		Probe:  probe,
 	}
+	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
+		Template: "besluitbron://obv/{id}{?page}", Name: "obv-document", Title: "Council document (OpenBesluitvorming)",
+		Description: "A document of a municipality, province or water board by its OpenBesluitvorming id (as obv_search gives it): metadata and full text.",
+	}, "id", fetch)
+	return s
 }
 
 func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {

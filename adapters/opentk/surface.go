@@ -11,11 +11,34 @@ import (
 // Surface is OpenTK for the fan-out, the reader and the live check
 // (adapters.Surface).
 func Surface() adapters.Surface {
+	const template = "besluitbron://opentk/{category}/{id}{?page}"
 	return adapters.Surface{
 		Unfit:  func(q adapters.Question) *adapters.UnfitError { return adapters.NoOrganisationFilter("OpenTK", q) },
 		Search: search,
 		Fetch:  fetch,
 		Probe:  probe,
+		Resources: []adapters.ResourceKind{{
+			Template: template, Name: "opentk-item", Title: "Parliamentary item (OpenTK)",
+			Description: "A Tweede Kamer item by its OpenTK category (Document, Verslag, ...) and number, as opentk_search gives them: documents and minutes with their text, other categories described with their link.",
+			Read: func(ctx context.Context, env adapters.Env, vars map[string]string) (adapters.Document, error) {
+				category, err := adapters.Var(vars, "category")
+				if err != nil {
+					return adapters.Document{}, err
+				}
+				id, err := adapters.Var(vars, "id")
+				if err != nil {
+					return adapters.Document{}, err
+				}
+				return fetch(ctx, env, id, category)
+			},
+		}},
+		URI: func(id, kind string) string {
+			if kind == "" {
+				kind = Document
+			}
+			u, _ := adapters.ExpandURI(template, map[string]string{"category": kind, "id": id})
+			return u
+		},
 	}
 }
 

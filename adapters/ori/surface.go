@@ -18,7 +18,7 @@ var DocumentedEnvelope = []byte(`{"took":3,"timed_out":false,"_shards":{"total":
 // Surface is Open Raadsinformatie for the fan-out, the reader and the live
 // check (adapters.Surface).
 func Surface() adapters.Surface {
-	return adapters.Surface{
+	s := adapters.Surface{
 		Unfit:  func(q adapters.Question) *adapters.UnfitError { return adapters.NeedWords("Open Raadsinformatie", q) },
 		Search: search,
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
@@ -30,6 +30,11 @@ func Surface() adapters.Surface {
 				Documented: DocumentedEnvelope, DocSource: "Elasticsearch 7 search API; no ORI sample"}, nil
 		},
 	}
+	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
+		Template: "besluitbron://ori/{id}{?page}", Name: "ori-document", Title: "Council document (ORI-compatible index)",
+		Description: "A council document by its id in the operator's ORI-compatible index, as ori_search gives it.",
+	}, "id", s.Fetch)
+	return s
 }
 
 // search asks the index and names its hits' organisations (Names); a

@@ -18,7 +18,7 @@ const MaxQuestionECLIs = 5
 // go to words, BesluitBron's own index of its feed (nil: none), and
 // otherwise a question names ECLIs, or a court as its organisation.
 func Surface(words WordIndex) adapters.Surface {
-	return adapters.Surface{
+	s := adapters.Surface{
 		Unfit: func(q adapters.Question) *adapters.UnfitError { return unfit(q, words != nil) },
 		Search: func(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
 			return search(ctx, env, words, q)
@@ -40,6 +40,11 @@ func Surface(words WordIndex) adapters.Surface {
 				Samples: []adapters.Sample{{File: "zoeken.atom.xml"}}}, err
 		},
 	}
+	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
+		Template: "besluitbron://rechtspraak/{ecli}{?page}", Name: "rechtspraak-ruling", Title: "Court ruling or opinion (Rechtspraak)",
+		Description: "A ruling (uitspraak) or opinion (conclusie) by its ECLI, e.g. ECLI:NL:HR:2014:952: metadata, summary and full text.",
+	}, "ecli", s.Fetch)
+	return s
 }
 
 func unfit(q adapters.Question, indexed bool) *adapters.UnfitError {

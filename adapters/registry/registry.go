@@ -62,9 +62,7 @@ func withOpenTKText(s adapters.Surface, on bool) adapters.Surface {
 	if !on {
 		return s
 	}
-	fetch := s.Fetch
-	s.Fetch = func(ctx context.Context, env adapters.Env, id, kind string) (adapters.Document, error) {
-		d, err := fetch(ctx, env, id, kind)
+	withText := func(ctx context.Context, env adapters.Env, d adapters.Document, err error) (adapters.Document, error) {
 		if err != nil {
 			return d, err
 		}
@@ -73,6 +71,21 @@ func withOpenTKText(s adapters.Surface, on bool) adapters.Surface {
 		}
 		return d, nil
 	}
+	fetch := s.Fetch
+	s.Fetch = func(ctx context.Context, env adapters.Env, id, kind string) (adapters.Document, error) {
+		d, err := fetch(ctx, env, id, kind)
+		return withText(ctx, env, d, err)
+	}
+	kinds := make([]adapters.ResourceKind, len(s.Resources))
+	for i, k := range s.Resources {
+		read := k.Read
+		k.Read = func(ctx context.Context, env adapters.Env, vars map[string]string) (adapters.Document, error) {
+			d, err := read(ctx, env, vars)
+			return withText(ctx, env, d, err)
+		}
+		kinds[i] = k
+	}
+	s.Resources = kinds
 	return s
 }
 

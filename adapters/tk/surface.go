@@ -16,7 +16,7 @@ func Surface(root string) adapters.Surface {
 	if root == "" {
 		root = DefaultRoot
 	}
-	return adapters.Surface{
+	s := adapters.Surface{
 		Unfit: func(q adapters.Question) *adapters.UnfitError {
 			return adapters.NoOrganisationFilter("Tweede Kamer", q)
 		},
@@ -33,6 +33,11 @@ func Surface(root string) adapters.Surface {
 		},
 		Probe: probe,
 	}
+	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
+		Template: "besluitbron://tk/document/{nummer}{?page}", Name: "tk-document", Title: "Parliamentary document (Tweede Kamer)",
+		Description: "A Tweede Kamer document by its number (e.g. 2023D41173) or its GUID: metadata, and its text where OpenTK serves it.",
+	}, "nummer", s.Fetch)
+	return s
 }
 
 func search(ctx context.Context, env adapters.Env, root string, q adapters.Question) (adapters.Page, error) {
