@@ -3,6 +3,7 @@ package subrequest
 import (
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,14 +52,40 @@ func CacheHit(cs string) bool {
 }
 
 // CacheDetail returns Cache-Status's detail parameter.
-func CacheDetail(cs string) string {
+func CacheDetail(cs string) string { return cacheParam(cs, "detail=") }
+
+// cacheParam returns the value of Cache-Status's parameter name (given
+// with its "="), or "".
+func cacheParam(cs, name string) string {
 	for _, part := range strings.Split(cs, ";") {
 		part = strings.TrimSpace(part)
-		if len(part) > 7 && strings.EqualFold(part[:7], "detail=") {
-			return part[7:]
+		if len(part) > len(name) && strings.EqualFold(part[:len(name)], name) {
+			return part[len(name):]
 		}
 	}
 	return ""
+}
+
+// FreshFor is how long the cache keeps the answer fresh from now
+// (Cache-Status ttl=, on a hit and on an answer just stored; 0 once
+// stale); ok is false when the cache says nothing of it (bypassed, not
+// stored).
+func (a *Answer) FreshFor() (time.Duration, bool) {
+	ttl, err := strconv.ParseInt(cacheParam(a.Cache, "ttl="), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(max(ttl, 0)) * time.Second, true
+}
+
+// FetchedAt is when the platform gave the answer: now less its Age (the
+// cache's age of a stored answer; 0 for one fetched now).
+func (a *Answer) FetchedAt(now time.Time) time.Time {
+	age, err := strconv.ParseInt(a.Header.Get("Age"), 10, 64)
+	if err != nil || age < 0 {
+		return now
+	}
+	return now.Add(-time.Duration(age) * time.Second)
 }
 
 // StaleIfError tells whether Cache-Status says a stale copy answered for

@@ -58,3 +58,35 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// A resource read passes the cache's lifetime on as its ttlMs, and every
+// result says when the platform gave its answer: both read what the cache
+// wrote, and say nothing rather than something wrong.
+func TestFreshForAndFetchedAt(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		cs, age string
+		fresh   time.Duration
+		known   bool
+		fetched time.Time
+	}{
+		{"BesluitBron; hit; ttl=3600", "120", time.Hour, true, now.Add(-2 * time.Minute)},
+		{"BesluitBron; fwd=miss; fwd-status=200; stored; ttl=86400", "", 24 * time.Hour, true, now},
+		{"BesluitBron; hit; ttl=-5; detail=stale-while-revalidate", "9", 0, true, now.Add(-9 * time.Second)},
+		{"BesluitBron; fwd=bypass; detail=no-store", "", 0, false, now},
+		{"BesluitBron; fwd=miss; fwd-status=200; detail=too-large", "junk", 0, false, now},
+		{"BesluitBron; hit; ttl=abc", "-3", 0, false, now},
+	} {
+		a := &Answer{Cache: tc.cs, Header: http.Header{}}
+		if tc.age != "" {
+			a.Header.Set("Age", tc.age)
+		}
+		fresh, known := a.FreshFor()
+		if fresh != tc.fresh || known != tc.known {
+			t.Errorf("%q: FreshFor %v %v, want %v %v", tc.cs, fresh, known, tc.fresh, tc.known)
+		}
+		if got := a.FetchedAt(now); !got.Equal(tc.fetched) {
+			t.Errorf("%q Age %q: FetchedAt %v, want %v", tc.cs, tc.age, got, tc.fetched)
+		}
+	}
+}

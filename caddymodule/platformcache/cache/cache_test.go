@@ -100,7 +100,7 @@ func TestMissThenHitWithCacheStatusAndAge(t *testing.T) {
 	if r1.Code != 200 || r1.Body.String() != `{"sources":[]}` {
 		t.Fatalf("miss: %d %q", r1.Code, r1.Body.String())
 	}
-	if got := r1.Header().Get(HeaderCacheStatus); got != "BesluitBron; fwd=miss; fwd-status=200; stored" {
+	if got := r1.Header().Get(HeaderCacheStatus); got != "BesluitBron; fwd=miss; fwd-status=200; stored; ttl=86400" {
 		t.Fatalf("miss Cache-Status %q", got)
 	}
 	if r1.Header().Get(platforms.HeaderQueueWait) != "12" {
@@ -178,7 +178,7 @@ func TestOtherVersionDroppedLazilyNothingPurgedAtStart(t *testing.T) {
 	if r.Body.String() != "new" || u.calls.Load() != 3 {
 		t.Fatalf("old version served: %q calls %d", r.Body.String(), u.calls.Load())
 	}
-	if got := r.Header().Get(HeaderCacheStatus); got != "BesluitBron; fwd=miss; fwd-status=200; stored; detail=other-version" {
+	if got := r.Header().Get(HeaderCacheStatus); got != "BesluitBron; fwd=miss; fwd-status=200; stored; ttl=86400; detail=other-version" {
 		t.Fatalf("Cache-Status %q", got)
 	}
 	st := s2.Stats()

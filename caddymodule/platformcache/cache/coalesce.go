@@ -79,6 +79,7 @@ type result struct {
 	stored  http.Header // cleaned copy: what followers and the store get
 	body    []byte
 	storeOK bool
+	ttl     int64  // when storeOK: the stored entry's lifetime left, in seconds
 	detail  string // why it was not stored
 
 	// rejected: err is the budget turning the leader's session away

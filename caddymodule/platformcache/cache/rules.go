@@ -140,9 +140,10 @@ func (s *Store) keep(key string, res *result, pol Policy, now time.Time) {
 	if res.detail = storable(res, pol); res.detail != "" {
 		return
 	}
-	if err := s.Put(key, newEntry(res, pol, s.Version(), now)); err != nil {
+	e := newEntry(res, pol, s.Version(), now)
+	if err := s.Put(key, e); err != nil {
 		res.detail = "store-failed"
 		return
 	}
-	res.storeOK = true
+	res.storeOK, res.ttl = true, ttlSeconds(e.Expires.Sub(now))
 }

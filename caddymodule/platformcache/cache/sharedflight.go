@@ -103,7 +103,8 @@ func (s *Store) sharedAnswerFromEntry(ctx context.Context, st *sharedState, key 
 		return nil
 	}
 	_ = s.mem.Set(key, b)
-	return &result{shared: true, status: e.Status, header: e.Header, stored: e.Header, body: e.Body, storeOK: true}
+	return &result{shared: true, status: e.Status, header: e.Header, stored: e.Header, body: e.Body, storeOK: true,
+		ttl: ttlSeconds(e.Expires.Sub(now))}
 }
 
 // Answers kept for waiting instances: "P" (the answer streamed through:

@@ -87,7 +87,10 @@ func missStatus(res *result, stale *Entry, dropped string, collapsed bool) strin
 		b.WriteString("; collapsed")
 	}
 	if res.storeOK {
-		b.WriteString("; stored")
+		// ttl, as on a hit: how long the answer now stored stays fresh
+		// (an MCP resource read passes it on as its ttlMs).
+		b.WriteString("; stored; ttl=")
+		b.WriteString(strconv.FormatInt(res.ttl, 10))
 	}
 	detail := res.detail
 	switch {
