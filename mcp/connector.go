@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -69,10 +70,23 @@ type connector struct {
 // (Handler.checkHostOrigin), since Caddy does the host routing.
 func newConnector(name string, idle time.Duration, reg *session.Registry) *connector {
 	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name, ttl: idle}, now: time.Now}
+	hooks := &server.Hooks{}
+	hooks.AddAfterReadResource(func(ctx context.Context, _ any, _ *mcpgo.ReadResourceRequest, r *mcpgo.ReadResourceResult) {
+		if o := outcomeOf(ctx); o != nil && r != nil {
+			o.hints(r)
+		}
+	})
 	c.mcp = server.NewMCPServer("besluitbron-"+name, version.Current(),
 		server.WithToolCapabilities(true),
+		server.WithResourceCapabilities(false, true),
+		server.WithResourceRecovery(),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
+		// Lists and reads are the same for every client: public. Lists
+		// change with a reload, so they are revalidated (0); a read's own
+		// lifetime is the cache's (readOutcome.hints).
+		server.WithCacheHints(0, mcpgo.CacheScopePublic),
+		server.WithHooks(hooks),
 	)
 	c.http = server.NewStreamableHTTPServer(c.mcp,
 		server.WithSessionIdManagerResolver(idResolver{c.ids}),
@@ -90,6 +104,8 @@ func (c *connector) configure(s settings) {
 	s.surfaces = registry.Surfaces(s.adapterSettings())
 	c.cfg.Store(&s)
 	c.mcp.SetTools(c.toolsFor(s.platforms)...)
+	c.mcp.SetResourceTemplates(c.resourcesFor(&s)...)
+	c.mcp.SetResources(c.listsFor(&s)...)
 }
 
 func (c *connector) settings() *settings { return c.cfg.Load() }

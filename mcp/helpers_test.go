@@ -439,16 +439,3 @@ func newTransport(url string, hc *http.Client) (*transport.StreamableHTTP, error
 	return transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(hc))
 }
 
-// resultText is the text of a tool result.
-func resultText(r *mcpgo.CallToolResult) string {
-	if r == nil {
-		return ""
-	}
-	var sb strings.Builder
-	for _, ct := range r.Content {
-		if tc, ok := ct.(mcpgo.TextContent); ok {
-			sb.WriteString(tc.Text)
-		}
-	}
-	return sb.String()
-}

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -283,8 +284,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	if h.conn.refuseUnknownSession(w, r) {
 		return nil
 	}
+	var readID json.RawMessage
 	if r.Method == http.MethodPost {
-		_, over, err := httpx.BufferBody(r, h.MaxBodyBytes)
+		body, over, err := httpx.BufferBody(r, h.MaxBodyBytes)
 		if err != nil {
 			http.Error(w, "could not read the request body", http.StatusBadRequest)
 			return nil
@@ -293,6 +295,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 			writeTooLarge(w, h.MaxBodyBytes)
 			return nil
 		}
+		readID, _ = isResourceRead(body)
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	o := subrequest.Origin{Server: srv, Host: r.Host, RemoteAddr: clientRemoteAddr(r), Key: h.conn.ids.reg.Key(r)}
@@ -300,6 +303,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		k.Seen(srv, r.Host)
 	}
 	r = r.WithContext(subrequest.WithOrigin(r.Context(), o))
+	if readID != nil {
+		ctx, outcome := withOutcome(r.Context())
+		rw := newReadWriter(flushWriter{w})
+		h.conn.http.ServeHTTP(rw, r.WithContext(ctx))
+		rw.finish(outcome, readID)
+		return nil
+	}
 	h.conn.http.ServeHTTP(flushWriter{w}, r)
 	return nil
 }

@@ -88,8 +88,8 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 		if v["fetchable"] != false || v["from_cache"] != false || !strings.Contains(v["note"].(string), cat) {
 			t.Errorf("%s: %s", cat, text)
 		}
-		if cat != "PersoonGeschenk" && v["source_url"] != h["source_url"] {
-			t.Errorf("%s: link %v, the hit's %v", cat, v["source_url"], h["source_url"])
+		if cat != "PersoonGeschenk" && v["url"] != h["source_url"] {
+			t.Errorf("%s: link %v, the hit's %v", cat, v["url"], h["source_url"])
 		}
 	}
 	if after := testcaddy.EmulatorRequests(t, emulatorBase(t, site, "opentk")); after != before {

@@ -14,6 +14,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 )
@@ -137,6 +138,9 @@ func (c *connector) ask(ctx context.Context, platform string, req adapters.Reque
 	if err != nil {
 		return nil, err
 	}
+	if out := outcomeOf(ctx); out != nil {
+		out.observe(a, c.now())
+	}
 	return a, nil
 }
 
@@ -219,6 +223,7 @@ type resultMeta struct {
 	FromCache   bool   `json:"from_cache" jsonschema_description:"Every platform answer behind this result came from BesluitBron's cache."`
 	QueueWaitMS int64  `json:"queue_wait_ms" jsonschema_description:"Milliseconds the platform calls waited for the platform's budget."`
 	CacheStatus string `json:"cache_status,omitempty" jsonschema_description:"The Cache-Status of each platform answer, comma-separated."`
+	FetchedAt   string `json:"fetched_at,omitempty" jsonschema_description:"When the platform gave the oldest answer behind this result (RFC 3339): now, or when BesluitBron's cache stored it."`
 }
 
 // meta says, for the answers a result was built from, whether they all
@@ -226,9 +231,14 @@ type resultMeta struct {
 func meta(platform string, as ...*subrequest.Answer) resultMeta {
 	m := resultMeta{Platform: platform, FromCache: len(as) > 0}
 	var statuses []string
+	var fetched time.Time
+	now := time.Now()
 	for _, a := range as {
 		if a == nil {
 			continue
+		}
+		if at := a.FetchedAt(now); fetched.IsZero() || at.Before(fetched) {
+			fetched = at
 		}
 		m.FromCache = m.FromCache && a.FromCache()
 		m.QueueWaitMS += a.QueueWaitMS
@@ -237,6 +247,9 @@ func meta(platform string, as ...*subrequest.Answer) resultMeta {
 		}
 	}
 	m.CacheStatus = strings.Join(statuses, ", ")
+	if !fetched.IsZero() {
+		m.FetchedAt = fetched.UTC().Format(time.RFC3339)
+	}
 	return m
 }
 
@@ -256,6 +269,7 @@ func page(platform string, p adapters.Page, offset int, as ...*subrequest.Answer
 	if out.Results == nil {
 		out.Results = []adapters.Hit{}
 	}
+	linkers[platform].Link(out.Results)
 	if p.HasMore {
 		out.NextOffset = offset + len(p.Hits)
 	}
@@ -276,6 +290,9 @@ type docOut struct {
 // doc renders a fetched document with the page of text from offset.
 func doc(platform string, d adapters.Document, offset, max int, as ...*subrequest.Answer) *docOut {
 	tp := adapters.PageText(d.Text, offset, max)
+	if d.URI == "" && linkers[platform].URI != nil {
+		d.URI = linkers[platform].URI(d.ID, d.Type)
+	}
 	out := &docOut{resultMeta: meta(platform, as...), Document: d, Text: tp.Text, TextOffset: tp.Offset, TotalChars: tp.TotalChars}
 	if tp.NextOffset > 0 {
 		out.NextOffset = tp.NextOffset
@@ -293,7 +310,51 @@ func structured(out any) *mcpgo.CallToolResult {
 	if err := enc.Encode(out); err != nil {
 		return mcpgo.NewToolResultError("internal error rendering the result: " + err.Error())
 	}
-	return mcpgo.NewToolResultStructured(out, strings.TrimSpace(buf.String()))
+	res := mcpgo.NewToolResultStructured(out, strings.TrimSpace(buf.String()))
+	if l, ok := out.(resourceLinker); ok {
+		for _, link := range l.resourceLinks() {
+			res.Content = append(res.Content, link)
+		}
+	}
+	return res
+}
+
+// linkers give hits and documents their resource URIs (Surface.Link):
+// a URI depends on the platform alone, never on the operator's settings.
+var linkers = registry.Surfaces(registry.Settings{})
+
+// resourceLinker is a result that names documents: each becomes a
+// resource_link content item beside the text, which a client can attach
+// to a conversation or read with resources/read.
+type resourceLinker interface{ resourceLinks() []mcpgo.ResourceLink }
+
+func (p *pageOut) resourceLinks() []mcpgo.ResourceLink {
+	var out []mcpgo.ResourceLink
+	for _, h := range p.Results {
+		if h.URI != "" {
+			out = append(out, documentLink(h.URI, h.ID, h.Title, h.Citation, h.Date))
+		}
+	}
+	return out
+}
+
+func (d *docOut) resourceLinks() []mcpgo.ResourceLink {
+	if d.Document.URI == "" {
+		return nil
+	}
+	return []mcpgo.ResourceLink{documentLink(d.Document.URI, d.Document.ID, d.Document.Title, d.Document.Citation, d.Document.Date)}
+}
+
+// documentLink is a document's resource_link: named by its citation where
+// it has one, described by its title and date.
+func documentLink(uri, id, title, citation, date string) mcpgo.ResourceLink {
+	desc := title
+	if date != "" {
+		desc = strings.TrimSpace(desc + " (" + date + ")")
+	}
+	l := mcpgo.NewResourceLink(uri, firstOf(citation, id), desc, markdown)
+	l.Title = firstOf(title, citation, id)
+	return l
 }
 
 // invalid is the isError result for arguments an adapter refused.

@@ -392,7 +392,7 @@ func docRow(s toolSpec) string {
 	var outs []string
 	for name := range s.tool.OutputSchema.Properties {
 		switch name {
-		case "platform", "from_cache", "queue_wait_ms", "cache_status":
+		case "platform", "from_cache", "queue_wait_ms", "cache_status", "fetched_at":
 		default:
 			outs = append(outs, name)
 		}

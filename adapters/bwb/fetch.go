@@ -93,7 +93,13 @@ func Fetch(get func(adapters.Request) ([]byte, error), p FetchParams, today stri
 	if t.ID != p.ID {
 		return Law{}, &adapters.ParseError{Err: fmt.Errorf("the version of %s holds regulation %q", p.ID, adapters.Cut(t.ID, 40))}
 	}
-	return read(t, v, p)
+	law, err := read(t, v, p)
+	if err == nil && p.Chapter == "" {
+		// The URI pins the version read (its first day in force); a
+		// chapter has no place in it, so a chapter's read keeps none.
+		law.Document.URI = ResourceURI(t.ID, v.From, p.Article)
+	}
+	return law, err
 }
 
 // read cuts the part p asks for out of version v's toestand t.

@@ -17,7 +17,6 @@ const ProbeID = "BWBR0008326"
 // Surface is the laws for the fan-out, the reader and the live check
 // (adapters.Surface).
 func Surface() adapters.Surface {
-	const template = "besluitbron://bwb/{id}{?date,article,page}"
 	return adapters.Surface{
 		Unfit:  unfit,
 		Search: search,
@@ -27,7 +26,7 @@ func Surface() adapters.Surface {
 		},
 		Probe: probe,
 		Resources: []adapters.ResourceKind{{
-			Template: template, Name: "bwb-law", Title: "Law or national regulation (BWB)",
+			Template: resourceTemplate, Name: "bwb-law", Title: "Law or national regulation (BWB)",
 			Description: "A law or national regulation by its BWB identifier (e.g. BWBR0005537), as in force on date (YYYY-MM-DD, default today), whole or one article.",
 			Read: func(ctx context.Context, env adapters.Env, vars map[string]string) (adapters.Document, error) {
 				id, err := adapters.Var(vars, "id")
@@ -39,11 +38,18 @@ func Surface() adapters.Surface {
 				return law.Document, err
 			},
 		}},
-		URI: func(id, _ string) string {
-			u, _ := adapters.ExpandURI(template, map[string]string{"id": id})
-			return u
-		},
+		URI: func(id, _ string) string { return ResourceURI(id, "", "") },
 	}
+}
+
+// resourceTemplate is the URI template of a law as a resource.
+const resourceTemplate = "besluitbron://bwb/{id}{?date,article,page}"
+
+// ResourceURI is regulation id as a resource: as in force on date (empty:
+// today), whole or one article.
+func ResourceURI(id, date, article string) string {
+	u, _ := adapters.ExpandURI(resourceTemplate, map[string]string{"id": id, "date": date, "article": article})
+	return u
 }
 
 // unfit: the laws are searched by words in their title, and are no

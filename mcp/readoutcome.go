@@ -1,0 +1,231 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+)
+
+// A resources/read learns two things on its way that mcp-go gives its
+// handlers no way to say: how long the answers it read stay fresh (the
+// read's ttlMs: mcp-go sets one hint for every read) and that the
+// reference names no document, or is malformed (mcp-go answers every
+// handler error with -32603, not the "resource not found" of the
+// protocol). readOutcome carries both from the handler, through the
+// request's context, to the after-read hook (the hints) and to the
+// connector's ServeHTTP (the error). docs/mcp.md, "Resources", names the
+// mcp-go change that would make this unnecessary.
+
+// readOutcome is what one resources/read request learned.
+type readOutcome struct {
+	mu        sync.Mutex
+	answers   int
+	cached    int
+	fresh     time.Duration // the least fresh lifetime among the answers that said one
+	freshKnow bool
+	fetchedAt time.Time // the oldest answer's
+	code      int       // a JSON-RPC error to answer instead of mcp-go's; 0: none
+	modern    bool      // the request is of the 2026-07-28 era
+	message   string
+	uri       string
+}
+
+type outcomeKey struct{}
+
+func withOutcome(ctx context.Context) (context.Context, *readOutcome) {
+	o := &readOutcome{}
+	return context.WithValue(ctx, outcomeKey{}, o), o
+}
+
+func outcomeOf(ctx context.Context) *readOutcome {
+	o, _ := ctx.Value(outcomeKey{}).(*readOutcome)
+	return o
+}
+
+// observe counts one platform answer the read was built from.
+func (o *readOutcome) observe(a *subrequest.Answer, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.answers++
+	if a.FromCache() {
+		o.cached++
+	}
+	if at := a.FetchedAt(now); o.fetchedAt.IsZero() || at.Before(o.fetchedAt) {
+		o.fetchedAt = at
+	}
+	if d, ok := a.FreshFor(); ok && (!o.freshKnow || d < o.fresh) {
+		o.fresh, o.freshKnow = d, true
+	}
+}
+
+func (o *readOutcome) fromCache() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.answers > 0 && o.cached == o.answers
+}
+
+// hints sets a read's caching hints: platform data is the same for
+// everyone (public), and fresh as long as its least fresh answer; a read
+// whose answers say nothing of it is revalidated (0).
+func (o *readOutcome) hints(r *mcpgo.ReadResourceResult) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var ttl int64
+	if o.freshKnow {
+		ttl = o.fresh.Milliseconds()
+	}
+	r.SetCacheHints(ttl, mcpgo.CacheScopePublic)
+}
+
+// refuse notes the JSON-RPC error the read answers with, and returns it
+// as the handler's error (what mcp-go would say, should the rewrite not
+// happen).
+func (o *readOutcome) refuse(ctx context.Context, code int, uri, message string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.code, o.uri, o.message = code, uri, message
+	o.modern = mcpgo.IsModernProtocol(server.RequestProtocolVersion(ctx))
+	return fmt.Errorf("%s", message)
+}
+
+// notFound is the error of a read whose URI names no document: the
+// protocol's "resource not found" of the request's era (-32602 from
+// 2026-07-28, -32002 before).
+func notFound(ctx context.Context, uri, why string) error {
+	msg := fmt.Sprintf("Resource not found: %s (%s)", uri, why)
+	o := outcomeOf(ctx)
+	if o == nil {
+		return fmt.Errorf("%s: %w", msg, server.ErrResourceNotFound)
+	}
+	code := mcpgo.RESOURCE_NOT_FOUND
+	if mcpgo.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
+		code = mcpgo.INVALID_PARAMS
+	}
+	return o.refuse(ctx, code, uri, msg)
+}
+
+// invalidURI is the error of a malformed URI, refused before any platform
+// call: invalid params, saying what to fix.
+func invalidURI(ctx context.Context, uri, why string) error {
+	msg := fmt.Sprintf("Invalid resource URI %s: %s", uri, why)
+	if o := outcomeOf(ctx); o != nil {
+		return o.refuse(ctx, mcpgo.INVALID_PARAMS, uri, msg)
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// isResourceRead tells whether a POST body is one resources/read request
+// (the only method whose errors the connector rewrites), and its id.
+func isResourceRead(body []byte) (json.RawMessage, bool) {
+	if !bytes.Contains(body, []byte(`resources/read`)) {
+		return nil, false
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method != string(mcpgo.MethodResourcesRead) || len(m.ID) == 0 {
+		return nil, false
+	}
+	return m.ID, true
+}
+
+// readWriter holds mcp-go's answer to a resources/read until the
+// connector knows whether to send it or the read's own error. An event
+// stream is passed through as it comes (the error then stays mcp-go's).
+type readWriter struct {
+	w      http.ResponseWriter
+	header http.Header
+	status int
+	buf    bytes.Buffer
+	stream bool
+}
+
+func newReadWriter(w http.ResponseWriter) *readWriter {
+	return &readWriter{w: w, header: http.Header{}}
+}
+
+func (rw *readWriter) Header() http.Header {
+	if rw.stream {
+		return rw.w.Header()
+	}
+	return rw.header
+}
+
+func (rw *readWriter) WriteHeader(status int) {
+	if rw.status != 0 {
+		return
+	}
+	rw.status = status
+	if strings.HasPrefix(rw.header.Get("Content-Type"), "text/event-stream") {
+		rw.stream = true
+		for k, v := range rw.header {
+			rw.w.Header()[k] = v
+		}
+		rw.w.WriteHeader(status)
+	}
+}
+
+func (rw *readWriter) Write(p []byte) (int, error) {
+	if rw.status == 0 {
+		rw.WriteHeader(http.StatusOK)
+	}
+	if rw.stream {
+		return rw.w.Write(p)
+	}
+	return rw.buf.Write(p)
+}
+
+func (rw *readWriter) Flush() {
+	if rw.stream {
+		_ = http.NewResponseController(rw.w).Flush()
+	}
+}
+
+// finish sends what the read comes to: its own error when the handler
+// refused the URI, else mcp-go's answer as held.
+func (rw *readWriter) finish(o *readOutcome, id json.RawMessage) {
+	if rw.stream {
+		return
+	}
+	o.mu.Lock()
+	code, msg, uri, modern := o.code, o.message, o.uri, o.modern
+	o.mu.Unlock()
+	if code == 0 {
+		for k, v := range rw.header {
+			rw.w.Header()[k] = v
+		}
+		if rw.status == 0 {
+			rw.status = http.StatusOK
+		}
+		rw.w.WriteHeader(rw.status)
+		_, _ = rw.w.Write(rw.buf.Bytes())
+		return
+	}
+	status := http.StatusOK
+	if modern && code == mcpgo.INVALID_PARAMS {
+		// 2026-07-28 sends invalid params with 400, as mcp-go does for
+		// its own (httpStatusForJSONRPCError).
+		status = http.StatusBadRequest
+	}
+	for _, k := range []string{"Mcp-Session-Id"} {
+		if v := rw.header.Get(k); v != "" {
+			rw.w.Header().Set(k, v)
+		}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": msg, "data": map[string]string{"uri": uri}}})
+	rw.w.Header().Set("Content-Type", "application/json")
+	rw.w.WriteHeader(status)
+	_, _ = rw.w.Write(append(body, '\n'))
+}
