@@ -139,6 +139,15 @@ func read(t *Toestand, v Version, p FetchParams) (Law, error) {
 		d.Meta["came_from"] = strings.Join(came, "; ")
 	}
 	d.References = References(pubs)
+	on := p.Date
+	if on == "" {
+		on = v.From
+	}
+	if law.Part != nil {
+		d.Citation = Citation(t.name(), law.Part.Kind, law.Part.Label, on)
+	} else {
+		d.Citation = Citation(t.name(), "", "", on)
+	}
 	law.Document = d
 	return law, nil
 }

@@ -17,9 +17,11 @@ type Toestand struct {
 	InForce string // the version's first day in force (inwerkingtreding)
 	Kind    string // wetgeving's soort: wet, AMvB, ministeriele-regeling, ...
 	Title   string // the citeertitel, else the intitule
-	law     *node  // <wetgeving>
-	pubs    []Publication
-	pubsSet bool
+	// Citeertitel is the citeertitel, "" when the regulation has none.
+	Citeertitel string
+	law         *node // <wetgeving>
+	pubs        []Publication
+	pubsSet     bool
 }
 
 // ParseToestand parses a toestand's XML. Its root must be <toestand>
@@ -42,6 +44,9 @@ func ParseToestand(body []byte) (*Toestand, error) {
 		if c := law.child(name); c != nil && t.Title == "" {
 			t.Title = adapters.Cut(c.textOnly(), 500)
 		}
+	}
+	if c := law.child("citeertitel"); c != nil {
+		t.Citeertitel = adapters.Cut(c.textOnly(), 500)
 	}
 	if t.Title == "" {
 		t.Title = t.ID

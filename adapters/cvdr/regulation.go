@@ -84,6 +84,7 @@ func (m meta) document() (adapters.Document, error) {
 	set("concerns", m.IPM.Betreft)
 	set("published_in", m.Mantel.IsFormatOf.Label)
 	d.References = m.references()
+	d.Citation = citation(d)
 	return d, nil
 }
 

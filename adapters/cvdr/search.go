@@ -94,7 +94,7 @@ func ParseSearch(body []byte, inForceOn string) (adapters.Page, error) {
 			page.TotalApprox = true
 			continue
 		}
-		h := adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date, Source: d.Source, URL: d.URL}
+		h := adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date, Source: d.Source, URL: d.URL, Citation: d.Citation}
 		if u := strings.TrimSpace(r.Enriched.Preferred); strings.HasPrefix(u, "https://lokaleregelgeving.overheid.nl/") {
 			h.URL = u
 		}

@@ -204,6 +204,7 @@ func toHit(m map[string]any) adapters.Hit {
 	if len(h.Date) > 10 && h.Date[4] == '-' {
 		h.Date = strings.ToValidUTF8(h.Date[:10], "") // never half a character
 	}
+	h.Citation = Citation(h.Source, h.Title, h.Date)
 	return h
 }
 
@@ -278,7 +279,7 @@ func ParseDocument(body []byte) (adapters.Document, error) {
 	if h.ID == "" && h.Title == "" {
 		return adapters.Document{}, fmt.Errorf("Open Archivaris document has neither id nor title")
 	}
-	d := adapters.Document{ID: h.ID, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Source, URL: h.URL}
+	d := adapters.Document{ID: h.ID, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Source, URL: h.URL, Citation: h.Citation}
 	d.Text = pick(m, "text", "content", "full_text", "fulltext", "body", "tekst")
 	if d.Text == "" {
 		if pages, ok := m["pages"].([]any); ok {

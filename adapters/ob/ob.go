@@ -179,6 +179,7 @@ type gzdRecord struct {
 		} `xml:"owmsmantel"`
 		TP struct {
 			Publicatienaam string `xml:"publicatienaam"`
+			Vergaderjaar   string `xml:"vergaderjaar"` // a kamerstuk's: 2023-2024
 		} `xml:"tpmeta"`
 	} `xml:"recordData>gzd>originalData>meta"`
 	Enriched struct {
@@ -198,6 +199,7 @@ func (g gzdRecord) record() Record {
 	if h.Date == "" {
 		h.Date = m.Kern.Modified
 	}
+	h.Citation = Citation(h.ID, m.Kern.Creator, m.TP.Vergaderjaar)
 	if a := adapters.Squash(m.Mantel.Abstract); a != "" && a != h.Title {
 		h.Snippet = adapters.Cut(a, adapters.SnippetLen)
 	}

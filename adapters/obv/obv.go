@@ -149,6 +149,7 @@ func ParseSearch(body []byte) (adapters.Page, error) {
 			Snippet: adapters.Snippet(r.Summary, adapters.SnippetLen),
 			URL:     link(r.DownloadURL),
 		}
+		h.Citation = Citation(h.Source, r.Title, h.Date)
 		if h.Title == "" {
 			h.Title = r.EntityTypeLabel
 		}
@@ -336,6 +337,7 @@ func ParseEntity(body []byte) (adapters.Document, error) {
 			}
 		}
 	}
+	d.Citation = Citation(d.Source, d.Title, d.Date)
 	if d.Title == "" {
 		d.Title = e.EntityTypeLabel
 	}

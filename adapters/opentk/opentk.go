@@ -158,6 +158,7 @@ func ParseSearch(body []byte, offset, limit int) (adapters.Page, error) {
 		r := raw.Results[i]
 		h := adapters.Hit{ID: r.Nummer, Type: r.Category, Title: adapters.Squash(r.Onderwerp), Date: day(r.Datum),
 			Snippet: adapters.Snippet(r.Snip, adapters.SnippetLen), URL: ItemURL(r.Category, r.Nummer)}
+		h.Citation = Citation(h.Type, h.ID, h.Date)
 		if r.Relurl != "" && (strings.HasPrefix(r.Relurl, "http://") || strings.HasPrefix(r.Relurl, "https://")) {
 			h.URL = r.Relurl
 		} else if r.Relurl != "" {
@@ -250,7 +251,7 @@ func ParseDocument(nummer, category string, body []byte) (adapters.Document, err
 	if !strings.Contains(strings.ToLower(s), "<") {
 		return adapters.Document{}, fmt.Errorf("OpenTK document is not HTML")
 	}
-	d := adapters.Document{ID: nummer, Type: category, URL: DocumentURL(nummer)}
+	d := adapters.Document{ID: nummer, Type: category, URL: DocumentURL(nummer), Citation: Citation(category, nummer, "")}
 	if category == Verslag {
 		d.URL = ItemURL(Verslag, nummer)
 	}

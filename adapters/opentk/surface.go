@@ -94,7 +94,7 @@ func fetch(ctx context.Context, env adapters.Env, id, kind string) (adapters.Doc
 		if err != nil {
 			return adapters.Document{}, &adapters.InvalidError{Err: err}
 		}
-		return adapters.Document{ID: item, Type: kind, URL: ItemURL(kind, item)}, nil
+		return adapters.Document{ID: item, Type: kind, URL: ItemURL(kind, item), Citation: Citation(kind, item, "")}, nil
 	}
 	n, err := ValidNumber(id)
 	if err != nil {

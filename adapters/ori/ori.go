@@ -263,6 +263,9 @@ func (h hit) toHit(names map[string]string) adapters.Hit {
 	if out.URL == "" {
 		out.URL = str(s["url"])
 	}
+	// Only a resolved organisation's name: the index's key (alkmaar) is
+	// no name to cite.
+	out.Citation = Citation(names[str(s["has_organization_name"])], out.Title, out.Date)
 	if hl := h.Highlight["text"]; len(hl) > 0 {
 		out.Snippet = adapters.Snippet(hl[0], adapters.SnippetLen)
 	} else {
@@ -299,7 +302,8 @@ func ParseDocument(body []byte, names map[string]string) (adapters.Document, err
 	}
 	h := env.Hits.Hits[0]
 	x := h.toHit(names)
-	d := adapters.Document{ID: x.ID, Type: x.Type, Title: x.Title, Date: x.Date, Source: x.Source, URL: x.URL, Meta: map[string]string{}}
+	d := adapters.Document{ID: x.ID, Type: x.Type, Title: x.Title, Date: x.Date, Source: x.Source, URL: x.URL, Citation: x.Citation,
+		Meta: map[string]string{}}
 	if ct := str(h.Source["content_type"]); ct != "" {
 		d.Meta["content_type"] = ct
 	}

@@ -191,6 +191,7 @@ func ParseSearch(body []byte, p SearchParams) (adapters.Page, error) {
 			h.URL = DocumentURL(h.ID)
 		}
 		h.Type = HitType(h.ID, p.Type)
+		h.Citation = Citation(h.ID, h.Source, h.Date)
 		page.Hits = append(page.Hits, h)
 	}
 	page.HasMore = offset+len(f.Entries) < page.Total && len(f.Entries) >= limit
@@ -279,6 +280,7 @@ func ParseContent(body []byte) (adapters.Document, error) {
 	}
 	d.Title = strings.TrimSpace(strings.Join([]string{d.ID, d.Source, d.Date}, ", "))
 	d.URL = DocumentURL(d.ID)
+	d.Citation = Citation(d.ID, d.Source, d.Date)
 	d.References = references(body)
 	summary, err := adapters.XMLText(body, []string{"inhoudsindicatie"}, blocks)
 	if err != nil {

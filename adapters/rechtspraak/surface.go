@@ -109,7 +109,7 @@ func byECLI(ctx context.Context, env adapters.Env, ids []string) (adapters.Page,
 			return adapters.Page{}, err
 		}
 		pg.Hits = append(pg.Hits, adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date,
-			Source: d.Source, Snippet: adapters.Snippet(d.Meta["summary"], adapters.SnippetLen), URL: d.URL})
+			Source: d.Source, Snippet: adapters.Snippet(d.Meta["summary"], adapters.SnippetLen), URL: d.URL, Citation: d.Citation})
 	}
 	pg.Total = len(pg.Hits)
 	return pg, nil
@@ -167,7 +167,7 @@ func SearchByWords(ctx context.Context, env adapters.Env, words WordIndex, q Wor
 	pg := adapters.Page{Total: wp.Total, HasMore: q.Offset+len(wp.Hits) < wp.Total, Hits: []adapters.Hit{}, Provenance: wp.Provenance}
 	for _, h := range wp.Hits {
 		pg.Hits = append(pg.Hits, adapters.Hit{ID: h.ECLI, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Court,
-			Snippet: adapters.Snippet(h.Summary, adapters.SnippetLen), URL: DocumentURL(h.ECLI)})
+			Snippet: adapters.Snippet(h.Summary, adapters.SnippetLen), URL: DocumentURL(h.ECLI), Citation: Citation(h.ECLI, h.Court, h.Date)})
 	}
 	return pg, nil
 }

@@ -161,6 +161,9 @@ func TestKamerstukAgainstEmulator(t *testing.T) {
 					if h.Kamerstuk != "" {
 						t.Errorf("%s: %s is in no dossier but carries %s", root, h.ID, h.Kamerstuk)
 					}
+					if !strings.HasPrefix(h.Citation, "Tweede Kamer, ") || !strings.Contains(h.Citation, h.ID) {
+						t.Errorf("%s: %s is cited as %q", root, h.ID, h.Citation)
+					}
 					continue
 				}
 				in++
@@ -170,6 +173,9 @@ func TestKamerstukAgainstEmulator(t *testing.T) {
 				}
 				if m != nil && m[1] != "" {
 					withAddition++
+				}
+				if !strings.HasPrefix(h.Citation, "Kamerstukken II ") || !strings.HasSuffix(h.Citation, fmt.Sprintf(", nr. %d", d.Volgnummer)) {
+					t.Errorf("%s: %s (%s) is cited as %q", root, h.ID, h.Kamerstuk, h.Citation)
 				}
 			}
 		}

@@ -279,7 +279,7 @@ func (d document) hit() adapters.Hit {
 		title = d.Titel
 	}
 	h := adapters.Hit{ID: d.Nummer, Type: d.Soort, Title: adapters.Squash(title), Date: day(d.Datum), Source: d.Organisatie,
-		Kamerstuk: d.Kamerstuk}
+		Kamerstuk: d.Kamerstuk, Citation: d.citation()}
 	if h.ID == "" {
 		h.ID = d.ID
 	}
@@ -295,7 +295,7 @@ func (d document) hit() adapters.Hit {
 func (d document) doc() adapters.Document {
 	h := d.hit()
 	out := adapters.Document{ID: h.ID, Type: d.Soort, Title: h.Title, Date: h.Date, Source: d.Organisatie, URL: h.URL,
-		Meta: map[string]string{"guid": d.ID}}
+		Citation: h.Citation, Meta: map[string]string{"guid": d.ID}}
 	for k, v := range map[string]string{"vergaderjaar": d.Vergaderjaar, "content_type": d.ContentType,
 		"content_length": d.ContentLength, "volgnummer": d.Ondernummer, "datum_registratie": day(d.Registratie)} {
 		if v != "" {
