@@ -1,0 +1,231 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
+)
+
+const resourceConnectors = `	handle /mcp/alles {
+		mcp alles {
+			platforms obv tk opentk ob rechtspraak bwb cvdr
+			max_text_chars 400
+		}
+	}
+	handle /mcp/raad {
+		mcp raad {
+			platforms obv
+		}
+	}`
+
+func readResource(c *client.Client, uri string) (*mcpgo.ReadResourceResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return c.ReadResource(ctx, mcpgo.ReadResourceRequest{Params: mcpgo.ReadResourceParams{URI: uri}})
+}
+
+// hitOf calls a search tool and returns its first hit and the result's
+// resource_link items.
+func hitOf(t *testing.T, c *client.Client, tool string, args map[string]any) (map[string]any, []mcpgo.ResourceLink) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: tool, Arguments: args}})
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %s", tool, err, resultText(res))
+	}
+	var links []mcpgo.ResourceLink
+	for _, ct := range res.Content {
+		if l, ok := ct.(mcpgo.ResourceLink); ok {
+			links = append(links, l)
+		}
+	}
+	hits, _ := decodeResult(t, resultText(res))["results"].([]any)
+	if len(hits) == 0 {
+		t.Fatalf("%s found nothing", tool)
+	}
+	return hits[0].(map[string]any), links
+}
+
+// A client can hold on to a document: every hit names its resource URI
+// (in structuredContent and as a resource_link) and its citation, and
+// resources/read reads that URI through the same cache as the tools,
+// paged, with the cache's lifetime as its ttlMs; a URI that names no
+// document, or a malformed one, gets the protocol's error and costs no
+// platform call when malformed. Both eras.
+func TestDocumentsAsResources(t *testing.T) {
+	keys := []string{"obv", "tk", "opentk", "ob", "rechtspraak", "bwb", "cvdr"}
+	site, port := emulatorSite(t, keys, resourceConnectors)
+	testcaddy.Load(t, site)
+	base := fmt.Sprintf("http://127.0.0.1:%d/mcp/", port)
+	rsEmu := emulatorBase(t, site, "rechtspraak")
+	for _, legacy := range []bool{true, false} {
+		era := map[bool]string{true: "2025-11-25", false: "2026-07-28"}[legacy]
+		t.Run(era, func(t *testing.T) {
+			c := connect(t, base+"alles", legacy, nil)
+			ctx := context.Background()
+
+			tpls, err := c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			have := map[string]bool{}
+			for _, tp := range tpls.ResourceTemplates {
+				have[tp.URITemplate.Raw()] = true
+			}
+			for _, want := range []string{"besluitbron://rechtspraak/{ecli}{?page}", "besluitbron://tk/document/{nummer}{?page}",
+				"besluitbron://ob/{id}{?page}", "besluitbron://obv/{id}{?page}", "besluitbron://bwb/{id}{?date,article,page}",
+				"besluitbron://cvdr/{id}{?page}", "besluitbron://opentk/{category}/{id}{?page}"} {
+				if !have[want] {
+					t.Errorf("resources/templates/list lacks %s: %v", want, have)
+				}
+			}
+			lists, err := c.ListResources(ctx, mcpgo.ListResourcesRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := map[string]bool{}
+			for _, r := range lists.Resources {
+				listed[r.URI] = true
+			}
+			if !listed["besluitbron://rechtspraak/courts"] || !listed["besluitbron://obv/organisations"] || len(lists.Resources) > 10 {
+				t.Errorf("resources/list: %v", listed)
+			}
+			courts, err := readResource(c, "besluitbron://rechtspraak/courts")
+			if err != nil || len(courts.Contents) != 1 || !strings.Contains(courts.Contents[0].(mcpgo.TextResourceContents).Text, "Hoge Raad") {
+				t.Fatalf("courts: %v %+v", err, courts)
+			}
+
+			// A ruling found by the tool links to itself; reading the link
+			// after the tool's fetch costs no platform call.
+			hit, links := hitOf(t, c, "rechtspraak_search", map[string]any{"court": "HR", "limit": 3})
+			ecli, uri := hit["id"].(string), hit["uri"].(string)
+			if uri != "besluitbron://rechtspraak/"+url.PathEscape(strings.ReplaceAll(ecli, ":", "%3A")) && uri != "besluitbron://rechtspraak/"+strings.ReplaceAll(ecli, ":", "%3A") {
+				t.Errorf("hit %s has uri %q", ecli, uri)
+			}
+			if cit, _ := hit["citation"].(string); !strings.Contains(cit, ecli) {
+				t.Errorf("hit %s has citation %q", ecli, cit)
+			}
+			if len(links) == 0 || links[0].URI != uri || !strings.Contains(links[0].Name, ecli) {
+				t.Errorf("resource_link items %+v, want the first for %s", links, uri)
+			}
+			r, err := readResource(c, uri)
+			if err != nil || len(r.Contents) != 1 {
+				t.Fatalf("read %s: %v %+v", uri, err, r)
+			}
+			tc := r.Contents[0].(mcpgo.TextResourceContents)
+			if tc.MIMEType != "text/markdown" || !strings.HasPrefix(tc.Text, "# ") || !strings.Contains(tc.Text, "Citation: ") || tc.Meta["citation"] != hit["citation"] {
+				t.Errorf("read %s: %s %q %v", uri, tc.MIMEType, adapterCut(tc.Text), tc.Meta)
+			}
+			if !legacy {
+				if _, ok := r.TTL(); !ok || r.CacheScope != mcpgo.CacheScopePublic {
+					t.Errorf("read hints: scope %q", r.CacheScope)
+				}
+			}
+			// Long text comes in pages of max_text_chars.
+			if pages, _ := tc.Meta["pages"].(float64); pages < 2 {
+				t.Fatalf("a ruling in pages of 400 characters has %v pages", tc.Meta["pages"])
+			}
+			next, _ := tc.Meta["next_page_uri"].(string)
+			p2, err := readResource(c, next)
+			if err != nil || p2.Contents[0].(mcpgo.TextResourceContents).Text == tc.Text || !strings.Contains(p2.Contents[0].(mcpgo.TextResourceContents).Text, "Page 2 of") {
+				t.Errorf("page 2 (%s): %v", next, err)
+			}
+
+			// Refusals: the protocol's errors, and no platform call for a
+			// malformed reference.
+			notFound := mcpgo.ErrResourceNotFound
+			if !legacy {
+				notFound = mcpgo.ErrInvalidParams // 2026-07-28's resource not found
+			}
+			if _, err := readResource(c, uri+"?page=9999"); !errors.Is(err, mcpgo.ErrInvalidParams) || !strings.Contains(err.Error(), "last page") {
+				t.Errorf("page past the end: %v", err)
+			}
+			before := testcaddy.EmulatorRequests(t, rsEmu)
+			for _, bad := range []string{"besluitbron://rechtspraak/not-an-ecli", uri + "?page=0", uri + "?page=x",
+				"besluitbron://bwb/BWBR0005537?date=yesterday", "besluitbron://bwb/" + strings.Repeat("x", 300)} {
+				if _, err := readResource(c, bad); !errors.Is(err, mcpgo.ErrInvalidParams) {
+					t.Errorf("malformed %s: %v, want invalid params", adapterCut(bad), err)
+				}
+			}
+			if got := testcaddy.EmulatorRequests(t, rsEmu); got != before {
+				t.Errorf("malformed references cost %d platform calls", got-before)
+			}
+			for _, missing := range []string{"besluitbron://rechtspraak/ECLI%3ANL%3AHR%3A2099%3A99999", "besluitbron://nowhere/x", "https://example.org/x"} {
+				_, err := readResource(c, missing)
+				if !errors.Is(err, notFound) || !strings.Contains(err.Error(), "not found") {
+					t.Errorf("missing %s: %v, want resource not found", missing, err)
+				}
+			}
+
+			// A law's URI pins the version read and the article.
+			law, _ := hitOf(t, c, "bwb_search", map[string]any{"query": "belastingcapaciteit", "in_force_on": "2003-05-01"})
+			lr, err := readResource(c, law["uri"].(string))
+			if err != nil || !strings.Contains(lr.Contents[0].(mcpgo.TextResourceContents).Text, "wetten.overheid.nl") {
+				t.Errorf("read %s: %v", law["uri"], err)
+			}
+
+			// Another connector offers only its own platforms' documents.
+			raad := connect(t, base+"raad", legacy, nil)
+			if _, err := readResource(raad, uri); !errors.Is(err, notFound) {
+				t.Errorf("raad read a ruling: %v", err)
+			}
+		})
+	}
+}
+
+func adapterCut(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}
+
+// resources/read goes through the same chain as the tools: after a tool
+// call, reading the same document is a cache hit (no platform call), its
+// ttlMs is the cache entry's remaining lifetime and its scope public.
+func TestResourceReadSharesTheToolsCache(t *testing.T) {
+	site, port := chainSite(t, t.TempDir())
+	testcaddy.Load(t, site)
+	emu := regexp.MustCompile(`http://:(\d+) \{\s*besluitbron_emulator obv`).FindStringSubmatch(site)
+	emuBase := "http://127.0.0.1:" + emu[1]
+	for _, legacy := range []bool{true, false} {
+		c := connect(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port), legacy, nil)
+		src := decodeResult(t, mustTool(t, c, "obv_sources", nil))
+		org := src["organizations"].([]any)[1].(map[string]any)["key"].(string)
+		hit, _ := hitOf(t, c, "obv_search", map[string]any{"organization": org, "limit": 5})
+		doc := decodeResult(t, mustTool(t, c, "obv_fetch", map[string]any{"id": hit["id"]}))
+		uri := doc["document"].(map[string]any)["uri"].(string)
+		if uri != hit["uri"] {
+			t.Errorf("the fetched document's uri %q is not its hit's %q", uri, hit["uri"])
+		}
+		before := testcaddy.EmulatorRequests(t, emuBase)
+		r, err := readResource(c, uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := r.Contents[0].(mcpgo.TextResourceContents)
+		if tc.Meta["from_cache"] != true || testcaddy.EmulatorRequests(t, emuBase) != before {
+			t.Errorf("read after obv_fetch: from_cache %v, %d platform calls", tc.Meta["from_cache"], testcaddy.EmulatorRequests(t, emuBase)-before)
+		}
+		if !strings.Contains(tc.Text, doc["text"].(string)[:min(100, len(doc["text"].(string)))]) {
+			t.Errorf("the read's text is not the tool's:\n%s", adapterCut(tc.Text))
+		}
+		if !legacy {
+			ttl, ok := r.TTL()
+			if !ok || ttl <= 0 || ttl > 31*24*3600*1000 || r.CacheScope != mcpgo.CacheScopePublic {
+				t.Errorf("hints of a cached document: ttlMs %d %v, scope %q", ttl, ok, r.CacheScope)
+			}
+		}
+	}
+}
