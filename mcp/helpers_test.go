@@ -438,4 +438,3 @@ func fixturesPresent(t *testing.T) {
 func newTransport(url string, hc *http.Client) (*transport.StreamableHTTP, error) {
 	return transport.NewStreamableHTTP(url, transport.WithHTTPBasicClient(hc))
 }
-
