@@ -73,6 +73,7 @@ func newConnector(name string, idle time.Duration, reg *session.Registry) *conne
 		server.WithToolCapabilities(true),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
+		withPromptsAndCompletions(c),
 	)
 	c.http = server.NewStreamableHTTPServer(c.mcp,
 		server.WithSessionIdManagerResolver(idResolver{c.ids}),
@@ -90,6 +91,7 @@ func (c *connector) configure(s settings) {
 	s.surfaces = registry.Surfaces(s.adapterSettings())
 	c.cfg.Store(&s)
 	c.mcp.SetTools(c.toolsFor(s.platforms)...)
+	c.mcp.SetPrompts(c.promptsFor(s.platforms)...)
 }
 
 func (c *connector) settings() *settings { return c.cfg.Load() }
