@@ -315,3 +315,28 @@ func TestCaseLawPlanWithIndex(t *testing.T) {
 		t.Errorf("case_law with the index: %v\n%s", st, text)
 	}
 }
+
+// A reload swaps a connector's prompts with its platforms, as it does
+// its tools; a client of the session era sees the new list.
+func TestPromptsFollowReload(t *testing.T) {
+	site, port := emulatorSite(t, []string{"rechtspraak", "ob"}, `	handle /mcp/wissel {
+		mcp wissel {
+			platforms rechtspraak
+		}
+	}`)
+	testcaddy.Load(t, site)
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp/wissel", port)
+	c := connect(t, url, true, nil)
+	if got := listPrompts(t, c); !slices.Equal(got, []string{"case_law"}) {
+		t.Fatalf("before the reload: %v", got)
+	}
+	testcaddy.Reload(t, strings.Replace(site, "platforms rechtspraak\n", "platforms ob\n", 1))
+	for _, c := range []*client.Client{c, connect(t, url, false, nil)} {
+		if got := listPrompts(t, c); !slices.Equal(got, []string{"publications_on"}) {
+			t.Errorf("after the reload: %v", got)
+		}
+	}
+	if _, err := getPrompt(t, c, "case_law", map[string]string{"subject": "x"}); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("case_law after the reload: %v", err)
+	}
+}
