@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
@@ -44,6 +46,14 @@ func TestCompletionsAgainstEmulators(t *testing.T) {
 	testcaddy.Load(t, site)
 	url := func(name string) string { return fmt.Sprintf("http://127.0.0.1:%d/mcp/%s", port, name) }
 	calls := func(key string) int64 { return testcaddy.EmulatorRequests(t, emulatorBase(t, site, key)) }
+	// The Tweede Kamer emulator builds its data at its first request,
+	// which under -race on a busy machine outlasts a tool call's 20 s.
+	hc := &http.Client{Timeout: 3 * time.Minute}
+	if resp, err := hc.Get(emulatorBase(t, site, "tk") + tk.DefaultRoot + "/Fractie?$top=1"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
 	for _, legacy := range []bool{true, false} {
 		era := map[bool]string{true: "2025-11-25", false: "2026-07-28"}[legacy]
 		t.Run(era, func(t *testing.T) {
