@@ -87,6 +87,7 @@ func newConnector(name string, idle time.Duration, reg *session.Registry) *conne
 		// lifetime is the cache's (readOutcome.hints).
 		server.WithCacheHints(0, mcpgo.CacheScopePublic),
 		server.WithHooks(hooks),
+		withPromptsAndCompletions(c),
 	)
 	c.http = server.NewStreamableHTTPServer(c.mcp,
 		server.WithSessionIdManagerResolver(idResolver{c.ids}),
@@ -106,6 +107,7 @@ func (c *connector) configure(s settings) {
 	c.mcp.SetTools(c.toolsFor(s.platforms)...)
 	c.mcp.SetResourceTemplates(c.resourcesFor(&s)...)
 	c.mcp.SetResources(c.listsFor(&s)...)
+	c.mcp.SetPrompts(c.promptsFor(s.platforms)...)
 }
 
 func (c *connector) settings() *settings { return c.cfg.Load() }
