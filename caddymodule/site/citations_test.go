@@ -49,8 +49,8 @@ func searchJSON(t *testing.T, h house, q url.Values) []citedHit {
 // skipped (the URI and page facts are not); once any Rechtspraak or OB
 // hit carries a citation, all of them are held.
 func citationsOnThePage(t *testing.T, h house) {
-	rulings := searchJSON(t, h, url.Values{"org": {"Hoge Raad"}, "platform": {"rechtspraak"}, "limit": {"5"}})
-	pubs := searchJSON(t, h, url.Values{"q": {"besluit"}, "platform": {"ob"}, "limit": {"10"}})
+	rulings := searchJSON(t, h, url.Values{"org": {"Hoge Raad"}, "platform": {"rechtspraak"}})
+	pubs := searchJSON(t, h, url.Values{"q": {"besluit"}, "platform": {"ob"}})
 	if len(rulings) == 0 || len(pubs) == 0 {
 		t.Fatalf("no hits to cite: %d rulings, %d publications", len(rulings), len(pubs))
 	}
@@ -92,13 +92,14 @@ func citationsOnThePage(t *testing.T, h house) {
 		}
 	}
 
-	// The page: each citation as text, with a copy button carrying it.
+	// The page (the same searches: it takes no limit): each citation as
+	// text, with a copy button carrying it.
 	for _, c := range []struct {
 		q    url.Values
 		hits []citedHit
 	}{
-		{url.Values{"org": {"Hoge Raad"}, "platform": {"rechtspraak"}, "limit": {"5"}}, rulings},
-		{url.Values{"q": {"besluit"}, "platform": {"ob"}, "limit": {"10"}}, pubs},
+		{url.Values{"org": {"Hoge Raad"}, "platform": {"rechtspraak"}}, rulings},
+		{url.Values{"q": {"besluit"}, "platform": {"ob"}}, pubs},
 	} {
 		page := get(t, h.base+"/search?"+c.q.Encode(), nil)
 		for _, hit := range c.hits {
