@@ -70,6 +70,70 @@ func TestDedupKamerstukAndECLI(t *testing.T) {
 	if _, ok := byID["opentk 2023D00001"]; !ok || len(res.Hits) != 3 {
 		t.Errorf("hits %v: want the kamerstuk, the ruling and OpenTK's other letter", keys(byID))
 	}
+	// Every hit, and every duplicate folded into also, names its document
+	// as a resource: its platform's besluitbron:// URI for its id.
+	for _, h := range res.Hits {
+		if want := e.surfaces[h.Platform].URI(h.ID, h.Type); h.URI != want || !strings.HasPrefix(h.URI, "besluitbron://"+h.Platform+"/") {
+			t.Errorf("hit %s %s: uri %q, want %q", h.Platform, h.ID, h.URI, want)
+		}
+		for _, l := range h.Also {
+			if want := e.surfaces[l.Platform].URI(l.ID, ""); l.URI != want || !strings.HasPrefix(l.URI, "besluitbron://"+l.Platform+"/") {
+				t.Errorf("also %s %s of %s: uri %q, want %q", l.Platform, l.ID, h.ID, l.URI, want)
+			}
+		}
+	}
+}
+
+// TestCitationAndURIInTheAnswer: a platform's citation and resource URI
+// reach the merged hit, a folded duplicate keeps its own in also, and a
+// lead without a citation takes its duplicate's (the same document). In
+// JSON the public page is source_url, as in every platform tool; no
+// "url" is left.
+func TestCitationAndURIInTheAnswer(t *testing.T) {
+	const ecli = "ECLI:NL:RBDHA:2013:15631"
+	keys := []string{"rechtspraak", "ori", "ob"}
+	per := [][]Hit{
+		{hitOf("rechtspraak", "Rechtspraak", adapters.Hit{ID: ecli, Title: "Uitspraak", Citation: ecli,
+			URI: "besluitbron://rechtspraak/" + ecli, URL: "https://uitspraken.rechtspraak.nl/details?id=" + ecli})},
+		{hitOf("ori", "Open Raadsinformatie", adapters.Hit{ID: "77", Title: "Raadsvoorstel",
+			URI: "besluitbron://ori/77", URL: "https://uitspraken.rechtspraak.nl/InzienDocument?id=" + ecli})},
+		{hitOf("ob", "Officiële Bekendmakingen", adapters.Hit{ID: "stb-2018-84", Title: "Wet", Citation: "Stb. 2018, 84",
+			URI: "besluitbron://ob/stb-2018-84"})},
+	}
+	hits := Merge(keys, per, SortRelevance)
+	if len(hits) != 2 {
+		t.Fatalf("hits %+v, want the ruling (ORI folded in) and the law", hits)
+	}
+	byID := map[string]Hit{}
+	for _, h := range hits {
+		byID[h.ID] = h
+	}
+	r := byID[ecli]
+	if r.Citation != ecli || r.URI != "besluitbron://rechtspraak/"+ecli || len(r.Also) != 1 || r.Also[0].URI != "besluitbron://ori/77" {
+		t.Errorf("ruling %+v", r)
+	}
+	if law := byID["stb-2018-84"]; law.Citation != "Stb. 2018, 84" || law.URI != "besluitbron://ob/stb-2018-84" {
+		t.Errorf("law %+v", law)
+	}
+	// Officiële Bekendmakingen leads a kamerstuk; when its hit gave no
+	// citation, the merged hit carries the one OpenTK gave.
+	const kst = "Kamerstukken II 2023/24, 36200-VII, nr. 12"
+	folded := Merge([]string{"opentk", "ob"}, [][]Hit{
+		{hitOf("opentk", "OpenTK", adapters.Hit{ID: "2023D41173", Citation: kst, URL: "https://www.openkamer.nl/op/kst-36200-VII-12"})},
+		{hitOf("ob", "Officiële Bekendmakingen", adapters.Hit{ID: "kst-36200-VII-12", URI: "besluitbron://ob/kst-36200-VII-12"})},
+	}, SortRelevance)
+	if len(folded) != 1 || folded[0].Platform != "ob" || folded[0].Citation != kst || len(folded[0].Also) != 1 || folded[0].Also[0].Citation != kst {
+		t.Errorf("kamerstuk %+v: want OB's hit with OpenTK's citation", folded)
+	}
+	b, _ := json.Marshal(hits)
+	for _, want := range []string{`"source_url":"https://uitspraken.rechtspraak.nl/details?id=` + ecli + `"`, `"citation":"Stb. 2018, 84"`, `"uri":"besluitbron://ori/77"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), `"url"`) {
+		t.Errorf("JSON still names a url:\n%s", b)
+	}
 }
 
 func keys(m map[string]Hit) []string {

@@ -15,7 +15,8 @@ import (
 // hitOf is a platform's compact hit in the merged answer's shape.
 func hitOf(k, name string, h adapters.Hit) Hit {
 	return Hit{Platform: k, PlatformName: name, Type: h.Type, ID: h.ID, Title: h.Title, Date: h.Date,
-		Organisation: h.Source, Snippet: h.Snippet, URL: h.URL, Kamerstuk: h.Kamerstuk}
+		Organisation: h.Source, Snippet: h.Snippet, URL: h.URL,
+		Citation: h.Citation, URI: h.URI, Kamerstuk: h.Kamerstuk}
 }
 
 // Shared identifiers, as the platforms write them (see docs/search.md):
@@ -122,7 +123,8 @@ func Merge(keys []string, perPlatform [][]Hit, order string) []Hit {
 			groups = append(groups, it)
 		} else {
 			lead := groups[g]
-			lead.h.Also = append(lead.h.Also, Link{Platform: it.h.Platform, PlatformName: it.h.PlatformName, ID: it.h.ID, URL: it.h.URL})
+			lead.h.Also = append(lead.h.Also, Link{Platform: it.h.Platform, PlatformName: it.h.PlatformName, ID: it.h.ID, URL: it.h.URL,
+				Citation: it.h.Citation, URI: it.h.URI})
 			lead.ranks = append(lead.ranks, it.rank+1)
 			if dayOf(lead.h.Date) == "" && dayOf(it.h.Date) != "" {
 				lead.h.Date = it.h.Date
@@ -132,6 +134,11 @@ func Merge(keys []string, perPlatform [][]Hit, order string) []Hit {
 			}
 			if lead.h.Snippet == "" {
 				lead.h.Snippet = it.h.Snippet
+			}
+			if lead.h.Citation == "" {
+				// The preferred platform cites it where it can; else the
+				// citation another platform gave for the same document.
+				lead.h.Citation = it.h.Citation
 			}
 			if lead.h.Kamerstuk == "" {
 				lead.h.Kamerstuk = it.h.Kamerstuk

@@ -12,7 +12,16 @@ type Hit struct {
 	Date         string `json:"date,omitempty"` // YYYY-MM-DD when the platform gave one
 	Organisation string `json:"organisation,omitempty"`
 	Snippet      string `json:"snippet,omitempty"`
-	URL          string `json:"url,omitempty"` // the document at its source
+	// URL is the document's public page at its source (source_url, as
+	// every platform tool names it).
+	URL string `json:"source_url,omitempty"`
+	// Citation is how the document is cited, in the Dutch form for its
+	// kind (ECLI:NL:HR:2024:123, Stb. 2018, 84), as its platform gave it.
+	Citation string `json:"citation,omitempty"`
+	// URI is the document as a BesluitBron MCP resource
+	// (besluitbron://<platform>/...), which resources/read reads; empty
+	// for a platform whose documents are not read here.
+	URI string `json:"uri,omitempty"`
 	// Kamerstuk is the kamerstuk number (kst-36200-VII-12) when the
 	// platform gave it apart from its id and link (Tweede Kamer's
 	// Gegevensmagazijn): the identifier its publication at Officiële
@@ -29,7 +38,9 @@ type Link struct {
 	Platform     string `json:"platform"`
 	PlatformName string `json:"platform_name"`
 	ID           string `json:"id"`
-	URL          string `json:"url,omitempty"`
+	URL          string `json:"source_url,omitempty"`
+	Citation     string `json:"citation,omitempty"`
+	URI          string `json:"uri,omitempty"`
 }
 
 // Outcome states.

@@ -67,7 +67,13 @@ func TestSearchEveryPlatform(t *testing.T) {
 				t.Errorf("hit %d (%s) after hit %d (%s): not newest first, undated last", i, h.Date, i-1, res.Hits[i-1].Date)
 			}
 		}
+		if e.surfaces[h.Platform].URI != nil && !strings.HasPrefix(h.URI, "besluitbron://"+h.Platform+"/") {
+			t.Errorf("hit %s/%s: uri %q, want its besluitbron:// resource", h.Platform, h.ID, h.URI)
+		}
 		for _, l := range h.Also {
+			if e.surfaces[l.Platform].URI != nil && !strings.HasPrefix(l.URI, "besluitbron://"+l.Platform+"/") {
+				t.Errorf("hit %s/%s: also %s/%s has uri %q", h.Platform, h.ID, l.Platform, l.ID, l.URI)
+			}
 			if h.Platform != "tk" || l.Platform != "opentk" || l.ID != h.ID {
 				t.Errorf("hit %s/%s folded %+v: only TK and OpenTK share documents here", h.Platform, h.ID, l)
 			}

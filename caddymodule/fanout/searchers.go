@@ -23,8 +23,14 @@ func (e *Engine) skipReason(k string, q Query) (why, reason string) {
 }
 
 // search asks platform k the question through its surface, with the
-// calls' getter, the engine's memo and the time.
+// calls' getter, the engine's memo and the time; each hit gets its
+// resource URI (Surface.Link).
 func (e *Engine) search(ctx context.Context, c *calls, k string, q Query) (adapters.Page, error) {
 	env := adapters.Env{Get: c.get, Memo: &e.memo, Now: e.clock.Now()}
-	return e.surfaces[k].Search(ctx, env, q.question())
+	s := e.surfaces[k]
+	pg, err := s.Search(ctx, env, q.question())
+	if err == nil {
+		s.Link(pg.Hits)
+	}
+	return pg, err
 }

@@ -244,6 +244,11 @@ func TestBrowser(t *testing.T) {
 			walk(t, ctx, base, scripts)
 		})
 	}
+	t.Run("copy and read", func(t *testing.T) {
+		ctx := tab(t, b, true)
+		t.Run("double", func(t *testing.T) { copyDouble(t, ctx) })
+		t.Run("house", func(t *testing.T) { copyAndReadInTheHouse(t, ctx, base) })
+	})
 	// Last, since it spends this address's searches for a while.
 	t.Run("too many searches", func(t *testing.T) { overTheLimit(t, tab(t, b, false), tab(t, b, true), base) })
 }
@@ -380,6 +385,12 @@ func walk(t *testing.T, ctx context.Context, base string, scripts bool) {
 	}
 	if src := eval[string](t, ctx, `(document.querySelector(".source a") || {}).href || ""`); src == "" {
 		t.Error("the reader view has no link to the source")
+	}
+	// Its resource URI, as text; the copy button only with the script.
+	if uri := eval[string](t, ctx, `(document.querySelector("dd.uri .copy-value") || {}).textContent || ""`); !strings.HasPrefix(uri, "besluitbron://") {
+		t.Errorf("the reader view shows resource URI %q", uri)
+	} else if visible := eval[bool](t, ctx, `document.querySelector("dd.uri button.copy").offsetParent !== null`); visible != scripts {
+		t.Errorf("with scripts %v, the copy button is visible: %v", scripts, visible)
 	}
 	checkAxe(t, ctx, "/lezen", scripts)
 	if shots {

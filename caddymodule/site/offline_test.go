@@ -20,6 +20,8 @@ func TestOfflineHouse(t *testing.T) {
 	t.Run("reasons in the page's language", func(t *testing.T) { reasonsInThePagesLanguage(t, h) })
 	t.Run("refused question in the page's language", func(t *testing.T) { refusedInThePagesLanguage(t, h) })
 	t.Run("order on every surface", func(t *testing.T) { orderOnEverySurface(t, h) })
+	t.Run("citations on the page", func(t *testing.T) { citationsOnThePage(t, h) })
+	t.Run("reader shows structure", func(t *testing.T) { readerShowsStructure(t, h) })
 	t.Run("store local", func(t *testing.T) {
 		if mode := statusStore(t, h); mode != "local" {
 			t.Errorf("/status.json says store %q, want local", mode)

@@ -58,6 +58,7 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 		return h.render(w, r, status, "reader", view)
 	}
 	view.Title, view.Date, view.Organisation, view.SourceURL = d.Title, d.Date, d.Source, d.URL
+	view.Citation, view.URI = d.Citation, d.URI
 	if view.SourceURL == "" {
 		view.SourceURL = sourceLink(q.Get("src"))
 	}

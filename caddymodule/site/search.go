@@ -140,7 +140,8 @@ func (h *Handler) fill(v *ui.SearchView, outcomes []fanout.Outcome, hits []fanou
 	v.Hits = v.Hits[:0]
 	for _, hit := range hits {
 		uh := ui.Hit{Platform: hit.Platform, PlatformName: nameOr(hit.PlatformName, h.platformName(hit.Platform)), Type: hit.Type, ID: hit.ID,
-			Title: hit.Title, Date: hit.Date, Organisation: hit.Organisation, Snippet: hit.Snippet, URL: hit.URL}
+			Title: hit.Title, Date: hit.Date, Organisation: hit.Organisation, Snippet: hit.Snippet, URL: hit.URL,
+			Citation: hit.Citation, URI: hit.URI}
 		uh.ReadURL = h.readURL(v.Page, hit.Platform, hit.ID, hit.Type, hit.URL)
 		for _, l := range hit.Also {
 			uh.Also = append(uh.Also, ui.Link{Platform: l.Platform, PlatformName: nameOr(l.PlatformName, h.platformName(l.Platform)), URL: l.URL,

@@ -59,8 +59,10 @@ func (rd *Reader) Unreadable(platform string) string {
 // Readable tells whether the reader can read the platform's documents.
 func (rd *Reader) Readable(platform string) bool { return rd.Unreadable(platform) == "" }
 
-// Fetch returns the document id of platform with its full text. kind is
-// the hit's type where a platform needs it (OpenTK's category).
+// Fetch returns the document id of platform with its full text and its
+// resource URI (besluitbron://..., from the platform's surface when the
+// fetch did not set it). kind is the hit's type where a platform needs it
+// (OpenTK's category).
 func (rd *Reader) Fetch(ctx context.Context, platform, id, kind string) (adapters.Document, error) {
 	if len(id) == 0 || len(id) > 500 {
 		return adapters.Document{}, invalid(errors.New("the id must be 1 to 500 characters"))
@@ -68,10 +70,20 @@ func (rd *Reader) Fetch(ctx context.Context, platform, id, kind string) (adapter
 	if why := rd.Unreadable(platform); why != "" {
 		return adapters.Document{}, invalid(fmt.Errorf("the reader cannot read documents of platform %q: %s", platform, why))
 	}
-	d, err := rd.Surfaces[platform].Fetch(ctx, adapters.Env{Get: rd.Get, Memo: &rd.memo, Now: rd.now()}, id, kind)
+	s := rd.Surfaces[platform]
+	d, err := s.Fetch(ctx, adapters.Env{Get: rd.Get, Memo: &rd.memo, Now: rd.now()}, id, kind)
 	var bad *adapters.InvalidError
 	if errors.As(err, &bad) {
 		return adapters.Document{}, invalid(bad.Err)
+	}
+	if err == nil && d.URI == "" && s.URI != nil {
+		if d.ID != "" {
+			id = d.ID
+		}
+		if d.Type != "" && kind == "" {
+			kind = d.Type
+		}
+		d.URI = s.URI(id, kind)
 	}
 	return d, err
 }

@@ -117,6 +117,10 @@ func TestFetchThroughTheEmulators(t *testing.T) {
 	if err != nil || d.Text == "" {
 		t.Fatalf("rechtspraak %s: %v, text %d chars", page.Hits[0].ID, err, len(d.Text))
 	}
+	// The reader names the document as a resource, as the fan-out does.
+	if want := rd.Surfaces[platforms.Rechtspraak].URI(page.Hits[0].ID, ""); d.URI != want || !strings.HasPrefix(d.URI, "besluitbron://rechtspraak/") {
+		t.Errorf("rechtspraak %s: uri %q, want %q", page.Hits[0].ID, d.URI, want)
+	}
 
 	or, _ := obad.SearchRequest(obad.SearchParams{Query: "besluit", Limit: 5})
 	obody, err := h.get(ctx, platforms.OB, or)
@@ -130,6 +134,9 @@ func TestFetchThroughTheEmulators(t *testing.T) {
 	d, err = rd.Fetch(ctx, platforms.OB, opage.Hits[0].ID, "")
 	if err != nil || d.Title == "" {
 		t.Fatalf("ob %s: %v", opage.Hits[0].ID, err)
+	}
+	if want := "besluitbron://ob/" + opage.Hits[0].ID; d.URI != want {
+		t.Errorf("ob %s: uri %q, want %q", opage.Hits[0].ID, d.URI, want)
 	}
 }
 

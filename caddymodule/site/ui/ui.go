@@ -130,7 +130,10 @@ type Hit struct {
 	Platform, PlatformName, Type, ID, Title, Date, Organisation, Snippet string
 	// URL is the document at its source; ReadURL the reader view.
 	URL, ReadURL string
-	Also         []Link
+	// Citation is how the document is cited (ECLI:..., Stb. 2018, 84);
+	// URI the document as a BesluitBron MCP resource.
+	Citation, URI string
+	Also          []Link
 }
 
 // Link is the same document on another platform.
@@ -253,9 +256,29 @@ type ReaderView struct {
 	Page
 	Platform, PlatformName, ID, Type, Title, Date, Organisation string
 	SourceURL, SourceHost, BackURL, PrevURL, NextURL            string
-	Text                                                        string
-	From, To, Total                                             int
-	Error                                                       string
+	// Citation is how the document is cited, URI the document as a
+	// BesluitBron MCP resource (besluitbron://...).
+	Citation, URI   string
+	Text            string
+	From, To, Total int
+	Error           string
+}
+
+// TextHTML is the page of text as structured HTML (Markdown): headings,
+// lists and emphasis, every character of the text escaped.
+func (v ReaderView) TextHTML() template.HTML { return Markdown(v.Text) }
+
+// Copyable is a value shown as selectable text with a button that copies
+// it (the "copy" template); the button needs the page's script.
+type Copyable struct {
+	Page
+	Value, Label string
+}
+
+// Copy is value with its copy button, whose accessible name is the
+// message key labelKey with the value ("Kopieer de verwijzing %s").
+func (p Page) Copy(value, labelKey string) Copyable {
+	return Copyable{Page: p, Value: value, Label: p.F(labelKey, value)}
 }
 
 // RangeText says which part of the text the page shows.

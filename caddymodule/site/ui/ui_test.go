@@ -84,13 +84,42 @@ func TestRenderPages(t *testing.T) {
 		if strings.Contains(out, "<script>alert") {
 			t.Error("user input not escaped")
 		}
+		// A hit with a citation shows it as text, with a labelled copy
+		// button that carries it; without a citation, no button.
 		b.Reset()
-		rv := ReaderView{Page: page, Platform: "obv", PlatformName: "OpenBesluitvorming", ID: "1", Title: "T", Text: "a\nb", From: 0, To: 3, Total: 10, NextURL: "/lezen?offset=3"}
+		sv.Hits = []Hit{{Platform: "rechtspraak", PlatformName: "Rechtspraak", ID: "ECLI:NL:HR:2024:123", Citation: "ECLI:NL:HR:2024:123", ReadURL: "/lezen"},
+			{Platform: "ob", PlatformName: "Officiële Bekendmakingen", ID: "x", Citation: `Stb. 2018, 84 <i>"`, ReadURL: "/lezen"},
+			{Platform: "obv", PlatformName: "OpenBesluitvorming", ID: "y", ReadURL: "/lezen"}}
+		if err := Render(&b, "search", sv); err != nil {
+			t.Fatal(err)
+		}
+		out = b.String()
+		label := map[string]string{NL: "Kopieer de verwijzing ", EN: "Copy the citation "}[lang]
+		for _, want := range []string{`<code class="copy-value">ECLI:NL:HR:2024:123</code>`, `data-copy="ECLI:NL:HR:2024:123"`,
+			`aria-label="` + label + `ECLI:NL:HR:2024:123"`, `type="button" class="copy"`, `aria-live="polite"`,
+			`<code class="copy-value">Stb. 2018, 84 &lt;i&gt;&#34;</code>`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s search page lacks %q", lang, want)
+			}
+		}
+		if n := strings.Count(out, `class="copy"`); n != 2 {
+			t.Errorf("%s search page: %d copy buttons for 2 citations", lang, n)
+		}
+		b.Reset()
+		rv := ReaderView{Page: page, Platform: "obv", PlatformName: "OpenBesluitvorming", ID: "1", Title: "T", Text: "# Kop\n**vet** <b>\n- een", From: 0, To: 3, Total: 10, NextURL: "/lezen?offset=3",
+			Citation: "Gmb. 2016, 146361", URI: "besluitbron://ob/gmb-2016-146361"}
 		if err := Render(&b, "reader", rv); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(b.String(), `rel="next"`) {
-			t.Error("reader lacks the next link")
+		out = b.String()
+		for _, want := range []string{`rel="next"`, `<h2>Kop</h2>`, `<strong>vet</strong> &lt;b&gt;`, `<li>een</li>`,
+			`data-copy="Gmb. 2016, 146361"`, `<code class="copy-value">besluitbron://ob/gmb-2016-146361</code>`, `data-copy="besluitbron://ob/gmb-2016-146361"`} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s reader lacks %q", lang, want)
+			}
+		}
+		if strings.Contains(out, "**") || strings.Contains(out, "<b>") {
+			t.Errorf("%s reader shows markdown marks or the text's markup:\n%s", lang, out)
 		}
 		b.Reset()
 		st := StatusView{Page: page, RefreshSeconds: 15, Rows: []StatusRow{{Key: "obv", Name: "OpenBesluitvorming", Reachable: "yes", HasBudget: true, Capacity: 60, Available: 59, P50MS: -1, HasCache: true, HitRatio: 0.5, Lookups: 4}}}

@@ -2,9 +2,76 @@
 // to /search and the server renders the whole answer. This script only
 // adds live updates: results appear as each platform answers (a chunked
 // stream of JSON lines from /search/events, each carrying the re-rendered
-// results region), and the status page refreshes itself.
+// results region), the status page refreshes itself, and the copy buttons
+// beside a citation or a resource URI copy it (without the script they stay
+// hidden, and the value is plain text to select).
 (function () {
 	"use strict";
+
+	document.documentElement.classList.add("js");
+
+	// copyText puts text on the clipboard: the Clipboard API where the page
+	// is a secure context, else (plain http, an old browser) a selected
+	// off-screen text area and the copy command.
+	function copyText(text) {
+		if (navigator.clipboard && navigator.clipboard.writeText && window.isSecureContext) {
+			return navigator.clipboard.writeText(text).catch(function () { return legacyCopy(text); });
+		}
+		return legacyCopy(text);
+	}
+
+	function legacyCopy(text) {
+		return new Promise(function (resolve, reject) {
+			var active = document.activeElement;
+			var ta = document.createElement("textarea");
+			ta.value = text;
+			ta.setAttribute("readonly", "");
+			ta.setAttribute("aria-hidden", "true");
+			ta.className = "copy-buffer";
+			document.body.appendChild(ta);
+			ta.select();
+			var ok = false;
+			try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+			document.body.removeChild(ta);
+			if (active && active.focus) { active.focus(); }
+			if (ok) { resolve(); } else { reject(new Error("copy refused")); }
+		});
+	}
+
+	// selectValue selects the shown value, for the visitor to copy.
+	function selectValue(box) {
+		var code = box && box.querySelector(".copy-value");
+		if (!code || !window.getSelection) { return; }
+		var range = document.createRange();
+		range.selectNodeContents(code);
+		var sel = window.getSelection();
+		sel.removeAllRanges();
+		sel.addRange(range);
+	}
+
+	function copyButtons() {
+		// One listener for every button, also those the live view adds.
+		document.addEventListener("click", function (ev) {
+			var btn = ev.target && ev.target.closest ? ev.target.closest("button.copy") : null;
+			if (!btn) { return; }
+			var box = btn.closest(".copyable");
+			var out = box ? box.querySelector(".copied") : null;
+			function say(text, failed) {
+				if (!out) { return; }
+				out.textContent = text;
+				out.classList.toggle("failed", !!failed);
+				window.clearTimeout(out._timer);
+				out._timer = window.setTimeout(function () { out.textContent = ""; }, failed ? 10000 : 4000);
+			}
+			copyText(btn.getAttribute("data-copy") || "").then(function () {
+				btn.setAttribute("data-copied-at", String(Date.now()));
+				say(btn.getAttribute("data-copied") || "✓", false);
+			}, function () {
+				selectValue(box);
+				say(btn.getAttribute("data-failed") || "", true);
+			});
+		});
+	}
 
 	function announce(text) {
 		var el = document.getElementById("announce");
@@ -132,5 +199,6 @@
 		var live = document.getElementById("live");
 		if (form && live) { liveSearch(form, live); }
 		statusRefresh();
+		copyButtons();
 	});
 })();
