@@ -131,26 +131,25 @@ func copyAndReadInTheHouse(t *testing.T, ctx context.Context, base string) {
 		t.Errorf("copying the URI said %q and put %q on the clipboard, want %q", said, held, r.URI)
 	}
 	if r.Citation == "" {
-		t.Log("Rechtspraak gives no citation yet (branch citations): the reader's and the page's citation are not checked here")
-	} else {
-		if said, held := clickCopy(t, ctx, "dd.cite", "navigator.clipboard"); said != "Gekopieerd" || !strings.Contains(held, r.ID) {
-			t.Errorf("copying the citation said %q and put %q on the clipboard, want one holding %s", said, held, r.ID)
-		}
-		step(t, ctx, "results with citations", chromedp.Navigate(base+"/search?"+url.Values{"org": {"Hoge Raad"}, "platform": {"rechtspraak"}, "limit": {"5"}}.Encode()),
-			chromedp.WaitReady(chromedp.CSS(`#outcomes[data-done="true"]`)))
-		// Each hit's citation holds the ECLI its reader link names.
-		shown := eval[[][]string](t, ctx, `[...document.querySelectorAll("li.hit")].map(li => {
-			const code = li.querySelector(".cite .copy-value"), b = li.querySelector(".cite button.copy");
-			const id = new URL(li.querySelector("h3 a").href).searchParams.get("id") || "";
-			return [id, code && b && b.offsetParent !== null && b.dataset.copy === code.textContent ? code.textContent : ""];
-		})`)
-		if len(shown) == 0 {
-			t.Error("the results page shows no ruling")
-		}
-		for _, c := range shown {
-			if c[0] == "" || !strings.Contains(c[1], c[0]) {
-				t.Errorf("the hit %q shows citation %q with its button, want one holding its ECLI", c[0], c[1])
-			}
+		t.Fatalf("ruling %s has no citation", r.ID)
+	}
+	if said, held := clickCopy(t, ctx, "dd.cite", "navigator.clipboard"); said != "Gekopieerd" || !strings.Contains(held, r.ID) {
+		t.Errorf("copying the citation said %q and put %q on the clipboard, want one holding %s", said, held, r.ID)
+	}
+	step(t, ctx, "results with citations", chromedp.Navigate(base+"/search?"+url.Values{"org": {"Hoge Raad"}, "platform": {"rechtspraak"}, "limit": {"5"}}.Encode()),
+		chromedp.WaitReady(chromedp.CSS(`#outcomes[data-done="true"]`)))
+	// Each hit's citation holds the ECLI its reader link names.
+	shown := eval[[][]string](t, ctx, `[...document.querySelectorAll("li.hit")].map(li => {
+		const code = li.querySelector(".cite .copy-value"), b = li.querySelector(".cite button.copy");
+		const id = new URL(li.querySelector("h3 a").href).searchParams.get("id") || "";
+		return [id, code && b && b.offsetParent !== null && b.dataset.copy === code.textContent ? code.textContent : ""];
+	})`)
+	if len(shown) == 0 {
+		t.Error("the results page shows no ruling")
+	}
+	for _, c := range shown {
+		if c[0] == "" || !strings.Contains(c[1], c[0]) {
+			t.Errorf("the hit %q shows citation %q with its button, want one holding its ECLI", c[0], c[1])
 		}
 	}
 
