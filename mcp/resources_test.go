@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -228,4 +229,42 @@ func TestResourceReadSharesTheToolsCache(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkResourceReadVsFetchTool compares resources/read of a cached
+// document with tools/call of its fetch tool on the same cached answer
+// (docs/benchmarks.md, issue 22): both through mcp-go's client, the same
+// connection and the same cache entry.
+func BenchmarkResourceReadVsFetchTool(b *testing.B) {
+	site, port := chainSite(b, b.TempDir())
+	testcaddy.Load(b, site)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}}
+	c := connectWith(&testing.T{}, fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port), false, nil, hc)
+	src := decodeResult(&testing.T{}, mustTool(b, c, "obv_sources", nil))
+	org := src["organizations"].([]any)[1].(map[string]any)["key"].(string)
+	res := decodeResult(&testing.T{}, mustTool(b, c, "obv_search", map[string]any{"organization": org, "limit": 5}))
+	hit := res["results"].([]any)[0].(map[string]any)
+	args := map[string]any{"id": hit["id"], "max_chars": 8000}
+	mustTool(b, c, "obv_fetch", args) // warm the cache
+	uri := hit["uri"].(string)
+	b.Run("tools_call_fetch", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if text := mustTool(b, c, "obv_fetch", args); i == 0 && !strings.Contains(text, `"from_cache":true`) {
+				b.Fatalf("fetch not from the cache: %.300s", text)
+			}
+		}
+	})
+	b.Run("resources_read", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			r, err := readResource(c, uri)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if i == 0 && r.Contents[0].(mcpgo.TextResourceContents).Meta["from_cache"] != true {
+				b.Fatal("read not from the cache")
+			}
+		}
+	})
 }

@@ -67,5 +67,28 @@ const bad = await client.callTool({ name: "obv_search", arguments: { query: "x",
 assert.equal(bad.isError, true, "limit 1000 accepted");
 assert.match(bad.content[0].text, /out of range/);
 
+// The document as a resource: the hit's uri and resource_link, read with
+// resources/read; its citation in the read's metadata.
+const searchRes = await client.callTool({ name: "obv_search", arguments: { organization: org, limit: 5 } });
+const link = searchRes.content.find((c) => c.type === "resource_link");
+assert.ok(link && link.uri === search.results[0].uri && link.uri.startsWith("besluitbron://obv/"), `no resource_link for the first hit: ${JSON.stringify(link)}`);
+const { resourceTemplates } = await client.listResourceTemplates();
+assert.ok(resourceTemplates.some((t) => t.uriTemplate === "besluitbron://obv/{id}{?page}"), "no obv resource template");
+const read = await client.readResource({ uri: link.uri });
+assert.equal(read.contents.length, 1);
+assert.equal(read.contents[0].mimeType, "text/markdown");
+assert.ok(read.contents[0].text.startsWith("# "), "the read has no title");
+console.log(`resources/read ${link.uri}: ${read.contents[0].text.length} chars, citation ${read.contents[0]._meta?.citation ?? "-"}`);
+await assert.rejects(client.readResource({ uri: "besluitbron://obv/" }), /Invalid resource URI/, "an empty reference was read");
+
+// A prompt, and a completion of its organisation argument.
+const { prompts } = await client.listPrompts();
+assert.ok(prompts.some((p) => p.name === "council_decisions"), "no council_decisions prompt");
+const prompt = await client.getPrompt({ name: "council_decisions", arguments: { organisation: org, subject: "begroting" } });
+assert.ok(prompt.messages.length > 0 && /obv_search/.test(JSON.stringify(prompt.messages)), "the prompt names no obv_search");
+const done = await client.complete({ ref: { type: "ref/prompt", name: "council_decisions" }, argument: { name: "organisation", value: org.slice(0, 3) } });
+assert.ok(done.completion.values.includes(org), `completing ${org.slice(0, 3)} does not offer ${org}: ${done.completion.values.slice(0, 5)}`);
+console.log(`prompt council_decisions: ${prompt.messages.length} message(s); completion of "${org.slice(0, 3)}": ${done.completion.values.length} values`);
+
 await client.close();
 console.log("node client test: OK");

@@ -5,7 +5,7 @@
 # the emulators and two connectors on free loopback ports:
 #   1. the Node client test (official @modelcontextprotocol/sdk client), and
 #   2. the official conformance suite (@modelcontextprotocol/conformance),
-#      for the scenarios that apply to a tools-only server, in both eras.
+#      for the scenarios that apply to BesluitBron's connectors, in both eras.
 # Node dependencies come from `npm ci` (CI runs it in .ci/run; locally this
 # script runs it when node_modules is missing). With CI=true a missing
 # install fails loudly.
@@ -97,8 +97,9 @@ url="${BESLUITBRON_MCP_URL:-http://127.0.0.1:${port:-}/mcp/alles}"
 echo "== node client test against $url"
 BESLUITBRON_MCP_URL="$url" "$NODE" client-test.mjs
 
-# Conformance: the scenarios that apply to a server that offers only tools
-# (docs/mcp.md lists the others and why they do not apply).
+# Conformance: the scenarios that apply to BesluitBron's connectors (tools,
+# resources, prompts, completions; docs/mcp.md lists the others and why
+# they do not apply).
 conf="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 results="$work/results"
 mkdir -p "$results"
@@ -107,10 +108,10 @@ run_scenario() { # version scenario
   # The exit code is judged by check-results.mjs below, check by check.
   (cd "$work" && "$NODE" "$conf" server --url "$url" --spec-version "$1" --scenario "$2" -o "$results/$1") || true
 }
-for s in ${BESLUITBRON_CONFORMANCE_2025:-server-initialize server-session-lifecycle ping tools-list dns-rebinding-protection server-sse-multiple-streams}; do
+for s in ${BESLUITBRON_CONFORMANCE_2025:-server-initialize server-session-lifecycle ping tools-list resources-list prompts-list completion-complete dns-rebinding-protection server-sse-multiple-streams}; do
   run_scenario 2025-11-25 "$s"
 done
-for s in ${BESLUITBRON_CONFORMANCE_2026:-server-stateless tools-list dns-rebinding-protection http-header-validation server-sse-multiple-streams}; do
+for s in ${BESLUITBRON_CONFORMANCE_2026:-server-stateless tools-list resources-list prompts-list completion-complete caching sep-2164-resource-not-found dns-rebinding-protection http-header-validation server-sse-multiple-streams}; do
   run_scenario 2026-07-28 "$s"
 done
 status=0
