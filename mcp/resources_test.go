@@ -75,6 +75,21 @@ func TestDocumentsAsResources(t *testing.T) {
 		t.Run(era, func(t *testing.T) {
 			c := connect(t, base+"alles", legacy, nil)
 			ctx := context.Background()
+			// The capabilities a client learns (initialize, or in the
+			// 2026-07-28 era server/discover as well).
+			caps := []mcpgo.ServerCapabilities{c.GetServerCapabilities()}
+			if !legacy {
+				d, err := c.Discover(ctx, mcpgo.DiscoverRequest{})
+				if err != nil {
+					t.Fatalf("server/discover: %v", err)
+				}
+				caps = append(caps, d.Capabilities)
+			}
+			for _, cp := range caps {
+				if cp.Resources == nil || cp.Prompts == nil || cp.Completions == nil || cp.Tools == nil {
+					t.Errorf("capabilities %+v: want tools, resources, prompts and completions", cp)
+				}
+			}
 
 			tpls, err := c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{})
 			if err != nil {
