@@ -185,12 +185,42 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 			h.serveDirect(&discardWriter{h: http.Header{}})
 		}
 	})
-	b.Run("tool", func(b *testing.B) {
-		b.ReportAllocs()
-		for i := 0; i < b.N; i++ {
-			h.serveTool(&discardWriter{h: http.Header{}})
-		}
-	})
+	for _, v := range hitpathVariants {
+		b.Run(v.name, func(b *testing.B) {
+			defer v.set(h)()
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				h.serveTool(&discardWriter{h: http.Header{}})
+			}
+		})
+	}
+}
+
+// hitpathVariants are the tool call with the levers of issue 23 on
+// ("tool") and off ("tool-before": hitpathBaseline), for before and after
+// in one run.
+var hitpathVariants = []struct {
+	name string
+	set  func(h *hitpath) (undo func())
+}{
+	{"tool", func(*hitpath) func() { return func() {} }},
+	{"tool-before", func(h *hitpath) func() {
+		h.setBaseline(true)
+		return func() { h.setBaseline(false) }
+	}},
+}
+
+// setBaseline turns the levers off or on, and hands the connector's tools
+// to mcp-go again (the tool's input schema form is fixed there).
+func (h *hitpath) setBaseline(on bool) {
+	hitpathBaseline = on
+	v, _, err := connectors.LoadOrNew("raad", nil)
+	if err != nil {
+		panic(err)
+	}
+	defer connectors.Delete("raad")
+	c := v.(*connector)
+	c.mcp.SetTools(c.toolsFor(c.settings().platforms)...)
 }
 
 // BenchmarkCachedAnswerHTTP is the same pair end to end over HTTP: one
@@ -223,21 +253,24 @@ func BenchmarkCachedAnswerHTTP(b *testing.B) {
 		req, _ := http.NewRequest(http.MethodGet, direct, nil)
 		return req
 	}
-	var dl, tl []time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		do(directReq())
-		t1 := time.Now()
-		do(toolReq())
-		t2 := time.Now()
-		dl, tl = append(dl, t1.Sub(t0)), append(tl, t2.Sub(t1))
+	for _, v := range hitpathVariants {
+		b.Run(v.name, func(b *testing.B) {
+			defer v.set(h)()
+			var dl, tl []time.Duration
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				do(directReq())
+				t1 := time.Now()
+				do(toolReq())
+				t2 := time.Now()
+				dl, tl = append(dl, t1.Sub(t0)), append(tl, t2.Sub(t1))
+			}
+			pd, pt := p50(dl), p50(tl)
+			b.ReportMetric(float64(pd.Microseconds()), "direct-p50-µs")
+			b.ReportMetric(float64(pt.Microseconds()), "tool-p50-µs")
+			b.ReportMetric(float64(pt)/float64(pd), "p50-ratio")
+		})
 	}
-	b.StopTimer()
-	pd, pt := p50(dl), p50(tl)
-	b.ReportMetric(float64(pd.Microseconds()), "direct-p50-µs")
-	b.ReportMetric(float64(pt.Microseconds()), "tool-p50-µs")
-	b.ReportMetric(float64(pt)/float64(pd), "p50-ratio")
 }
 
 func p50(ds []time.Duration) time.Duration {

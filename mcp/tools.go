@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -286,15 +284,8 @@ func doc(platform string, d adapters.Document, offset, max int, as ...*subreques
 
 // structured is a tool's result: the typed output as structuredContent,
 // and the same JSON as text for clients that read only text.
-func structured(out any) *mcpgo.CallToolResult {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return mcpgo.NewToolResultError("internal error rendering the result: " + err.Error())
-	}
-	return mcpgo.NewToolResultStructured(out, strings.TrimSpace(buf.String()))
-}
+// It is encoded once for both (encode.go).
+func structured(out any) *mcpgo.CallToolResult { return structuredResult(out) }
 
 // invalid is the isError result for arguments an adapter refused.
 func invalid(err error) *mcpgo.CallToolResult {
