@@ -15,18 +15,17 @@ import (
 // time by reflection when it writes the response. StructuredContent keeps
 // the typed value for in-process callers.
 
-// hitpathBaseline turns the hit-path levers of issue 23 off (the parse
-// cache, encoding once, the pre-encoded input schema), for the benchmark
-// that compares before and after in one run. Tests only; never set while
-// requests run.
-var hitpathBaseline bool
+// hitpathOff turns hit-path levers of issue 23 off, for the benchmarks
+// that compare before and after (and each lever) in one run. Tests only;
+// never changed while requests run.
+var hitpathOff struct{ parseCache, encodeOnce, rawSchema bool }
 
 var encodeBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // structuredResult is structured's work: out as structuredContent, and the
 // same JSON as text.
 func structuredResult(out any) *mcpgo.CallToolResult {
-	if hitpathBaseline {
+	if hitpathOff.encodeOnce {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)

@@ -185,9 +185,9 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 			h.serveDirect(&discardWriter{h: http.Header{}})
 		}
 	})
-	for _, v := range hitpathVariants {
+	for i, v := range hitpathVariants {
 		b.Run(v.name, func(b *testing.B) {
-			defer v.set(h)()
+			defer h.set(i)()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				h.serveTool(&discardWriter{h: http.Header{}})
@@ -197,23 +197,33 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 }
 
 // hitpathVariants are the tool call with the levers of issue 23 on
-// ("tool") and off ("tool-before": hitpathBaseline), for before and after
-// in one run.
+// ("tool"), all off ("tool-before"), and each one off alone, for before,
+// after and each lever's share in one run.
 var hitpathVariants = []struct {
-	name string
-	set  func(h *hitpath) (undo func())
+	name                              string
+	parseCache, encodeOnce, rawSchema bool // the lever is off
 }{
-	{"tool", func(*hitpath) func() { return func() {} }},
-	{"tool-before", func(h *hitpath) func() {
-		h.setBaseline(true)
-		return func() { h.setBaseline(false) }
-	}},
+	{name: "tool"},
+	{name: "tool-before", parseCache: true, encodeOnce: true, rawSchema: true},
+	{name: "tool-without-parsecache", parseCache: true},
+	{name: "tool-without-encodeonce", encodeOnce: true},
+	{name: "tool-without-rawschema", rawSchema: true},
 }
 
-// setBaseline turns the levers off or on, and hands the connector's tools
-// to mcp-go again (the tool's input schema form is fixed there).
-func (h *hitpath) setBaseline(on bool) {
-	hitpathBaseline = on
+// set turns the variant's levers off and hands the connector's tools to
+// mcp-go again (the input schema's form is fixed there); undo turns them
+// on again.
+func (h *hitpath) set(v int) (undo func()) {
+	x := hitpathVariants[v]
+	hitpathOff.parseCache, hitpathOff.encodeOnce, hitpathOff.rawSchema = x.parseCache, x.encodeOnce, x.rawSchema
+	h.retool()
+	return func() {
+		hitpathOff.parseCache, hitpathOff.encodeOnce, hitpathOff.rawSchema = false, false, false
+		h.retool()
+	}
+}
+
+func (h *hitpath) retool() {
 	v, _, err := connectors.LoadOrNew("raad", nil)
 	if err != nil {
 		panic(err)
@@ -253,9 +263,9 @@ func BenchmarkCachedAnswerHTTP(b *testing.B) {
 		req, _ := http.NewRequest(http.MethodGet, direct, nil)
 		return req
 	}
-	for _, v := range hitpathVariants {
+	for i, v := range hitpathVariants[:2] {
 		b.Run(v.name, func(b *testing.B) {
-			defer v.set(h)()
+			defer h.set(i)()
 			var dl, tl []time.Duration
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()

@@ -118,7 +118,7 @@ func (c *parseCache) len() int {
 // cachedPage does for a search page's hits). body must not be changed
 // after the call either; an Answer's body never is.
 func parseOnce[T any](parser string, body []byte, parse func([]byte) (T, error)) (T, error) {
-	if len(body) > parseCacheMaxBody || hitpathBaseline {
+	if len(body) > parseCacheMaxBody || hitpathOff.parseCache {
 		return parse(body)
 	}
 	k := parses.key(parser, body)

@@ -149,7 +149,7 @@ func (c *connector) toolsFor(keys []string) []server.ServerTool {
 	add := func(specs []toolSpec) {
 		for _, s := range specs {
 			t := s.wire
-			if hitpathBaseline {
+			if hitpathOff.rawSchema {
 				t = s.tool
 			}
 			out = append(out, server.ServerTool{Tool: t, Handler: s.handler(c)})
