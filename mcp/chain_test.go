@@ -38,6 +38,8 @@ http://:%d {
 	route /platforms/obv/* {
 		client_limit platforms {
 			address 1000000 1000000
+			connector 1000000 1000000
+			process 1000000 1000000
 		}
 		uri strip_prefix /platforms/obv
 		platform_cache obv {

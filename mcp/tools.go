@@ -1,9 +1,7 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -303,15 +301,11 @@ func doc(platform string, d adapters.Document, offset, max int, as ...*subreques
 
 // structured is a tool's result: the typed output as structuredContent,
 // and the same JSON as text for clients that read only text.
+// It is encoded once for both (encode.go); a result that names documents
+// also carries a resource_link per document.
 func structured(out any) *mcpgo.CallToolResult {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return mcpgo.NewToolResultError("internal error rendering the result: " + err.Error())
-	}
-	res := mcpgo.NewToolResultStructured(out, strings.TrimSpace(buf.String()))
-	if l, ok := out.(resourceLinker); ok {
+	res := structuredResult(out)
+	if l, ok := out.(resourceLinker); ok && !res.IsError {
 		for _, link := range l.resourceLinks() {
 			res.Content = append(res.Content, link)
 		}

@@ -82,7 +82,7 @@ func (c *connector) obvSearch(ctx context.Context, in obvSearchIn) (*obvSearchOu
 	if fail != nil {
 		return nil, fail
 	}
-	pg, err := obv.ParseSearch(ans.Body)
+	pg, err := parsePage("obv.search", ans.Body, obv.ParseSearch)
 	if err != nil {
 		return nil, parseFailed(platforms.OBV, err)
 	}

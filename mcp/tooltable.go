@@ -103,6 +103,7 @@ const (
 // output types) and its handler for a connector.
 type toolSpec struct {
 	tool    mcpgo.Tool
+	wire    mcpgo.Tool // tool as mcp-go gets it (wireTool)
 	cost    string
 	in, out reflect.Type
 	handler func(c *connector) server.ToolHandlerFunc
@@ -117,7 +118,7 @@ type toolHandler[In, Out any] func(c *connector, ctx context.Context, in In) (*O
 // into In), h, and the result as structuredContent beside its text.
 func typed[In, Out any](name, title, cost, desc string, h toolHandler[In, Out]) toolSpec {
 	t := buildTool[In, Out](name, mcpgo.WithDescription(desc), readOnly(title))
-	return toolSpec{tool: t, cost: cost, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
+	return toolSpec{tool: t, wire: wireTool(t), cost: cost, in: reflect.TypeFor[In](), out: reflect.TypeFor[Out](),
 		handler: func(c *connector) server.ToolHandlerFunc {
 			bound := mcpgo.NewTypedToolHandler(func(ctx context.Context, _ mcpgo.CallToolRequest, in In) (*mcpgo.CallToolResult, error) {
 				out, fail := h(c, ctx, in)
@@ -147,7 +148,11 @@ func (c *connector) toolsFor(keys []string) []server.ServerTool {
 	var out []server.ServerTool
 	add := func(specs []toolSpec) {
 		for _, s := range specs {
-			out = append(out, server.ServerTool{Tool: s.tool, Handler: s.handler(c)})
+			t := s.wire
+			if hitpathOff.rawSchema {
+				t = s.tool
+			}
+			out = append(out, server.ServerTool{Tool: t, Handler: s.handler(c)})
 		}
 	}
 	add(connectorTools)

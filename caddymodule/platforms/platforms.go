@@ -102,6 +102,17 @@ func Get(key string) (Platform, bool) {
 	return Platform{}, false
 }
 
+// Known tells whether key names a platform, without Get's copy (the
+// sub-request of every tool call asks).
+func Known(key string) bool {
+	for _, p := range all {
+		if p.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
 // AuthorityOf is the platform's Authority, 0 for an unknown key.
 func AuthorityOf(key string) int {
 	for _, p := range all {

@@ -80,7 +80,7 @@ func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*
 	if o.Server == nil {
 		return nil, errors.New("no Caddy server to send the platform request to")
 	}
-	if _, ok := platforms.Get(platform); !ok {
+	if !platforms.Known(platform) {
 		return nil, fmt.Errorf("unknown platform %q", platform)
 	}
 	if !strings.HasPrefix(req.Path, "/") {

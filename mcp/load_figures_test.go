@@ -1,0 +1,396 @@
+//go:build figures
+
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
+)
+
+// TestLoadFigures is issue 23's capacity test (docs/benchmarks.md,
+// "Issue 23"): one in-process Caddy with the production chain for obv
+// (client_limit, platform_cache, platform_limit, the obv emulator) and a
+// connector, a warm cache entry, and N MCP clients speaking the protocol
+// over loopback HTTP with pre-encoded JSON-RPC bodies:
+//
+//   - 2025-11-25: each client initializes (initialize, its Mcp-Session-Id,
+//     notifications/initialized) and then calls tools/call on its session;
+//   - 2026-07-28: stateless clients, every request carries its _meta.
+//
+// For N = 100, 1,000, 10,000 (BESLUITBRON_LOAD_N="100,1000" to choose) it
+// reports the heap per idle session, the most cached tool calls per second
+// (closed loop, 32 callers taking turns over the N sessions), and p50/p99
+// at the issue's load (every session calls once every 10 s, open loop).
+//
+// The registry gives one address at most 1,000 sessions (docs/mcp.md,
+// "Sessions"), so the clients spread over 127.0.0.2... (net.Dialer
+// LocalAddr), 500 sessions per address: the per-address rule stays as in
+// production; trusted_sources would switch it off.
+//
+//	go test -tags figures -count=1 -v -run TestLoadFigures -timeout 30m ./mcp/
+func TestLoadFigures(t *testing.T) {
+	ns := []int{100, 1000, 10000}
+	if v := os.Getenv("BESLUITBRON_LOAD_N"); v != "" {
+		ns = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns = append(ns, n)
+		}
+	}
+	site, port := loadSite(t, t.TempDir())
+	testcaddy.Load(t, site)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	c := connect(t, base+"/mcp/raad", false, nil)
+	src := decodeResult(t, mustTool(t, c, "obv_sources", nil))
+	org := src["organizations"].([]any)[0].(map[string]any)["key"].(string)
+	args := map[string]any{"organization": org, "limit": 10}
+	mustTool(t, c, "obv_search", args)
+	if text := mustTool(t, c, "obv_search", args); !strings.Contains(text, `"from_cache":true`) {
+		t.Fatalf("not from the cache: %s", text)
+	}
+	t.Logf("GOMAXPROCS=%d", runtime.GOMAXPROCS(0))
+	t.Logf("| era | sessions | heap per idle session | calls/s (max, closed loop) | p50 | p99 | calls/s offered (1 per session per 10 s) | p50 | p99 | errors |")
+	t.Logf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, n := range ns {
+		for _, legacy := range []bool{true, false} {
+			r := runLoad(t, base, org, n, legacy)
+			era := "2026-07-28"
+			if legacy {
+				era = "2025-11-25"
+			}
+			perSession := "—"
+			if legacy {
+				perSession = fmt.Sprintf("%.1f KiB", r.heapPerSession/1024)
+			}
+			t.Logf("| %s | %d | %s | %.0f | %s | %s | %.0f | %s | %s | %d |", era, n, perSession,
+				r.maxRate, ms(r.maxP50), ms(r.maxP99), r.openRate, ms(r.openP50), ms(r.openP99), r.errors)
+		}
+	}
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+// loadSite is chainSite with every inbound limit far above the load.
+func loadSite(t testing.TB, dataDir string) (string, int) {
+	port, emu := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	return fmt.Sprintf(`{
+	admin off
+	auto_https off
+	persist_config off
+}
+http://:%d {
+	besluitbron_emulator obv
+}
+http://:%d {
+	route /platforms/obv/* {
+		client_limit platforms {
+			address 1000000 1000000
+			connector 1000000 1000000
+			process 1000000 1000000
+		}
+		uri strip_prefix /platforms/obv
+		platform_cache obv {
+			dir %s
+		}
+		platform_limit obv {
+			capacity 60
+			window   1m
+			cost /api/search ceil(limit/24) default 24 max 100
+			cost * 1
+		}
+		reverse_proxy 127.0.0.1:%d
+	}
+	handle /mcp/raad {
+		route {
+			client_limit raad {
+				address 1000000 1000000
+				session 1000000 1000000
+				connector 1000000 1000000
+				process 1000000 1000000
+			}
+			mcp raad {
+				platforms obv
+				status_refresh off
+			}
+		}
+	}
+}
+`, emu, port, filepath.Join(dataDir, "cache"), emu), port
+}
+
+type loadResult struct {
+	heapPerSession    float64
+	maxRate, openRate float64
+	maxP50, maxP99    time.Duration
+	openP50, openP99  time.Duration
+	errors            int64
+}
+
+// loadClient is one simulated assistant: its source address's transport
+// and, in the 2025 era, its session id.
+type loadClient struct {
+	hc  *http.Client
+	sid string
+}
+
+const perAddress = 500
+
+func runLoad(t *testing.T, base, org string, n int, legacy bool) loadResult {
+	var r loadResult
+	// One transport per source address, shared by its clients (a pool
+	// of kept-alive connections, as a NAT'd office would use).
+	var hcs []*http.Client
+	for i := 0; i*perAddress < n; i++ {
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, byte(i/250), byte(2+i%250))}
+		d := &net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}
+		hcs = append(hcs, &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
+			DialContext: d.DialContext, MaxIdleConnsPerHost: 64, MaxConnsPerHost: 64, DisableCompression: true}})
+	}
+	defer func() {
+		for _, hc := range hcs {
+			hc.CloseIdleConnections()
+		}
+	}()
+	clients := make([]loadClient, n)
+	for i := range clients {
+		clients[i].hc = hcs[i/perAddress]
+	}
+	url := base + "/mcp/raad"
+	version := mcpgo.ProtocolVersion20251125
+	if !legacy {
+		version = mcpgo.LATEST_PROTOCOL_VERSION
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if legacy {
+		parallel(n, 64, func(i int) {
+			sid, err := initSession(clients[i].hc, url)
+			if err != nil {
+				t.Fatalf("session %d: %v", i, err)
+			}
+			clients[i].sid = sid
+		})
+		for _, hc := range hcs {
+			hc.CloseIdleConnections() // idle sessions, not idle connections
+		}
+		runtime.GC()
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		r.heapPerSession = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+	}
+	body := toolCallBody(org, version, !legacy)
+	call := func(cl *loadClient) (time.Duration, error) {
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", version)
+		if legacy {
+			req.Header.Set("Mcp-Session-Id", cl.sid)
+		} else {
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "obv_search")
+		}
+		t0 := time.Now()
+		resp, err := cl.hc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		d := time.Since(t0)
+		if err != nil {
+			return d, err
+		}
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`\"from_cache\":true`)) {
+			return d, fmt.Errorf("status %d: %.300s", resp.StatusCode, b)
+		}
+		return d, nil
+	}
+	var errs atomic.Int64
+	var firstErr atomic.Value
+
+	// Most calls per second: 32 callers in a closed loop, taking the
+	// sessions in turn.
+	{
+		var next atomic.Int64
+		var mu sync.Mutex
+		var lat []time.Duration
+		deadline := time.Now().Add(5 * time.Second)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for w := 0; w < 32; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var mine []time.Duration
+				for time.Now().Before(deadline) {
+					cl := &clients[int(next.Add(1))%n]
+					d, err := call(cl)
+					if err != nil {
+						errs.Add(1)
+						firstErr.CompareAndSwap(nil, err.Error())
+						continue
+					}
+					mine = append(mine, d)
+				}
+				mu.Lock()
+				lat = append(lat, mine...)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		r.maxRate = float64(len(lat)) / time.Since(start).Seconds()
+		r.maxP50, r.maxP99 = loadPct(lat, 50), loadPct(lat, 99)
+	}
+
+	// The issue's load: each session calls once every 10 s (open loop:
+	// calls start on schedule whether or not earlier ones finished),
+	// for 10 s, so every session calls once.
+	{
+		const period = 10 * time.Second
+		var mu sync.Mutex
+		var lat []time.Duration
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			at := start.Add(time.Duration(i) * period / time.Duration(n))
+			time.Sleep(time.Until(at))
+			wg.Add(1)
+			go func(cl *loadClient) {
+				defer wg.Done()
+				d, err := call(cl)
+				if err != nil {
+					errs.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					return
+				}
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}(&clients[i])
+		}
+		wg.Wait()
+		r.openRate = float64(n) / period.Seconds()
+		r.openP50, r.openP99 = loadPct(lat, 50), loadPct(lat, 99)
+	}
+	r.errors = errs.Load()
+	if e := firstErr.Load(); e != nil {
+		t.Logf("first error (%d in all): %v", r.errors, e)
+	}
+	if legacy {
+		// End the sessions, so the next run's heap starts clean.
+		parallel(n, 64, func(i int) {
+			req, _ := http.NewRequest(http.MethodDelete, url, nil)
+			req.Header.Set("Mcp-Session-Id", clients[i].sid)
+			req.Header.Set("Mcp-Protocol-Version", version)
+			if resp, err := clients[i].hc.Do(req); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+	return r
+}
+
+// initSession opens a 2025-11-25 session as a client does: initialize,
+// the session id from its answer, notifications/initialized.
+func initSession(hc *http.Client, url string) (string, error) {
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"load","version":"1"}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(init))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		return "", fmt.Errorf("initialize: status %d, session %q", resp.StatusCode, sid)
+	}
+	req, _ = http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err = hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		return "", fmt.Errorf("notifications/initialized: status %d", resp.StatusCode)
+	}
+	return sid, nil
+}
+
+// toolCallBody is the tools/call a client sends; a 2026-07-28 client
+// puts its protocol version and capabilities in _meta.
+func toolCallBody(org, version string, modern bool) []byte {
+	params := map[string]any{"name": "obv_search", "arguments": map[string]any{"organization": org, "limit": 10}}
+	if modern {
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    version,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "load", "version": "1"},
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+	return b
+}
+
+func parallel(n, workers int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func loadPct(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)]
+}
+
+var _ = context.Background
