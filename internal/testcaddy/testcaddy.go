@@ -247,17 +247,26 @@ func builds(t testing.TB, specs []buildSpec) []string {
 	return paths
 }
 
-// goBuild runs go build for one spec into a new temporary directory.
+// goBuild builds one spec: shared with the other test processes of this
+// go test run (sharedbuild.go), or else into a new temporary directory.
 func goBuild(sp buildSpec) (string, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return "", err
+	if path, ok, err := sharedBuild(sp, func(path string) error { return runGoBuild(sp, path) }); ok {
+		return path, err
 	}
 	dir, err := os.MkdirTemp("", "besluitbron-caddy-")
 	if err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "caddy")
+	return path, runGoBuild(sp, path)
+}
+
+// runGoBuild runs go build for one spec, writing the binary to path.
+func runGoBuild(sp buildSpec, path string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
 	args := []string{"build", "-o", path}
 	if sp.stamp != "" {
 		args = append(args, "-ldflags", "-X github.com/besluitbron/besluitbron/caddymodule/version.Override="+sp.stamp)
@@ -266,11 +275,11 @@ func goBuild(sp buildSpec) (string, error) {
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if sp.stamp != "" {
-			return "", fmt.Errorf("go build %s stamped %q: %v\n%s", sp.pkg, sp.stamp, err, out)
+			return fmt.Errorf("go build %s stamped %q: %v\n%s", sp.pkg, sp.stamp, err, out)
 		}
-		return "", fmt.Errorf("go build %s: %v\n%s", sp.pkg, err, out)
+		return fmt.Errorf("go build %s: %v\n%s", sp.pkg, err, out)
 	}
-	return path, nil
+	return nil
 }
 
 // StampedBinary builds ./cmd/caddy with the version stamp linked in, as
