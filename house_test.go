@@ -101,6 +101,7 @@ func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 // The Dockerfile builds the same way as ./xcaddy.sh and runs the Caddy
 // version go.mod pins.
 func TestDockerfileMatchesBuild(t *testing.T) {
+	t.Parallel() // child processes only: no Caddy in this process, no environment
 	testtier.Full(t, "go list as a child process")
 	dockerfile, err := os.ReadFile("docker/Dockerfile")
 	if err != nil {

@@ -63,6 +63,7 @@ func listModules(t *testing.T, bin string) string {
 // emulator and no test-only package, and its binary registers every
 // module of ours but besluitbron_emulator.
 func TestProductHoldsNoEmulators(t *testing.T) {
+	t.Parallel() // child processes only: no Caddy in this process, no environment
 	for _, p := range goListDeps(t, ".", "./cmd/caddy") {
 		if notProduct(p) {
 			t.Errorf("the product imports %s", p)
@@ -82,6 +83,7 @@ func TestProductHoldsNoEmulators(t *testing.T) {
 // The offline build (cmd/caddy-offline) is the product plus the emulators:
 // the check above would see them, and the binary lists the ourModule.
 func TestOfflineBuildListsEmulator(t *testing.T) {
+	t.Parallel() // child processes only: no Caddy in this process, no environment
 	deps := goListDeps(t, "./cmd/caddy-offline")
 	has := func(p string) bool {
 		i := sort.SearchStrings(deps, p)

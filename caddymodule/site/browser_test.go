@@ -230,6 +230,7 @@ func shoot(t *testing.T, ctx context.Context, name string) {
 // platform's outcome, open a reader view, load /status; axe-core finds no
 // serious or critical violation on any of these pages.
 func TestBrowser(t *testing.T) {
+	t.Parallel() // a house of its own in a child process, on ports of its own
 	b := browser(t)
 	axeSource(t)
 	base := offlineHouse(t)

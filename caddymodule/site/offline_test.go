@@ -14,6 +14,7 @@ import (
 // child process for the subtests) and holds what the page promises
 // through its real routes and limits.
 func TestOfflineHouse(t *testing.T) {
+	t.Parallel() // a house of its own in a child process, on ports of its own
 	h := startOfflineHouse(t)
 	// First: it counts what reaches the emulators from a fresh house.
 	t.Run("same search from many addresses", func(t *testing.T) { sameSearchFromManyAddresses(t, h) })

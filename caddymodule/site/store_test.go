@@ -19,6 +19,7 @@ import (
 // back. Neither the page nor /status.json shows the Redis address or the
 // instance's id.
 func TestStatusSaysTheStoreMode(t *testing.T) {
+	t.Parallel() // a house of its own in a child process, on ports of its own
 	proxy := redistest.NewProxy(t)
 	prefix := redistest.Prefix(t)
 	h := startOfflineHouseEnv(t, []string{"BESLUITBRON_REDIS=" + proxy.URL(), "BESLUITBRON_STORE_PREFIX=" + prefix})

@@ -30,7 +30,8 @@ import (
 func TestTwoBuildsTwoStamps(t *testing.T) {
 	testtier.Full(t, "a Caddy binary built and run as a child process")
 	const stampA, stampB = "0.1.0-dev+gaaaaaaaaaaaa", "0.1.0-dev+gaaaaaaaaaaaa.dirty.bbbbbbbbbbbb"
-	binA, binB := testcaddy.StampedBinary(t, stampA), testcaddy.StampedBinary(t, stampB)
+	bins := testcaddy.StampedBinaries(t, stampA, stampB) // the two links at the same time
+	binA, binB := bins[0], bins[1]
 
 	emuPort := testcaddy.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n}\n:%d {\n\tbesluitbron_emulator obv\n}\n", emuPort))

@@ -71,6 +71,7 @@ func write(t *testing.T, dir, name, text string) {
 }
 
 func TestStampInGit(t *testing.T) {
+	t.Parallel() // a scratch directory and an explicit environment of its own
 	dir := scratchRepo(t)
 	env := scratchEnv(dir)
 	stamp := func() string { return run(t, dir, env, "./xcaddy.sh", "version") }
@@ -143,6 +144,7 @@ func TestStampInGit(t *testing.T) {
 // Without git (a Docker context without .git and no build arg) the stamp
 // is a hash of the files: stable, and different for other source.
 func TestStampWithoutGit(t *testing.T) {
+	t.Parallel() // a scratch directory and an explicit environment of its own
 	dir := scratchRepo(t)
 	env := scratchEnv(dir)
 	write(t, dir, "main.go", "package main\n")
@@ -164,6 +166,7 @@ func TestStampWithoutGit(t *testing.T) {
 // version.Override, with xcaddy's own defaults kept. A stand-in `go` on
 // PATH records what xcaddy would be run with.
 func TestBuildPassesStamp(t *testing.T) {
+	t.Parallel() // a scratch directory and an explicit environment of its own
 	dir := scratchRepo(t)
 	bin := t.TempDir()
 	record := filepath.Join(bin, "record")

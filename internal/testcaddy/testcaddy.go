@@ -181,7 +181,7 @@ func Reload(t testing.TB, caddyfileText string) {
 
 var (
 	builtMu sync.Mutex
-	built   = map[string]*build{}
+	built   = map[buildSpec]*build{}
 )
 
 type build struct {
@@ -211,41 +211,76 @@ func OfflineBinary(t testing.TB) string {
 func buildCmd(t testing.TB, pkg string) string {
 	t.Helper()
 	testtier.Full(t, "a Caddy binary built with go build")
-	builtMu.Lock()
-	b := built[pkg]
-	if b == nil {
-		b = &build{}
-		built[pkg] = b
-	}
-	builtMu.Unlock()
-	b.once.Do(func() {
-		root, err := moduleRoot()
-		if err != nil {
-			b.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "besluitbron-caddy-")
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.path = filepath.Join(dir, "caddy")
-		cmd := exec.Command("go", "build", "-o", b.path, pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
+	return builds(t, []buildSpec{{pkg: pkg}})[0]
 }
 
-var (
-	stampedMu  sync.Mutex
-	stampedBin = map[string]string{}
-)
+// buildSpec is one binary: a command package and the version stamp
+// linked into it ("" for none).
+type buildSpec struct{ pkg, stamp string }
+
+// builds builds each spec once per test process, those not built yet at
+// the same time (on two cores the links overlap: each is mostly one
+// process's work), and returns their paths in order.
+func builds(t testing.TB, specs []buildSpec) []string {
+	t.Helper()
+	bs := make([]*build, len(specs))
+	var wg sync.WaitGroup
+	for i, sp := range specs {
+		builtMu.Lock()
+		b := built[sp]
+		if b == nil {
+			b = &build{}
+			built[sp] = b
+		}
+		builtMu.Unlock()
+		bs[i] = b
+		wg.Go(func() { b.once.Do(func() { b.path, b.err = goBuild(sp) }) })
+	}
+	wg.Wait()
+	paths := make([]string, len(bs))
+	for i, b := range bs {
+		if b.err != nil {
+			t.Fatal(b.err)
+		}
+		paths[i] = b.path
+	}
+	return paths
+}
+
+// goBuild builds one spec: shared with the other test processes of this
+// go test run (sharedbuild.go), or else into a new temporary directory.
+func goBuild(sp buildSpec) (string, error) {
+	if path, ok, err := sharedBuild(sp, func(path string) error { return runGoBuild(sp, path) }); ok {
+		return path, err
+	}
+	dir, err := os.MkdirTemp("", "besluitbron-caddy-")
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "caddy")
+	return path, runGoBuild(sp, path)
+}
+
+// runGoBuild runs go build for one spec, writing the binary to path.
+func runGoBuild(sp buildSpec, path string) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	args := []string{"build", "-o", path}
+	if sp.stamp != "" {
+		args = append(args, "-ldflags", "-X github.com/besluitbron/besluitbron/caddymodule/version.Override="+sp.stamp)
+	}
+	cmd := exec.Command("go", append(args, sp.pkg)...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if sp.stamp != "" {
+			return fmt.Errorf("go build %s stamped %q: %v\n%s", sp.pkg, sp.stamp, err, out)
+		}
+		return fmt.Errorf("go build %s: %v\n%s", sp.pkg, err, out)
+	}
+	return nil
+}
 
 // StampedBinary builds ./cmd/caddy with the version stamp linked in, as
 // ./xcaddy.sh does (-ldflags -X .../caddymodule/version.Override=stamp),
@@ -253,29 +288,19 @@ var (
 // step differs from Binary's build, so Go's build cache serves the rest.
 func StampedBinary(t testing.TB, stamp string) string {
 	t.Helper()
+	return StampedBinaries(t, stamp)[0]
+}
+
+// StampedBinaries is StampedBinary for several stamps, linked at the same
+// time.
+func StampedBinaries(t testing.TB, stamps ...string) []string {
+	t.Helper()
 	testtier.Full(t, "a Caddy binary built with go build")
-	stampedMu.Lock()
-	defer stampedMu.Unlock()
-	if p, ok := stampedBin[stamp]; ok {
-		return p
+	specs := make([]buildSpec, len(stamps))
+	for i, s := range stamps {
+		specs[i] = buildSpec{pkg: "./cmd/caddy", stamp: s}
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := os.MkdirTemp("", "besluitbron-caddy-stamped-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "caddy")
-	cmd := exec.Command("go", "build", "-o", p,
-		"-ldflags", "-X github.com/besluitbron/besluitbron/caddymodule/version.Override="+stamp, "./cmd/caddy")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/caddy stamped %q: %v\n%s", stamp, err, out)
-	}
-	stampedBin[stamp] = p
-	return p
+	return builds(t, specs)
 }
 
 func moduleRoot() (string, error) {

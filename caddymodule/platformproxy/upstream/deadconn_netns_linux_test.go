@@ -162,6 +162,7 @@ func runDeadMidRequest(t *testing.T, restore bool, second string) (deadRun, *pla
 }
 
 func TestDeadPooledConnectionInNetns(t *testing.T) {
+	t.Parallel() // its subtests wait on the kernel's timers; the others overlap them
 	t.Run("resent on a new connection when the path is back", func(t *testing.T) {
 		t.Parallel()
 		r, pl := runDeadMidRequest(t, true, "")

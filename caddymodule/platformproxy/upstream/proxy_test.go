@@ -516,6 +516,7 @@ func TestCallerHangingUpCancelsUpstreamAndFreesThePlace(t *testing.T) {
 }
 
 func TestLongSilentAnswerIsNotCut(t *testing.T) {
+	t.Parallel() // 2.5 s of an upstream's silence: overlapped with the network-namespace waits
 	// The upstream stays silent longer than every timeout configured
 	// here (dial, idle, queue wait, and the 2 s TCP user timeout); only
 	// then does it answer. Its kernel acknowledges the keep-alive
