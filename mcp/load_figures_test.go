@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -59,7 +58,7 @@ func TestLoadFigures(t *testing.T) {
 			ns = append(ns, n)
 		}
 	}
-	site, port := loadSite(t, t.TempDir())
+	site, port := chainSite(t, t.TempDir())
 	testcaddy.Load(t, site)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	c := connect(t, base+"/mcp/raad", false, nil)
@@ -91,54 +90,6 @@ func TestLoadFigures(t *testing.T) {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
-
-// loadSite is chainSite with every inbound limit far above the load.
-func loadSite(t testing.TB, dataDir string) (string, int) {
-	port, emu := testcaddy.FreePort(t), testcaddy.FreePort(t)
-	return fmt.Sprintf(`{
-	admin off
-	auto_https off
-	persist_config off
-}
-http://:%d {
-	besluitbron_emulator obv
-}
-http://:%d {
-	route /platforms/obv/* {
-		client_limit platforms {
-			address 1000000 1000000
-			connector 1000000 1000000
-			process 1000000 1000000
-		}
-		uri strip_prefix /platforms/obv
-		platform_cache obv {
-			dir %s
-		}
-		platform_limit obv {
-			capacity 60
-			window   1m
-			cost /api/search ceil(limit/24) default 24 max 100
-			cost * 1
-		}
-		reverse_proxy 127.0.0.1:%d
-	}
-	handle /mcp/raad {
-		route {
-			client_limit raad {
-				address 1000000 1000000
-				session 1000000 1000000
-				connector 1000000 1000000
-				process 1000000 1000000
-			}
-			mcp raad {
-				platforms obv
-				status_refresh off
-			}
-		}
-	}
-}
-`, emu, port, filepath.Join(dataDir, "cache"), emu), port
-}
 
 type loadResult struct {
 	heapPerSession    float64
