@@ -184,6 +184,28 @@ func TestDocumentsAsResources(t *testing.T) {
 				}
 			}
 
+			// search_all links its merged hits as every search does.
+			sres, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "search_all",
+				Arguments: map[string]any{"query": "begroting", "limit": 5}}})
+			if err != nil || sres.IsError {
+				t.Fatalf("search_all: %v %s", err, resultText(sres))
+			}
+			uris := map[string]bool{}
+			for _, h := range decodeResult(t, resultText(sres))["hits"].([]any) {
+				if u, _ := h.(map[string]any)["uri"].(string); u != "" {
+					uris[u] = true
+				}
+			}
+			linked := 0
+			for _, ct := range sres.Content {
+				if l, ok := ct.(mcpgo.ResourceLink); ok && uris[l.URI] {
+					linked++
+				}
+			}
+			if len(uris) == 0 || linked != len(uris) {
+				t.Errorf("search_all: %d hits with a uri, %d resource_link items for them", len(uris), linked)
+			}
+
 			// A law's URI pins the version read and the article.
 			law, _ := hitOf(t, c, "bwb_search", map[string]any{"query": "belastingcapaciteit", "in_force_on": "2003-05-01"})
 			lr, err := readResource(c, law["uri"].(string))

@@ -108,3 +108,15 @@ func (c *connector) searchAll(ctx context.Context, in searchAllIn) (*searchAllOu
 	m.FromCache = m.FromCache && asked > 0
 	return &searchAllOut{resultMeta: m, Result: res}, nil
 }
+
+// resourceLinks: each merged hit that is a resource becomes a
+// resource_link, as on every platform's search.
+func (o *searchAllOut) resourceLinks() []mcpgo.ResourceLink {
+	var out []mcpgo.ResourceLink
+	for _, h := range o.Hits {
+		if h.URI != "" {
+			out = append(out, documentLink(h.URI, h.ID, h.Title, h.Citation, h.Date))
+		}
+	}
+	return out
+}
