@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/adapters/tk"
@@ -295,7 +296,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 			writeTooLarge(w, h.MaxBodyBytes)
 			return nil
 		}
-		readID, _ = isResourceRead(body)
+		var uri string
+		var ok bool
+		if readID, uri, ok = isResourceRead(body); ok {
+			if enc := encodeColons(uri); enc != uri {
+				if b, err := withURI(body, enc); err == nil {
+					httpx.SetBody(r, b)
+					// 2026-07-28's Mcp-Name mirrors params.uri: it
+					// names the same reference, so it follows.
+					if r.Header.Get(mcpgo.HeaderName) == uri {
+						r.Header.Set(mcpgo.HeaderName, enc)
+					}
+				}
+			}
+		}
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	o := subrequest.Origin{Server: srv, Host: r.Host, RemoteAddr: clientRemoteAddr(r), Key: h.conn.ids.reg.Key(r)}

@@ -13,6 +13,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 )
 
@@ -125,19 +126,57 @@ func invalidURI(ctx context.Context, uri, why string) error {
 }
 
 // isResourceRead tells whether a POST body is one resources/read request
-// (the only method whose errors the connector rewrites), and its id.
-func isResourceRead(body []byte) (json.RawMessage, bool) {
+// (the only method whose errors the connector rewrites), and its id and
+// URI.
+func isResourceRead(body []byte) (id json.RawMessage, uri string, ok bool) {
 	if !bytes.Contains(body, []byte(`resources/read`)) {
-		return nil, false
+		return nil, "", false
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
 	}
 	if json.Unmarshal(body, &m) != nil || m.Method != string(mcpgo.MethodResourcesRead) || len(m.ID) == 0 {
-		return nil, false
+		return nil, "", false
 	}
-	return m.ID, true
+	return m.ID, m.Params.URI, true
+}
+
+// encodeColons is a besluitbron:// URI with its colons percent-encoded,
+// as RFC 6570 expands a variable: people write an ECLI as it is
+// (besluitbron://rechtspraak/ECLI:NL:HR:2014:952), and no template has a
+// colon of its own after the scheme, so the reference they mean is the
+// encoded one. Other URIs are returned as they are.
+func encodeColons(uri string) string {
+	const prefix = adapters.Scheme + "://"
+	if !strings.HasPrefix(uri, prefix) || !strings.Contains(uri[len(prefix):], ":") {
+		return uri
+	}
+	return prefix + strings.ReplaceAll(uri[len(prefix):], ":", "%3A")
+}
+
+// withURI is a resources/read body with params.uri set to uri, the rest
+// as it was.
+func withURI(body []byte, uri string) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(m["params"], &params); err != nil {
+		return nil, err
+	}
+	u, _ := json.Marshal(uri)
+	params["uri"] = u
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	m["params"] = p
+	return json.Marshal(m)
 }
 
 // readWriter holds mcp-go's answer to a resources/read until the

@@ -148,6 +148,13 @@ func TestDocumentsAsResources(t *testing.T) {
 					t.Errorf("read hints: scope %q", r.CacheScope)
 				}
 			}
+			// An ECLI as people write it, colons and all, is the same
+			// document (its colons encoded, as the template expands them).
+			raw := "besluitbron://rechtspraak/" + ecli
+			if rr, err := readResource(c, raw); err != nil || rr.Contents[0].(mcpgo.TextResourceContents).Meta["citation"] != hit["citation"] {
+				t.Errorf("read %s: %v", raw, err)
+			}
+
 			// Long text comes in pages of max_text_chars.
 			if pages, _ := tc.Meta["pages"].(float64); pages < 2 {
 				t.Fatalf("a ruling in pages of 400 characters has %v pages", tc.Meta["pages"])
@@ -304,4 +311,23 @@ func BenchmarkResourceReadVsFetchTool(b *testing.B) {
 			}
 		}
 	})
+}
+
+func TestEncodeColons(t *testing.T) {
+	for in, want := range map[string]string{
+		"besluitbron://rechtspraak/ECLI:NL:HR:2014:952":             "besluitbron://rechtspraak/ECLI%3ANL%3AHR%3A2014%3A952",
+		"besluitbron://rechtspraak/ECLI%3ANL%3AHR%3A2014%3A952":     "besluitbron://rechtspraak/ECLI%3ANL%3AHR%3A2014%3A952",
+		"besluitbron://bwb/BWBR0005537?date=2024-01-01&article=3:4": "besluitbron://bwb/BWBR0005537?date=2024-01-01&article=3%3A4",
+		"besluitbron://obv/meeting:ibabs:gemeente:x?page=2":         "besluitbron://obv/meeting%3Aibabs%3Agemeente%3Ax?page=2",
+		"https://example.org/a:b":                                   "https://example.org/a:b",
+		"besluitbron://ob/stb-2018-84":                              "besluitbron://ob/stb-2018-84",
+	} {
+		if got := encodeColons(in); got != want {
+			t.Errorf("encodeColons(%q) = %q, want %q", in, got, want)
+		}
+	}
+	b, err := withURI([]byte(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"a:b","_meta":{"x":1}}}`), "a%3Ab")
+	if err != nil || !strings.Contains(string(b), `"uri":"a%3Ab"`) || !strings.Contains(string(b), `"_meta":{"x":1}`) || !strings.Contains(string(b), `"id":7`) {
+		t.Errorf("withURI: %s %v", b, err)
+	}
 }
