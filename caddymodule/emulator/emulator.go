@@ -48,9 +48,11 @@ type Handler struct {
 	// (OpenTK) that must fail independently. Default "".
 	Instance string `json:"instance,omitempty"`
 
-	inst   *instance
-	key    string
-	logger *zap.Logger
+	inst *instance
+	// released: Cleanup gave the pool its reference back (once).
+	released bool
+	key      string
+	logger   *zap.Logger
 }
 
 // CaddyModule returns the Caddy module information.
@@ -113,10 +115,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 }
 
 // Cleanup releases this config's hold on the shared instance.
+// inst is never cleared: a request the old config's server still
+// serves after a reload reads it while this runs (a race, and a nil
+// dereference, when it was set to nil here).
 func (h *Handler) Cleanup() error {
-	if h.inst != nil {
+	if h.inst != nil && !h.released {
+		h.released = true
 		_, err := pool.Delete(h.key)
-		h.inst = nil
 		return err
 	}
 	return nil
