@@ -110,7 +110,11 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 		}
 		req := bleve.NewSearchRequestOptions(p.boolean(dateRange(from, to)), need, skip, false)
 		req.Fields = hitFields
-		req.SortBy([]string{"-" + fieldDay})
+		// Many rulings share a day: the id breaks the tie, so every
+		// window, page and full sort agree on one order (without it,
+		// bleve's order of equal days depends on its segments, and a
+		// page could repeat or skip a ruling of the day it cuts).
+		req.SortBy([]string{"-" + fieldDay, "_id"})
 		req.Score = "none"
 		res, err := i.search(ctx, req)
 		if err != nil {

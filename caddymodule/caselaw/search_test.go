@@ -293,7 +293,7 @@ func TestDateOrderPagesLikeOneFullSort(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := bleve.NewSearchRequestOptions(p.boolean(), p.limit, p.offset, false)
-		req.SortBy([]string{"-" + fieldDay})
+		req.SortBy([]string{"-" + fieldDay, "_id"})
 		req.Score = "none"
 		want, err := ix.bl.Search(req)
 		if err != nil {
