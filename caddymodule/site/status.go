@@ -40,6 +40,15 @@ func (h *Handler) caseLawView() *app.CaseLawStatus {
 	return nil
 }
 
+// caseLawPage is st as the status page shows it; nil for nil.
+func caseLawPage(st *app.CaseLawStatus) *ui.CaseLawView {
+	if st == nil {
+		return nil
+	}
+	return &ui.CaseLawView{Error: st.Error, Decisions: st.Decisions, CompleteUpTo: st.CompleteUpTo,
+		Running: st.Running, PagesDone: st.PagesDone, PagesLeft: st.PagesLeft}
+}
+
 // statusRows reads every figure now, and takes a reading for the window.
 func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
 	cur := h.state.readings(now)
@@ -161,7 +170,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 	rows, laad := h.statusRows(now)
 	pg := h.page(r, "", "status")
 	pg.Title = pg.T("status.title")
-	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, CaseLaw: h.caseLawView(), Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
+	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, CaseLaw: caseLawPage(h.caseLawView()), Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
 		Updated: now.UTC().Format("2006-01-02 15:04:05 UTC"), UpdatedISO: now.UTC().Format(time.RFC3339)}
 	return h.render(w, r, http.StatusOK, "status", v)
 }

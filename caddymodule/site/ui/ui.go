@@ -11,7 +11,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"html/template"
 	"io"
 	"io/fs"
@@ -336,12 +335,24 @@ type SupplierRow struct {
 	Count int    `json:"sources"`
 }
 
+// CaseLawView is the case-law index as the status page shows it. The
+// site fills it from the app's status; ui stays free of Caddy, so its
+// tests link without it.
+type CaseLawView struct {
+	Error        string // why the index cannot answer; "" when it can
+	Decisions    uint64
+	CompleteUpTo string // RFC 3339; "" before the first complete pass
+	Running      bool
+	PagesDone    int
+	PagesLeft    int // -1 until the pass's first page gave the feed's count
+}
+
 // StatusView is the status page.
 type StatusView struct {
 	Page
 	Rows           []StatusRow
 	Laad           *LaadView
-	CaseLaw        *app.CaseLawStatus
+	CaseLaw        *CaseLawView
 	Updated        string
 	UpdatedISO     string
 	RefreshSeconds int
