@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
-	"github.com/besluitbron/besluitbron/caddymodule/session"
 )
 
 // statusError is what platform_limit returns on a rejection
@@ -38,12 +37,17 @@ type fakeBudget struct {
 	total  atomic.Int64
 }
 
+// clientHeader names the caller in these tests: the cache hands the
+// request to the budget with its headers, and the fake budget tells
+// callers apart by this one (in the product, the session module's).
+const clientHeader = "Test-Client"
+
 func newFakeBudget() *fakeBudget {
 	return &fakeBudget{gates: map[string]chan struct{}{}, refuse: map[string]int{}, calls: map[string]int{}}
 }
 
 func (b *fakeBudget) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
-	key := r.Header.Get(session.Header)
+	key := r.Header.Get(clientHeader)
 	b.total.Add(1)
 	b.mu.Lock()
 	gate := b.gates[key]
@@ -86,7 +90,7 @@ type served struct {
 func serveAs(s *Store, pol Policy, next Next, path, sess string) served {
 	r := get(path)
 	if sess != "" {
-		r.Header.Set(session.Header, sess)
+		r.Header.Set(clientHeader, sess)
 	}
 	rec := httptest.NewRecorder()
 	err := s.Serve(rec, r, pol, next, nil)
@@ -215,7 +219,7 @@ func TestPlatformsOwnRefusalSharedNeverStored(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					r := get("/p")
-					r.Header.Set(session.Header, fmt.Sprint("s", i))
+					r.Header.Set(clientHeader, fmt.Sprint("s", i))
 					rec := httptest.NewRecorder()
 					out[i] = served{rec, s.Serve(rec, r, listPolicy, u, nil)}
 				}()
