@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // budgetWaiting is how many calls wait in a platform's budget (the admin
@@ -67,7 +67,7 @@ func TestSkippingTheCacheNeverSkipsTheBudget(t *testing.T) {
 			received := func() int64 {
 				var sum int64
 				for _, base := range emulators[tc.platform] {
-					sum += testcaddy.EmulatorRequests(t, base)
+					sum += testproc.EmulatorRequests(t, base)
 				}
 				return sum
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // offlineHouse runs the default Caddyfile as ./xcaddy.sh offline does
@@ -42,7 +43,7 @@ func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
 	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
 		m := site.FindStringSubmatch(block)
-		port := strconv.Itoa(testcaddy.FreePort(t))
+		port := strconv.Itoa(testproc.FreePort(t))
 		base := "http://127.0.0.1:" + port
 		if p := prefix.FindStringSubmatch(m[2]); p != nil {
 			base += p[1]
@@ -56,15 +57,15 @@ func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 	}
 	text = strings.Replace(text, "import Caddyfile", string(main), 1)
 
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	t.Setenv("BESLUITBRON_PORT", strconv.Itoa(port))
-	t.Setenv("BESLUITBRON_ADMIN", "localhost:"+strconv.Itoa(testcaddy.FreePort(t)))
+	t.Setenv("BESLUITBRON_ADMIN", "localhost:"+strconv.Itoa(testproc.FreePort(t)))
 	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
 	// The case-law harvest has its own test (caddymodule/site/caselaw_test.go);
 	// here its feed pages would join the platforms' counts.
 	t.Setenv("BESLUITBRON_CASELAW", "off")
 	for _, p := range platforms.All() {
-		t.Setenv(testcaddy.BaseURLEnv(p.Key), strings.Join(emulators[p.Key], " "))
+		t.Setenv(testproc.BaseURLEnv(p.Key), strings.Join(emulators[p.Key], " "))
 	}
 	for _, v := range unset {
 		t.Setenv(v, "")
@@ -105,7 +106,7 @@ func TestEveryPlatformRouteAnswers(t *testing.T) {
 		{"oa", "GET", "/api/v1/bodies", "application/json", `"bodies"`},
 	} {
 		t.Run(tc.platform+tc.path, func(t *testing.T) {
-			before := testcaddy.EmulatorRequests(t, emulators[tc.platform][0])
+			before := testproc.EmulatorRequests(t, emulators[tc.platform][0])
 			var body io.Reader
 			var contentType string
 			if tc.method == "POST" {
@@ -135,7 +136,7 @@ func TestEveryPlatformRouteAnswers(t *testing.T) {
 			}
 			// Served by the emulator behind the route (the cache may answer
 			// a repeat, never a first request).
-			if after := testcaddy.EmulatorRequests(t, emulators[tc.platform][0]); after <= before {
+			if after := testproc.EmulatorRequests(t, emulators[tc.platform][0]); after <= before {
 				t.Errorf("the %s emulator counted no request (%d before, %d after)", tc.platform, before, after)
 			}
 		})
@@ -175,12 +176,12 @@ func TestRepeatedRequestComesFromTheCache(t *testing.T) {
 		return resp, string(body)
 	}
 	first, firstBody := get()
-	count := testcaddy.EmulatorRequests(t, emulators["rechtspraak"][0])
+	count := testproc.EmulatorRequests(t, emulators["rechtspraak"][0])
 	second, secondBody := get()
 	if first.StatusCode != 200 || second.StatusCode != 200 {
 		t.Fatalf("statuses %d, %d", first.StatusCode, second.StatusCode)
 	}
-	if after := testcaddy.EmulatorRequests(t, emulators["rechtspraak"][0]); after != count {
+	if after := testproc.EmulatorRequests(t, emulators["rechtspraak"][0]); after != count {
 		t.Errorf("the repeat reached the platform (%d requests, then %d)", count, after)
 	}
 	if cs := second.Header.Get("Cache-Status"); !strings.Contains(cs, "hit") {

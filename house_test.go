@@ -12,6 +12,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
@@ -23,7 +24,7 @@ func clearPlatformEnv(t *testing.T) {
 	t.Helper()
 	vars := []string{"BESLUITBRON_ADMIN", "BESLUITBRON_PORT", "BESLUITBRON_CONTACT", "BESLUITBRON_ALLOW_PRIVATE"}
 	for _, p := range platforms.All() {
-		vars = append(vars, testcaddy.BaseURLEnv(p.Key))
+		vars = append(vars, testproc.BaseURLEnv(p.Key))
 	}
 	for _, v := range vars {
 		if old, ok := os.LookupEnv(v); ok {
@@ -84,8 +85,8 @@ func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 		if p.Budget == nil {
 			t.Errorf("platform %s: no budget in caddymodule/platforms", p.Key)
 		}
-		if !strings.Contains(string(src), testcaddy.BaseURLEnv(p.Key)) {
-			t.Errorf("the Caddyfile does not document %s", testcaddy.BaseURLEnv(p.Key))
+		if !strings.Contains(string(src), testproc.BaseURLEnv(p.Key)) {
+			t.Errorf("the Caddyfile does not document %s", testproc.BaseURLEnv(p.Key))
 		}
 	}
 	// The 404 for an unknown key lists exactly the table's keys, in order.

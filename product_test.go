@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
 
 	// The house tests run Caddyfile.offline in this process, so they need
@@ -69,7 +69,7 @@ func TestProductHoldsNoEmulators(t *testing.T) {
 			t.Errorf("the product imports %s", p)
 		}
 	}
-	mods := listModules(t, testcaddy.Binary(t))
+	mods := listModules(t, testproc.Binary(t))
 	if strings.Contains(mods, "besluitbron_emulator") {
 		t.Errorf("the product binary lists the emulator ourModule:\n%s", mods)
 	}
@@ -95,7 +95,7 @@ func TestOfflineBuildListsEmulator(t *testing.T) {
 	if !has(ourModule) {
 		t.Errorf("cmd/caddy-offline does not import the product package %s", ourModule)
 	}
-	mods := listModules(t, testcaddy.OfflineBinary(t))
+	mods := listModules(t, testproc.OfflineBinary(t))
 	for _, m := range []string{"http.handlers.besluitbron_emulator", "http.handlers.mcp", "http.handlers.platform_proxy"} {
 		if !strings.Contains(mods, m+"\n") {
 			t.Errorf("the offline binary does not list %s", m)

@@ -12,13 +12,14 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // lawSite is the production chain for the laws (platform_cache,
 // platform_limit, a proxy to the bwb emulator) with a connector, and
 // Caddy's admin API on its own port so a benchmark can purge the cache.
 func lawSite(t testing.TB, dataDir string) (site string, port, admin int) {
-	port, admin, emu := testcaddy.FreePort(t), testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin, emu := testproc.FreePort(t), testproc.FreePort(t), testproc.FreePort(t)
 	return fmt.Sprintf(`{
 	admin 127.0.0.1:%d
 	auto_https off

@@ -12,6 +12,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -25,7 +26,7 @@ import (
 // platform_limit, reverse proxy to the emulator) with a connector behind
 // its own client_limit zone.
 func chainSite(t testing.TB, dataDir string) (string, int) {
-	port, emu := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, emu := testproc.FreePort(t), testproc.FreePort(t)
 	return fmt.Sprintf(`{
 	admin off
 	auto_https off

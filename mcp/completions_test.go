@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // complete asks completion/complete for a prompt's (ref "ref/prompt") or
@@ -45,7 +46,7 @@ func TestCompletionsAgainstEmulators(t *testing.T) {
 	}`)
 	testcaddy.Load(t, site)
 	url := func(name string) string { return fmt.Sprintf("http://127.0.0.1:%d/mcp/%s", port, name) }
-	calls := func(key string) int64 { return testcaddy.EmulatorRequests(t, emulatorBase(t, site, key)) }
+	calls := func(key string) int64 { return testproc.EmulatorRequests(t, emulatorBase(t, site, key)) }
 	// The Tweede Kamer emulator builds its data at its first request,
 	// which under -race on a busy machine outlasts a tool call's 20 s.
 	hc := &http.Client{Timeout: 3 * time.Minute}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -58,7 +59,7 @@ const twoConnectors = `	handle /mcp/raad {
 func TestConnectorBothEras(t *testing.T) {
 	fixturesPresent(t)
 	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 
@@ -191,10 +192,10 @@ func TestConnectorBothEras(t *testing.T) {
 func TestArgumentChecksAndPlatformFailures(t *testing.T) {
 	fixturesPresent(t)
 	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	site := fakeSite(t, f, port, twoConnectors)
 	// ori's route goes nowhere: a platform that is down.
-	site = strings.Replace(site, "reverse_proxy "+f.addr("ori"), fmt.Sprintf("reverse_proxy 127.0.0.1:%d", testcaddy.FreePort(t)), 1)
+	site = strings.Replace(site, "reverse_proxy "+f.addr("ori"), fmt.Sprintf("reverse_proxy 127.0.0.1:%d", testproc.FreePort(t)), 1)
 	testcaddy.Load(t, site)
 	c := connect(t, fmt.Sprintf("http://127.0.0.1:%d/mcp/alles", port), true, nil)
 	for _, tc := range []struct {
@@ -286,7 +287,7 @@ func request(t *testing.T, c *http.Client, method, url, host, origin, body strin
 func TestBadInputAndGuards(t *testing.T) {
 	fixturesPresent(t)
 	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	site := fakeSite(t, f, port, twoConnectors+`
 	handle /mcp/small {
 		mcp small {
@@ -361,7 +362,7 @@ func TestBadInputAndGuards(t *testing.T) {
 func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 	fixturesPresent(t)
 	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp/raad", port)
 	// The client lives through the reload below (see testcaddy.AcrossReloads).

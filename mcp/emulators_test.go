@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	"github.com/mark3labs/mcp-go/client"
 
@@ -17,11 +18,11 @@ import (
 // on its own loopback port, and the platform routes and connectors on
 // another, the way the offline default Caddyfile does.
 func emulatorSite(t *testing.T, keys []string, connectors string) (string, int) {
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	ups := map[string]string{}
 	var emus, bases strings.Builder
 	for _, k := range keys {
-		p := testcaddy.FreePort(t)
+		p := testproc.FreePort(t)
 		ups[k] = fmt.Sprintf("127.0.0.1:%d", p)
 		// As in offline mode: the platform's base URL is its emulator, so
 		// links in its answers (OB's itemUrl) pass upstream.CheckURL.

@@ -10,6 +10,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
@@ -21,7 +22,7 @@ import (
 // connector, and the given response_header_timeout; it returns the site,
 // its port and the emulator's base URL.
 func productSite(t *testing.T, dataDir, headerTimeout string) (string, int, string) {
-	port, emu := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, emu := testproc.FreePort(t), testproc.FreePort(t)
 	return fmt.Sprintf(`{
 	admin off
 	auto_https off

@@ -9,13 +9,14 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // The Laadstatus refresh interval is shared by every connector: a config
 // that fails to load leaves the running one's interval, and a reload that
 // starts applies its own.
 func TestFailedReloadKeepsRefreshInterval(t *testing.T) {
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	config := func(refresh, extra string) string {
 		return fmt.Sprintf(`{
 	admin off

@@ -13,6 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/internal/fixture"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // ob_fetch follows a search record's itemUrl only into a base URL of OB in
@@ -49,7 +50,7 @@ func TestOBItemURLFollowsTheConfigsBaseURLs(t *testing.T) {
 	}))
 	t.Cleanup(evil.Close)
 
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	// The route reaches the fake whatever the block says: only the links
 	// are checked against base_url.
 	config := func(base, extra string) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters/opentk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // OpenTK hits carry their category; documents and minutes are fetched,
@@ -81,7 +82,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 		}
 	}
 	// The other four: what they are and their link, no platform call.
-	before := testcaddy.EmulatorRequests(t, emulatorBase(t, site, "opentk"))
+	before := testproc.EmulatorRequests(t, emulatorBase(t, site, "opentk"))
 	for _, cat := range []string{"Activiteit", "Toezegging", "OODocument", "PersoonGeschenk"} {
 		h := byCat[cat]
 		v, text := fetch(map[string]any{"id": h["id"], "category": cat})
@@ -92,7 +93,7 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 			t.Errorf("%s: link %v, the hit's %v", cat, v["url"], h["source_url"])
 		}
 	}
-	if after := testcaddy.EmulatorRequests(t, emulatorBase(t, site, "opentk")); after != before {
+	if after := testproc.EmulatorRequests(t, emulatorBase(t, site, "opentk")); after != before {
 		t.Errorf("describing unfetchable hits asked OpenTK %d times", after-before)
 	}
 	// kind=activiteiten: activities only.

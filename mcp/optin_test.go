@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 func toolNames(t *testing.T, c *client.Client) []string {
@@ -129,10 +130,10 @@ func TestORIOptInAgainstEmulator(t *testing.T) {
 	// The first page costs the search and one look-up of its organisations;
 	// a repeat (no cache on these test routes) only the search.
 	oriURL := emulatorBase(t, site, "ori")
-	before := testcaddy.EmulatorRequests(t, oriURL)
+	before := testproc.EmulatorRequests(t, oriURL)
 	all := search(map[string]any{"query": "begroting", "limit": 50})
 	check(all)
-	if n := testcaddy.EmulatorRequests(t, oriURL) - before; n != 2 {
+	if n := testproc.EmulatorRequests(t, oriURL) - before; n != 2 {
 		t.Errorf("first search asked ORI %d times, want 2 (search + organisations)", n)
 	}
 	// A province (osi_) and a water board (owi_) by prefixed key, and the
@@ -154,9 +155,9 @@ func TestORIOptInAgainstEmulator(t *testing.T) {
 		t.Errorf("provincie_limburg: %s", text)
 	}
 	// A repeated search names organisations from the connector's memory.
-	before = testcaddy.EmulatorRequests(t, oriURL)
+	before = testproc.EmulatorRequests(t, oriURL)
 	check(search(map[string]any{"query": "begroting", "limit": 50}))
-	if n := testcaddy.EmulatorRequests(t, oriURL) - before; n != 1 {
+	if n := testproc.EmulatorRequests(t, oriURL) - before; n != 1 {
 		t.Errorf("repeated search asked ORI %d times, want 1", n)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // A connector offering the ORI tools warns at start when the besluitbron
@@ -17,7 +18,7 @@ import (
 func TestORIWarningReadsTheApp(t *testing.T) {
 	t.Setenv("BESLUITBRON_ORI_URL", "http://from-the-environment.example") // must not count
 	logFile := filepath.Join(t.TempDir(), "caddy.log")
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	config := func(block string) string {
 		return fmt.Sprintf(`{
 	admin off

@@ -15,6 +15,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 const resourceConnectors = `	handle /mcp/alles {
@@ -174,14 +175,14 @@ func TestDocumentsAsResources(t *testing.T) {
 			if _, err := readResource(c, uri+"?page=9999"); !errors.Is(err, mcpgo.ErrInvalidParams) || !strings.Contains(err.Error(), "last page") {
 				t.Errorf("page past the end: %v", err)
 			}
-			before := testcaddy.EmulatorRequests(t, rsEmu)
+			before := testproc.EmulatorRequests(t, rsEmu)
 			for _, bad := range []string{"besluitbron://rechtspraak/not-an-ecli", uri + "?page=0", uri + "?page=x",
 				"besluitbron://bwb/BWBR0005537?date=yesterday", "besluitbron://bwb/" + strings.Repeat("x", 300)} {
 				if _, err := readResource(c, bad); !errors.Is(err, mcpgo.ErrInvalidParams) {
 					t.Errorf("malformed %s: %v, want invalid params", adapterCut(bad), err)
 				}
 			}
-			if got := testcaddy.EmulatorRequests(t, rsEmu); got != before {
+			if got := testproc.EmulatorRequests(t, rsEmu); got != before {
 				t.Errorf("malformed references cost %d platform calls", got-before)
 			}
 			for _, missing := range []string{"besluitbron://rechtspraak/ECLI%3ANL%3AHR%3A2099%3A99999", "besluitbron://nowhere/x", "https://example.org/x"} {
@@ -254,14 +255,14 @@ func TestResourceReadSharesTheToolsCache(t *testing.T) {
 		if uri != hit["uri"] {
 			t.Errorf("the fetched document's uri %q is not its hit's %q", uri, hit["uri"])
 		}
-		before := testcaddy.EmulatorRequests(t, emuBase)
+		before := testproc.EmulatorRequests(t, emuBase)
 		r, err := readResource(c, uri)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tc := r.Contents[0].(mcpgo.TextResourceContents)
-		if tc.Meta["from_cache"] != true || testcaddy.EmulatorRequests(t, emuBase) != before {
-			t.Errorf("read after obv_fetch: from_cache %v, %d platform calls", tc.Meta["from_cache"], testcaddy.EmulatorRequests(t, emuBase)-before)
+		if tc.Meta["from_cache"] != true || testproc.EmulatorRequests(t, emuBase) != before {
+			t.Errorf("read after obv_fetch: from_cache %v, %d platform calls", tc.Meta["from_cache"], testproc.EmulatorRequests(t, emuBase)-before)
 		}
 		if !strings.Contains(tc.Text, doc["text"].(string)[:min(100, len(doc["text"].(string)))]) {
 			t.Errorf("the read's text is not the tool's:\n%s", adapterCut(tc.Text))

@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 const toolsList = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
@@ -187,7 +188,7 @@ func TestSharedSessionRedisCutConnector(t *testing.T) {
 func TestSharedSessionThroughCaddy(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	cfg := fakeSite(t, f, port, `	handle /mcp/raad {
 		mcp raad {
 			platforms obv

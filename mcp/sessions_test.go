@@ -13,6 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 const legacyInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
@@ -41,7 +42,7 @@ func serveConnectors(t *testing.T) (f *fakePlatforms, port int, base string) {
 	t.Helper()
 	fixturesPresent(t)
 	f = newFakePlatforms(t)
-	port = testcaddy.FreePort(t)
+	port = testproc.FreePort(t)
 	testcaddy.Load(t, fakeSite(t, f, port, twoConnectors))
 	return f, port, fmt.Sprintf("http://127.0.0.1:%d/mcp/", port)
 }

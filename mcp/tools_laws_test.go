@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // The laws' and local regulations' tools against their emulators, through
@@ -29,7 +30,7 @@ func TestLawToolsAgainstEmulators(t *testing.T) {
 		}
 		return decodeResult(t, text)
 	}
-	calls := func(key string) int64 { return testcaddy.EmulatorRequests(t, emulatorBase(t, site, key)) }
+	calls := func(key string) int64 { return testproc.EmulatorRequests(t, emulatorBase(t, site, key)) }
 	refused := func(tool string, args map[string]any, key string, cost int64, want ...string) {
 		t.Helper()
 		before := calls(key)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // The fake OB platform answers every SRU query with the one real record
@@ -14,7 +15,7 @@ import (
 func TestOBFetchChecksTheIdentifier(t *testing.T) {
 	fixturesPresent(t)
 	f := newFakePlatforms(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fakeSite(t, f, port, `	handle /mcp/rijk {
 		mcp rijk {
 			platforms ob

@@ -14,13 +14,14 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // figureSite is every platform's emulator behind platform_cache (as the
 // offline house routes them, without budgets), with /mcp/alles; stalled
 // names a platform whose upstream accepts connections and never answers.
 func figureSite(t *testing.T, stalled string) (url string, bases map[string]string) {
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	dir := t.TempDir()
 	bases = map[string]string{}
 	var emus, routes strings.Builder
@@ -43,7 +44,7 @@ func figureSite(t *testing.T, stalled string) (url string, bases map[string]stri
 			}()
 			up = ln.Addr().String()
 		} else {
-			p := testcaddy.FreePort(t)
+			p := testproc.FreePort(t)
 			up = fmt.Sprintf("127.0.0.1:%d", p)
 			fmt.Fprintf(&emus, "http://:%d {\n\tbesluitbron_emulator %s\n}\n", p, k)
 			bases[k] = "http://" + up
@@ -101,7 +102,7 @@ func TestSearchAllFigures(t *testing.T) {
 	// 100 clients ask the same new question at once.
 	before := map[string]int64{}
 	for k, b := range bases {
-		before[k] = testcaddy.EmulatorRequests(t, b)
+		before[k] = testproc.EmulatorRequests(t, b)
 	}
 	clients := make([]*client.Client, 100)
 	for i := range clients {
@@ -124,7 +125,7 @@ func TestSearchAllFigures(t *testing.T) {
 	var per []string
 	for _, k := range emulated {
 		if b, ok := bases[k]; ok {
-			per = append(per, fmt.Sprintf("%s=%d", k, testcaddy.EmulatorRequests(t, b)-before[k]))
+			per = append(per, fmt.Sprintf("%s=%d", k, testproc.EmulatorRequests(t, b)-before[k]))
 		}
 	}
 	t.Logf("FIGURE 100 concurrent same question: platform requests %s; p50=%v p95=%v", strings.Join(per, " "), pct(all, .5), pct(all, .95))

@@ -18,6 +18,7 @@ import (
 
 	emu "github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // tkUpstream is a TK emulator behind an httptest server that logs the
@@ -76,7 +77,7 @@ func tkSite(t *testing.T, up *tkUpstream, connectors ...string) int {
 
 // tkSiteWith is tkSite with global options (a besluitbron block).
 func tkSiteWith(t *testing.T, up *tkUpstream, global string, connectors ...string) int {
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	var cs strings.Builder
 	for _, c := range connectors {
 		name, root, _ := strings.Cut(c, " ")

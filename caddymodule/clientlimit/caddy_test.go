@@ -16,6 +16,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // markInternal is a test-only handler that marks its request as an
@@ -101,7 +102,7 @@ func get(t *testing.T, url, clientIP string, hdr ...string) answer {
 }
 
 func TestInCaddy(t *testing.T) {
-	admin, port, shapedPort := testcaddy.FreePort(t), testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, port, shapedPort := testproc.FreePort(t), testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(caddyfileTmpl, admin, port, shapedPort, 3, "v1"))
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	internal0 := counterValue(requestsTotal.WithLabelValues("it-tool", "internal"))
@@ -252,7 +253,7 @@ http://127.0.0.1:%d {
 `
 
 func TestProposedConfig(t *testing.T) {
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(proposedTmpl, port))
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	for path, want := range map[string]string{"/mcp/raad": "raad", "/mcp/rijk": "rijk", "/platforms/ori/v1/x": "ori /v1/x"} {

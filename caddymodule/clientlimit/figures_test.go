@@ -28,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 func clientFrom(ip string, conns int) *http.Client {
@@ -120,7 +120,7 @@ func TestFigureFlood(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	limited, plain := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	limited, plain := testproc.FreePort(t), testproc.FreePort(t)
 	cf := filepath.Join(dir, "Caddyfile")
 	// The defaults of client_limit, as in the proposed default Caddyfile.
 	os.WriteFile(cf, fmt.Appendf(nil, `{

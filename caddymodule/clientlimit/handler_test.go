@@ -20,6 +20,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -424,7 +425,7 @@ func TestGlobalSettingsFromTheApp(t *testing.T) {
 }
 :%d {
 	respond ok
-}`, testcaddy.FreePort(t)))
+}`, testproc.FreePort(t)))
 	ctx, cancel := caddy.NewContext(caddy.ActiveContext())
 	defer cancel()
 	global := provision(t, ctx, &Handler{Zone: "t-global"})

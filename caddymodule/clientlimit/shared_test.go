@@ -10,6 +10,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // Through Caddy with the besluitbron app's store set: the address bucket
@@ -20,7 +21,7 @@ import (
 // global bucket, and the tier metric counts the decisions.
 func TestSharedAddressThroughCaddy(t *testing.T) {
 	prefix := redistest.Prefix(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 	auto_https off

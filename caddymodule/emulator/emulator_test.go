@@ -15,6 +15,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 func TestUnmarshalCaddyfile(t *testing.T) {
@@ -113,7 +114,7 @@ func getJSON(t *testing.T, url string, v any) *http.Response {
 }
 
 func TestCaddyServesOBVAndCountsSurviveReload(t *testing.T) {
-	admin, port := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, port := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, caddyfileFor(admin, port, "obv", 5))
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 
@@ -168,7 +169,7 @@ func TestCaddyServesOBVAndCountsSurviveReload(t *testing.T) {
 
 	// Reload with the same platform and seed (another site address): the
 	// emulator, and so its counts, survive.
-	port2 := testcaddy.FreePort(t)
+	port2 := testproc.FreePort(t)
 	testcaddy.Load(t, caddyfileFor(admin, port2, "obv", 5))
 	getJSON(t, fmt.Sprintf("http://127.0.0.1:%d/_emulator/stats", port2), &st)
 	if st.Total != 4 || st.ByStatus["503"] != 1 {
@@ -198,11 +199,11 @@ func TestCaddyfileAdapts(t *testing.T) {
 // TestEveryBuiltInEmulator serves each built-in emulator on its own
 // loopback port, as the offline mode does, and reads its stats.
 func TestEveryBuiltInEmulator(t *testing.T) {
-	admin := testcaddy.FreePort(t)
+	admin := testproc.FreePort(t)
 	cf := fmt.Sprintf("{\n\tadmin localhost:%d\n\tauto_https off\n\tpersist_config off\n}\n", admin)
 	ports := map[string]int{}
 	for _, k := range Available() {
-		ports[k] = testcaddy.FreePort(t)
+		ports[k] = testproc.FreePort(t)
 		cf += fmt.Sprintf("http://127.0.0.1:%d {\n\tbesluitbron_emulator %s\n}\n", ports[k], k)
 	}
 	testcaddy.Load(t, cf)
@@ -223,7 +224,7 @@ func TestEveryBuiltInEmulator(t *testing.T) {
 // TestInstances: two sites of one platform with different instance names
 // have separate counts and faults.
 func TestInstances(t *testing.T) {
-	admin, a, b := testcaddy.FreePort(t), testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, a, b := testproc.FreePort(t), testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 	auto_https off

@@ -18,6 +18,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // countingUpstream answers every path with a body naming it, and counts.
@@ -116,7 +117,7 @@ func fetchWith(t *testing.T, c *http.Client, method, url string) (*http.Response
 
 func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 	u := newUpstream(t)
-	admin, port := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, port := testproc.FreePort(t), testproc.FreePort(t)
 	dataDir := t.TempDir()
 	testcaddy.LoadInDataDir(t, testConfig(admin, port, u.srv.URL, "1.0.0"), dataDir)
 	base := fmt.Sprintf("http://127.0.0.1:%d/platforms/obv", port)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestInCaddyCoalescingFirstClientHangsUp: through Caddy's real
@@ -36,7 +37,7 @@ func TestInCaddyCoalescingFirstClientHangsUp(t *testing.T) {
 		}
 	}))
 	defer up.Close()
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestCacheAnswersAreInert: whatever sits behind the cache (here Caddy's
@@ -40,7 +41,7 @@ func TestCacheAnswersAreInert(t *testing.T) {
 		fmt.Fprintf(w, "<p>%s</p>", r.URL.Query().Get("q"))
 	}))
 	t.Cleanup(up.Close)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 }

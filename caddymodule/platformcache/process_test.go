@@ -10,6 +10,7 @@ import (
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
@@ -20,10 +21,10 @@ import (
 // set aside and Caddy starts anyway.
 func TestRealProcessKill9RestartAndDamage(t *testing.T) {
 	testtier.Full(t, "a Caddy binary built and run as a child process")
-	emuPort := testcaddy.FreePort(t)
+	emuPort := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n}\n:%d {\n\tbesluitbron_emulator obv\n}\n", emuPort))
 	emu := fmt.Sprintf("http://127.0.0.1:%d", emuPort)
-	admin, port := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, port := testproc.FreePort(t), testproc.FreePort(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "Caddyfile")
 	cfg := fmt.Sprintf(`{
@@ -49,7 +50,7 @@ func TestRealProcessKill9RestartAndDamage(t *testing.T) {
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d/platforms/obv", port)
 	health := fmt.Sprintf("http://localhost:%d/config/", admin)
-	start := func() *testcaddy.Process { return testcaddy.Start(t, cfgPath, dir, health) }
+	start := func() *testproc.Process { return testproc.Start(t, cfgPath, dir, health) }
 
 	p := start()
 	resp, body := fetch(t, "GET", base+"/api/sources")
@@ -67,7 +68,7 @@ func TestRealProcessKill9RestartAndDamage(t *testing.T) {
 	if body2 != body || !strings.HasPrefix(resp.Header.Get("Cache-Status"), "BesluitBron; hit") {
 		t.Fatalf("after kill -9: %q %q", resp.Header.Get("Cache-Status"), body2)
 	}
-	if n := testcaddy.EmulatorRequests(t, emu); n != 2 {
+	if n := testproc.EmulatorRequests(t, emu); n != 2 {
 		t.Fatalf("emulator asked %d times, want 2", n)
 	}
 	if err := p.Stop(30 * time.Second); err != nil {
@@ -76,7 +77,7 @@ func TestRealProcessKill9RestartAndDamage(t *testing.T) {
 
 	p = start()
 	resp, _ = fetch(t, "GET", base+"/api/search?organization=soest&query=begroting")
-	if n := testcaddy.EmulatorRequests(t, emu); !strings.HasPrefix(resp.Header.Get("Cache-Status"), "BesluitBron; hit") || n != 2 {
+	if n := testproc.EmulatorRequests(t, emu); !strings.HasPrefix(resp.Header.Get("Cache-Status"), "BesluitBron; hit") || n != 2 {
 		t.Fatalf("after graceful restart: %q, emulator asked %d times", resp.Header.Get("Cache-Status"), n)
 	}
 	p.Kill()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 func counter(platform, kind, result string) float64 {
@@ -34,7 +35,7 @@ func TestProposedDefaultConfigClassifies(t *testing.T) {
 		t.Fatalf("%d blocks, want 7", len(blocks))
 	}
 	u := newUpstream(t)
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	var site strings.Builder
 	fmt.Fprintf(&site, "{\n\tadmin off\n}\n:%d {\n", port)
 	for _, b := range blocks {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
 )
@@ -143,7 +144,7 @@ func budgetRejected(t *testing.T, admin int, platform string) float64 {
 // its Retry-After through platform_cache, and nothing is stored.
 func TestInCaddyBudgetRejectionThroughTheCache(t *testing.T) {
 	u := newUpstream(t)
-	admin, port := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, port := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, budgetSite(admin, port, u.srv.URL))
 	for _, tc := range []struct{ platform, path string }{{"obv", "/api/search?query="}, {"oa", "/api/search?q="}} {
 		base := fmt.Sprintf("http://127.0.0.1:%d/platforms/%s", port, tc.platform)
@@ -173,7 +174,7 @@ func TestInCaddyBudgetRejectionThroughTheCache(t *testing.T) {
 // rejections, not one) and gets its own answer and Retry-After.
 func TestInCaddyLeadersRejectionNotHandedToAnotherSession(t *testing.T) {
 	u := newUpstream(t)
-	admin, port := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, port := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, budgetSite(admin, port, u.srv.URL))
 	base := fmt.Sprintf("http://127.0.0.1:%d/platforms/obv", port)
 	if resp, _ := getAs(t, base+"/api/search?query=prime", "p"); resp.StatusCode != 200 {

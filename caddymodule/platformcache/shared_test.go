@@ -13,6 +13,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 func sharedConfig(adminPort, port int, prefix, upstream string) string {
@@ -62,7 +63,7 @@ func getShared(t *testing.T, url string) (*http.Response, string) {
 func TestInCaddySharedTierWithAnotherInstance(t *testing.T) {
 	prefix := redistest.Prefix(t)
 	u := newUpstream(t)
-	admin, port := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	admin, port := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.LoadInDataDir(t, sharedConfig(admin, port, prefix, u.srv.URL), t.TempDir())
 	base := fmt.Sprintf("http://127.0.0.1:%d/platforms/obv", port)
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 type testClock struct {
@@ -44,8 +45,8 @@ func TestInCaddyStaleWhileRevalidateAndStaleIfError(t *testing.T) {
 	store := storeOf(platformsRechtspraak)
 
 	u := newUpstream(t)
-	deadPort := testcaddy.FreePort(t)
-	port := testcaddy.FreePort(t)
+	deadPort := testproc.FreePort(t)
+	port := testproc.FreePort(t)
 	cfg := func(upstream string) string {
 		return fmt.Sprintf(`{
 	admin off

@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestInCaddyStaleWhileRevalidateOfAPOSTSearch: the background refresh of
@@ -44,7 +45,7 @@ func TestInCaddyStaleWhileRevalidateOfAPOSTSearch(t *testing.T) {
 		_, _ = io.WriteString(w, `{"hits":{"total":{"value":1}}}`)
 	}))
 	defer up.Close()
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 }

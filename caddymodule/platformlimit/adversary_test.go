@@ -18,6 +18,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestAdversaryBesideHonest is issue 10's figure, through Caddy
@@ -74,7 +75,7 @@ func TestAdversaryBesideHonest(t *testing.T) {
 	}))
 	defer up.Close()
 
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }

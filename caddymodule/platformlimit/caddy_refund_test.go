@@ -13,6 +13,7 @@ import (
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy" // the proxy behind the budget
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestRefundsThroughCaddy: platform_limit in front of the real
@@ -44,7 +45,7 @@ func TestRefundsThroughCaddy(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	refused := closedAddr(t)
 
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	// proxy is a platform_proxy of platform to addr (loopback allowed).
 	proxy := func(platform, addr, more string) string {
 		return fmt.Sprintf("platform_proxy %s http://%s {\n\t\t\t\tallow_private 127.0.0.1/8%s\n\t\t\t}", platform, addr, more)

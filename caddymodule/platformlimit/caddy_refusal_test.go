@@ -14,6 +14,7 @@ import (
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy" // the proxy behind the budget
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestProxyRefusalsAreRefunded: what platform_proxy refuses itself (a
@@ -36,7 +37,7 @@ func TestProxyRefusalsAreRefunded(t *testing.T) {
 	}))
 	t.Cleanup(platform.Close)
 
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	// opentk: its descriptor's read-only search is POST /search.
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d

@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 )
@@ -54,7 +55,7 @@ func adminStatus(t *testing.T, admin int, platform string) Status {
 // (its RateLimit headers and a 429) acting on the budget.
 func TestThroughCaddyAgainstOBVEmulator(t *testing.T) {
 	clk := withFakeClock(t)
-	port, emu, admin := testcaddy.FreePort(t), testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, emu, admin := testproc.FreePort(t), testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 	metrics
@@ -163,7 +164,7 @@ func TestStalledPlatformNeverDelaysAnother(t *testing.T) {
 		_, _ = io.WriteString(w, "ok")
 	}))
 	defer fast.Close()
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }
@@ -226,7 +227,7 @@ func TestRejectedThroughCaddy(t *testing.T) {
 	withFakeClock(t)
 	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer fast.Close()
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }
@@ -272,7 +273,7 @@ func TestBudgetSurvivesCaddyReload(t *testing.T) {
 	withFakeClock(t)
 	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer fast.Close()
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	cfg := func(capacity int) string {
 		return fmt.Sprintf(`{
 	admin localhost:%d

@@ -24,6 +24,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestFlood is figure 3 of docs/benchmarks/fair-queue.md: a real-time
@@ -94,7 +95,7 @@ func TestFlood(t *testing.T) {
 		t.Fatal("no ids or pages from the emulator")
 	}
 
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }

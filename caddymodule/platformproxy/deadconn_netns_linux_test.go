@@ -13,6 +13,7 @@ import (
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit" // the budget in front
 	"github.com/besluitbron/besluitbron/internal/netnstest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // TestCaddyDeadPathRefundsBudgetInNetns: a platform route with the
@@ -41,7 +42,7 @@ func TestCaddyDeadPathRefundsBudgetInNetns(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { close(release); srv.Close() })
 
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }

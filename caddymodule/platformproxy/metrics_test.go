@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // The proxy's counters reach Caddy's metrics, labelled by platform only: a
@@ -19,7 +20,7 @@ func TestMetricsCountAttemptsAndFailovers(t *testing.T) {
 	ok := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "ok")
 	})
-	port, admin := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 %s}

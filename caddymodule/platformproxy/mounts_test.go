@@ -7,6 +7,7 @@ import (
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // liveHandler is the provisioned platform_proxy of platform key.
@@ -43,7 +44,7 @@ func TestMountsSendPathsToTheirHost(t *testing.T) {
 	if len(p.Mounts) != 1 || p.Mounts[0].Prefix != "/sru/" {
 		t.Fatalf("bwb mounts: %+v", p.Mounts)
 	}
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 }
@@ -64,7 +65,7 @@ func TestMountsSendPathsToTheirHost(t *testing.T) {
 		t.Errorf("texts go to %v", d)
 	}
 
-	port = testcaddy.FreePort(t)
+	port = testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 	besluitbron {

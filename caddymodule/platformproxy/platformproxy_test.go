@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // seen is what an upstream received.
@@ -45,7 +46,7 @@ func TestProxyRewritesToBaseURL(t *testing.T) {
 	upstream := httptest.NewServer(up.handler("from upstream"))
 	defer upstream.Close()
 
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 %s}
@@ -97,7 +98,7 @@ func TestProxyTwoHostsWithOwnPrefixes(t *testing.T) {
 	ub := httptest.NewServer(b.handler("b"))
 	defer ub.Close()
 	h := &Handler{Platform: "opentk", BaseURLs: []string{ua.URL, ub.URL + "/tkconv"}}
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 %s}

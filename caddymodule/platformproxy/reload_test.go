@@ -15,6 +15,7 @@ import (
 	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // provisionAlone provisions h in a context of the running config (which
@@ -68,7 +69,7 @@ func TestReloadKeepsPoolsAndNeverDoublesACap(t *testing.T) {
 		return &Handler{Platform: platforms.OpenTK, BaseURLs: []string{a.URL}, AllowPrivate: []string{"127.0.0.1/8"},
 			QueueWait: caddy.Duration(time.Millisecond)}
 	}
-	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n}\n:%d {\n\trespond ok\n}\n", testcaddy.FreePort(t)))
+	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n}\n:%d {\n\trespond ok\n}\n", testproc.FreePort(t)))
 	old := cfg()
 	provisionAlone(t, old)
 	if old.MaxSearchesPerHost != 2 {
@@ -143,7 +144,7 @@ func TestReloadKeepsPoolsAndNeverDoublesACap(t *testing.T) {
 func TestFailedReloadLeavesTheRunningConfigAlone(t *testing.T) {
 	a := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "a") })
 	b := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "b") })
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	config := func(base, extra string) string {
 		return fmt.Sprintf(`{
 	admin off

@@ -15,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // recordingPlatform records what reached it: method, path, body, headers.
@@ -209,7 +210,7 @@ func TestMaxBodyAndProbeIntervalConfig(t *testing.T) {
 	}
 	// Probes that would start only after the idle timeout never probe an
 	// idle connection: refused at load.
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	cfg := testcaddy.WithoutPersistence(t, testcaddy.Adapt(t, fmt.Sprintf(":%d {\n\tplatform_proxy ori {\n\t\tidle_timeout 10s\n\t\tprobe_interval 10s\n\t}\n}", port)))
 	err := caddy.Load(cfg, true)
 	t.Cleanup(func() { _ = caddy.Stop() })

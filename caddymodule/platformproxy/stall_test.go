@@ -12,6 +12,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
 	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
@@ -21,7 +22,7 @@ import (
 // platform_proxy with a short response_header_timeout; it returns the
 // route's base URL and the emulator's.
 func stalledOBV(t *testing.T) (string, string) {
-	port, emuPort := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, emuPort := testproc.FreePort(t), testproc.FreePort(t)
 	emu := fmt.Sprintf("http://127.0.0.1:%d", emuPort)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off

@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // allowLoopback is the global option that lets the proxies dial the
@@ -33,7 +34,7 @@ func serve(t *testing.T, platform, directive string) string {
 // serveWith is serve with the given global options.
 func serveWith(t *testing.T, global, platform, directive string) string {
 	t.Helper()
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 %s}
@@ -340,7 +341,7 @@ func TestUnmarshalCaddyfileUpstreamOptions(t *testing.T) {
 		t.Errorf("search_paths off: %v %#v", err, off.SearchPaths)
 	}
 	// "off" survives the Caddyfile -> JSON adaptation.
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	js := string(testcaddy.Adapt(t, fmt.Sprintf(":%d {\n\tplatform_proxy ori {\n\t\tsearch_paths off\n\t}\n}", port)))
 	if !strings.Contains(js, `"search_paths":["off"]`) {
 		t.Errorf("adapted JSON lost search_paths off: %s", js)
@@ -381,7 +382,7 @@ func TestCaddySentPlaceholder(t *testing.T) {
 			c.Close()
 		}
 	}()
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 %s}

@@ -19,6 +19,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
@@ -34,7 +35,7 @@ type caseLawHouse struct {
 func newCaseLawHouse(t *testing.T, since string) *caseLawHouse {
 	testtier.Full(t, "a harvest of thousands of decisions")
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	h := &caseLawHouse{dir: filepath.Join(t.TempDir(), "caselaw"), since: since, port: testcaddy.FreePort(t)}
+	h := &caseLawHouse{dir: filepath.Join(t.TempDir(), "caselaw"), since: since, port: testproc.FreePort(t)}
 	emu := rechtspraak.New(rechtspraak.Config{Seed: 1, Now: func() time.Time { return at }})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/uitspraken/zoeken" {

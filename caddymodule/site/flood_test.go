@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // emulatorCounts is what one platform's emulators answered: requests in
@@ -32,7 +32,7 @@ func readEmulators(t *testing.T, h house) map[string]emulatorCounts {
 	for k, bases := range h.emulators {
 		c := emulatorCounts{ByPath: map[string]int64{}}
 		for _, base := range bases {
-			c.Total += testcaddy.EmulatorRequests(t, base)
+			c.Total += testproc.EmulatorRequests(t, base)
 			resp, err := http.Get(base + "/_emulator/stats")
 			if err != nil {
 				t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // repoRoot is the module root, two folders up.
@@ -63,7 +63,7 @@ func startOfflineHouseEnv(t *testing.T, extraEnv []string, edits ...func(string)
 	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
 	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
 		m := site.FindStringSubmatch(block)
-		port := strconv.Itoa(testcaddy.FreePort(t))
+		port := strconv.Itoa(testproc.FreePort(t))
 		base := "http://127.0.0.1:" + port
 		if p := prefix.FindStringSubmatch(m[2]); p != nil {
 			base += p[1]
@@ -81,9 +81,9 @@ func startOfflineHouseEnv(t *testing.T, extraEnv []string, edits ...func(string)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
-	admin := "localhost:" + strconv.Itoa(testcaddy.FreePort(t))
+	admin := "localhost:" + strconv.Itoa(testproc.FreePort(t))
 	env := []string{
 		"BESLUITBRON_PORT=" + strconv.Itoa(port),
 		"BESLUITBRON_ADMIN=" + admin,
@@ -94,9 +94,9 @@ func startOfflineHouseEnv(t *testing.T, extraEnv []string, edits ...func(string)
 		"BESLUITBRON_CASELAW=off",
 	}
 	for _, p := range platforms.All() {
-		env = append(env, testcaddy.BaseURLEnv(p.Key)+"="+strings.Join(emulators[p.Key], " "))
+		env = append(env, testproc.BaseURLEnv(p.Key)+"="+strings.Join(emulators[p.Key], " "))
 	}
 	env = append(env, extraEnv...)
-	testcaddy.StartBinary(t, testcaddy.OfflineBinary(t), path, dir, base+"/status.json", env...)
+	testproc.StartBinary(t, testproc.OfflineBinary(t), path, dir, base+"/status.json", env...)
 	return house{base: base, admin: "http://" + admin, emulators: emulators}
 }

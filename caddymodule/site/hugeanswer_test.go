@@ -12,6 +12,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
@@ -28,7 +29,7 @@ import (
 // recorder went up through subrequest.Do unrecovered; in the fan-out's
 // goroutine it ended the process (this test's).
 func TestAnswerOverTheCap(t *testing.T) {
-	port, emuPort := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	port, emuPort := testproc.FreePort(t), testproc.FreePort(t)
 	emu := fmt.Sprintf("http://127.0.0.1:%d", emuPort)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off

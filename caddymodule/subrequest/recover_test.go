@@ -15,6 +15,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // panicking stands in for a platform route whose handler ends its answer
@@ -63,7 +64,7 @@ func init() {
 // sub-request with an error; Do runs in goroutines of its own (the
 // fan-out, the maintenance), where the panic would end the process.
 func TestDoRecoversTheRoutesPanics(t *testing.T) {
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin off
 	order subrequest_test_panic before respond

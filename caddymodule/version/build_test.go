@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
@@ -30,13 +29,20 @@ import (
 func TestTwoBuildsTwoStamps(t *testing.T) {
 	testtier.Full(t, "a Caddy binary built and run as a child process")
 	const stampA, stampB = "0.1.0-dev+gaaaaaaaaaaaa", "0.1.0-dev+gaaaaaaaaaaaa.dirty.bbbbbbbbbbbb"
-	bins := testcaddy.StampedBinaries(t, stampA, stampB) // the two links at the same time
+	bins := testproc.StampedBinaries(t, stampA, stampB) // the two links at the same time
 	binA, binB := bins[0], bins[1]
 
-	emuPort := testcaddy.FreePort(t)
-	testcaddy.Load(t, fmt.Sprintf("{\n\tadmin off\n}\n:%d {\n\tbesluitbron_emulator obv\n}\n", emuPort))
+	// The emulator runs in a child process of the offline build (shared
+	// with the other packages' tests of this go test run), so this test
+	// links without Caddy's standard modules.
+	emuPort, emuDir := testproc.FreePort(t), t.TempDir()
 	emu := fmt.Sprintf("http://127.0.0.1:%d", emuPort)
-	admin, port := testcaddy.FreePort(t), testcaddy.FreePort(t)
+	emuCfg := filepath.Join(emuDir, "Caddyfile")
+	if err := os.WriteFile(emuCfg, fmt.Appendf(nil, "{\n\tadmin off\n}\n:%d {\n\tbesluitbron_emulator obv\n}\n", emuPort), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	testproc.StartBinary(t, testproc.OfflineBinary(t), emuCfg, emuDir, emu+"/_emulator/stats")
+	admin, port := testproc.FreePort(t), testproc.FreePort(t)
 	dir := t.TempDir()
 	cfgPath := filepath.Join(dir, "Caddyfile")
 	cfg := fmt.Sprintf(`{
@@ -59,16 +65,16 @@ func TestTwoBuildsTwoStamps(t *testing.T) {
 	}
 	adminURL := fmt.Sprintf("http://localhost:%d", admin)
 	sources := fmt.Sprintf("http://127.0.0.1:%d/platforms/obv/api/sources", port)
-	start := func(bin string) *testcaddy.Process {
-		return testcaddy.StartBinary(t, bin, cfgPath, dir, adminURL+"/config/")
+	start := func(bin string) *testproc.Process {
+		return testproc.StartBinary(t, bin, cfgPath, dir, adminURL+"/config/")
 	}
 
 	// Build A, first run: the platform is asked once and the answer stored.
 	p := start(binA)
 	checkStatus(t, adminURL, stampA, 0, 0)
 	status, body := get(t, sources)
-	if !strings.Contains(status, "stored") || testcaddy.EmulatorRequests(t, emu) != 1 {
-		t.Fatalf("build A's first answer: Cache-Status %q, emulator asked %d times", status, testcaddy.EmulatorRequests(t, emu))
+	if !strings.Contains(status, "stored") || testproc.EmulatorRequests(t, emu) != 1 {
+		t.Fatalf("build A's first answer: Cache-Status %q, emulator asked %d times", status, testproc.EmulatorRequests(t, emu))
 	}
 	p.Kill()
 
@@ -79,7 +85,7 @@ func TestTwoBuildsTwoStamps(t *testing.T) {
 	if !strings.HasPrefix(status, "BesluitBron; hit") || body2 != body {
 		t.Fatalf("restart of build A: Cache-Status %q", status)
 	}
-	if n := testcaddy.EmulatorRequests(t, emu); n != 1 {
+	if n := testproc.EmulatorRequests(t, emu); n != 1 {
 		t.Fatalf("restart of build A asked the platform: %d requests in all, want 1", n)
 	}
 	p.Kill()
@@ -92,13 +98,13 @@ func TestTwoBuildsTwoStamps(t *testing.T) {
 	if !strings.Contains(status, "fwd=miss") || !strings.Contains(status, "stored") || !strings.Contains(status, "detail=other-version") {
 		t.Fatalf("build B read A's entry: Cache-Status %q", status)
 	}
-	if n := testcaddy.EmulatorRequests(t, emu); n != 2 {
+	if n := testproc.EmulatorRequests(t, emu); n != 2 {
 		t.Fatalf("build B: %d platform requests in all, want 2", n)
 	}
 	checkStatus(t, adminURL, stampB, 1, 1)
 	status, _ = get(t, sources)
-	if !strings.HasPrefix(status, "BesluitBron; hit") || testcaddy.EmulatorRequests(t, emu) != 2 {
-		t.Fatalf("build B's own entry: Cache-Status %q, %d platform requests", status, testcaddy.EmulatorRequests(t, emu))
+	if !strings.HasPrefix(status, "BesluitBron; hit") || testproc.EmulatorRequests(t, emu) != 2 {
+		t.Fatalf("build B's own entry: Cache-Status %q, %d platform requests", status, testproc.EmulatorRequests(t, emu))
 	}
 	if err := p.Stop(30 * time.Second); err != nil {
 		t.Fatal(err)

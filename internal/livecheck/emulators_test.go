@@ -13,6 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 )
@@ -21,13 +22,13 @@ import (
 // /platforms/<key>/ routes as BesluitBron's Caddyfile lays them out, with
 // ORI switched off (410) as in the default configuration.
 func emulatorProduct(t *testing.T) string {
-	port := testcaddy.FreePort(t)
+	port := testproc.FreePort(t)
 	var emus, routes strings.Builder
 	for _, k := range Platforms {
 		if k == "ori" {
 			continue
 		}
-		p := testcaddy.FreePort(t)
+		p := testproc.FreePort(t)
 		fmt.Fprintf(&emus, "http://:%d {\n\tbind 127.0.0.1\n\tbesluitbron_emulator %s\n}\n", p, k)
 		fmt.Fprintf(&routes, "\thandle_path /platforms/%s/* {\n\t\treverse_proxy 127.0.0.1:%d {\n\t\t\theader_up Host {upstream_hostport}\n\t\t}\n\t}\n", k, p)
 	}

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/redistest"
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // house is one set of emulators and n instances on one Redis prefix.
@@ -32,7 +32,7 @@ type house struct {
 
 type instance struct {
 	base, admin string
-	proc        *testcaddy.Process
+	proc        *testproc.Process
 }
 
 var emulatorPlatforms = []string{"ori", "obv", "tk", "opentk", "ob", "rechtspraak", "oa"}
@@ -55,13 +55,13 @@ func startHouseWith(t *testing.T, n int, o houseOptions) *house {
 		o.redisURL = redistest.URL()
 	}
 	prefix := redistest.Prefix(t)
-	bin := testcaddy.OfflineBinary(t)
+	bin := testproc.OfflineBinary(t)
 	dir := t.TempDir()
 	h := &house{emulators: map[string]string{}}
 	var cf strings.Builder
 	cf.WriteString("{\n\tadmin off\n\tpersist_config off\n}\n")
 	for _, p := range emulatorPlatforms {
-		port := testcaddy.FreePort(t)
+		port := testproc.FreePort(t)
 		h.emulators[p] = fmt.Sprintf("http://127.0.0.1:%d", port)
 		fmt.Fprintf(&cf, "http://127.0.0.1:%d {\n\tbesluitbron_emulator %s\n}\n", port, p)
 	}
@@ -69,14 +69,14 @@ func startHouseWith(t *testing.T, n int, o houseOptions) *house {
 	if err := os.WriteFile(emuFile, []byte(cf.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	testcaddy.StartBinary(t, bin, emuFile, filepath.Join(dir, "emu"), h.emulators["obv"]+"/_emulator/stats")
+	testproc.StartBinary(t, bin, emuFile, filepath.Join(dir, "emu"), h.emulators["obv"]+"/_emulator/stats")
 
 	caddyfile, err := filepath.Abs("../../Caddyfile")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < n; i++ {
-		port, adminPort := testcaddy.FreePort(t), testcaddy.FreePort(t)
+		port, adminPort := testproc.FreePort(t), testproc.FreePort(t)
 		in := instance{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort)}
 		env := []string{
 			fmt.Sprintf("BESLUITBRON_PORT=%d", port),
@@ -96,7 +96,7 @@ func startHouseWith(t *testing.T, n int, o houseOptions) *house {
 			}
 			env = append(env, "BESLUITBRON_"+strings.ToUpper(p)+"_URL="+u)
 		}
-		in.proc = testcaddy.StartBinary(t, bin, caddyfile, filepath.Join(dir, fmt.Sprintf("xdg-%d", i)), in.admin+"/besluitbron/store", env...)
+		in.proc = testproc.StartBinary(t, bin, caddyfile, filepath.Join(dir, fmt.Sprintf("xdg-%d", i)), in.admin+"/besluitbron/store", env...)
 		h.instances = append(h.instances, in)
 	}
 	// The admin endpoint answers before the config's apps started: wait
@@ -153,7 +153,7 @@ func TestThreeInstancesShareCacheSessionsAndStore(t *testing.T) {
 	h := startHouse(t, 3)
 	t.Run("a miss on one instance is a hit on the others", func(t *testing.T) {
 		tk := h.emulators["tk"]
-		before := testcaddy.EmulatorRequests(t, tk)
+		before := testproc.EmulatorRequests(t, tk)
 		path := "/platforms/tk/OData/v5/Fractie?$top=3"
 		resp, _ := get(t, h.instances[0].base+path)
 		if resp.StatusCode != 200 {
@@ -165,14 +165,14 @@ func TestThreeInstancesShareCacheSessionsAndStore(t *testing.T) {
 				t.Fatalf("instance %d: %d, Cache-Status %q", i+2, resp.StatusCode, cs)
 			}
 		}
-		if got := testcaddy.EmulatorRequests(t, tk) - before; got != 1 {
+		if got := testproc.EmulatorRequests(t, tk) - before; got != 1 {
 			t.Fatalf("the platform saw %d requests, want 1", got)
 		}
 	})
 
 	t.Run("200 identical concurrent misses over three instances make one upstream call", func(t *testing.T) {
 		rs := h.emulators["tk"]
-		before := testcaddy.EmulatorRequests(t, rs)
+		before := testproc.EmulatorRequests(t, rs)
 		path := "/platforms/tk/OData/v5/Fractie?$top=5&$skip=1"
 		var wg sync.WaitGroup
 		statuses := make([]int, 200)
@@ -196,7 +196,7 @@ func TestThreeInstancesShareCacheSessionsAndStore(t *testing.T) {
 				t.Fatalf("request %d: status %d", i, s)
 			}
 		}
-		if got := testcaddy.EmulatorRequests(t, rs) - before; got != 1 {
+		if got := testproc.EmulatorRequests(t, rs) - before; got != 1 {
 			t.Fatalf("the platform saw %d requests, want 1", got)
 		}
 	})
@@ -234,7 +234,7 @@ func TestThreeInstancesShareCacheSessionsAndStore(t *testing.T) {
 		if !applied {
 			t.Fatal("instance 3 never applied the purge made on instance 1")
 		}
-		before := testcaddy.EmulatorRequests(t, tk)
+		before := testproc.EmulatorRequests(t, tk)
 		resp2, _ := get(t, h.instances[2].base+path)
 		if resp2.StatusCode != 200 {
 			t.Fatalf("instance 3 after the purge: %d", resp2.StatusCode)
@@ -242,7 +242,7 @@ func TestThreeInstancesShareCacheSessionsAndStore(t *testing.T) {
 		if cs := resp2.Header.Get("Cache-Status"); strings.Contains(cs, "hit") {
 			t.Fatalf("after the purge instance 3 answered from cache: %q", cs)
 		}
-		if got := testcaddy.EmulatorRequests(t, tk) - before; got != 1 {
+		if got := testproc.EmulatorRequests(t, tk) - before; got != 1 {
 			t.Fatalf("after the purge the platform saw %d requests, want 1", got)
 		}
 	})

@@ -1,4 +1,4 @@
-package testcaddy
+package testproc
 
 import (
 	"net"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package testcaddy
+package testproc
 
 import (
 	"os"
