@@ -47,7 +47,9 @@ func TestParseRegulationFixtures(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
-	for in, want := range map[string]string{"CVDR100394_2": "CVDR100394_2", "cvdr100394_2": "CVDR100394_2", "112779_1": "CVDR112779_1", " CVDR0077862_01 ": "CVDR77862_1"} {
+	for in, want := range map[string]string{"CVDR100394_2": "CVDR100394_2", "cvdr100394_2": "CVDR100394_2", "112779_1": "CVDR112779_1", " CVDR0077862_01 ": "CVDR77862_1",
+		// As the version's page and its citation write it.
+		"CVDR100394/2": "CVDR100394_2", "cvdr100394/2": "CVDR100394_2"} {
 		if id, err := ParseID(in); err != nil || id.String() != want {
 			t.Errorf("%q: %v %v", in, id, err)
 		}
@@ -55,7 +57,7 @@ func TestIDs(t *testing.T) {
 	if _, err := ParseID("CVDR100394"); err == nil || !strings.Contains(err.Error(), "not its version") {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"", "BWBR0001", "../1_1", "CVDR_1", "1_1/../x"} {
+	for _, bad := range []string{"", "BWBR0001", "../1_1", "CVDR_1", "1_1/../x", "100394/2", "CVDR100394/", "CVDR100394/2/xml", "CVDR100394_2/3"} {
 		if _, err := ParseID(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -66,6 +68,9 @@ func TestIDs(t *testing.T) {
 	}
 	if _, err := DocumentRequest("0_1"); err == nil {
 		t.Fatal("number zero accepted")
+	}
+	if r2, err := DocumentRequest("CVDR112779/1"); err != nil || r2.Path != r.Path {
+		t.Fatalf("the page's form reads %+v, not %+v: %v", r2, r, err)
 	}
 	for in, want := range map[string]string{"1.1:CVDR77862_1": "CVDR77862_1", "CVDR://90740_1": "CVDR90740_1", "CVDR:267366_1": "CVDR267366_1"} {
 		if id, ok := ParseReference(in); !ok || id != want {
