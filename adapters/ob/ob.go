@@ -96,7 +96,9 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	return adapters.Get(SRUPath, q), nil
 }
 
-var idRE = regexp.MustCompile(`^[a-z]{2,8}-[a-z0-9][a-z0-9.-]{0,60}$`)
+// idRE is a publication identifier: its series, a word (stb, kst, ah)
+// or, for the Handelingen, h (h-tk-20232024-12-3), then its place.
+var idRE = regexp.MustCompile(`^(?:[a-z]{2,8}|h)-[a-z0-9][a-z0-9.-]{0,60}$`)
 
 // ValidID checks a publication identifier such as kst-26100-1, stb-2024-1.
 func ValidID(id string) (string, error) {
@@ -106,6 +108,16 @@ func ValidID(id string) (string, error) {
 	}
 	return id, nil
 }
+
+// datedIDRE is a publication identifier with its year.
+var datedIDRE = regexp.MustCompile(`^[a-z]{2,8}-[0-9]{4}-[0-9A-Za-z.-]{1,50}$`)
+
+// IsDatedID tells whether s is a publication identifier with its year,
+// as the metadata of a law (BWB's urlidentifier) or a local regulation
+// (CVDR's isFormatOf) names the publication that made it:
+// gmb-2016-146361, stcrt-2006-73-p10-SC74601. Unlike ValidID it takes s
+// only as written, in its case.
+func IsDatedID(s string) bool { return datedIDRE.MatchString(s) }
 
 // lookupRecords is how many records a look-up asks for. An exact index
 // match should give one; asking a few more costs nothing (metadata only)
