@@ -101,3 +101,13 @@ func ParseReference(s string) (id string, ok bool) {
 	}
 	return p.String(), true
 }
+
+// recognize is a regulation version written in a form ParseID takes, as
+// written: cvdr_fetch takes it as is (Surface.Recognize).
+func recognize(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if _, err := ParseID(s); err != nil {
+		return "", false
+	}
+	return s, true
+}

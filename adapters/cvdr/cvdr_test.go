@@ -7,6 +7,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 func TestParseRegulationFixtures(t *testing.T) {
@@ -79,6 +80,22 @@ func TestIDs(t *testing.T) {
 	}
 	if _, ok := ParseReference("http://wetten.overheid.nl/BWBR0004825/"); ok {
 		t.Fatal("a law read as a local regulation")
+	}
+}
+
+// A prompt takes a version in each form cvdr_fetch takes, as written;
+// the citation this package writes holds one of them.
+func TestRecognize(t *testing.T) {
+	refcheck.Check(t, recognize, map[string]string{
+		"CVDR100394_2": "CVDR100394_2", "cvdr100394_2": "cvdr100394_2", "112779_1": "112779_1", " CVDR100394_2\n": "CVDR100394_2",
+		"CVDR100394/2": "CVDR100394/2", "Cvdr100394/2": "Cvdr100394/2",
+		"": "", " ": "", "\t": "", "CVDR100394": "", "CVDR0_1": "", "100394/2": "", "CVDR:100394_2": "", "CVDR://90740_1": "",
+		"CVDR100394_2 x": "", "BWBR0005537": "", "CVDR" + strings.Repeat("1", 300) + "_1": "",
+	})
+	c := Citation("Verordening", "Soest", "CVDR101010_2", "")
+	number := c[strings.Index(c, "(")+1 : strings.Index(c, ")")]
+	if id, ok := recognize(number); !ok {
+		t.Fatalf("the number %q of the citation %q is not taken (%q)", number, c, id)
 	}
 }
 

@@ -28,7 +28,8 @@ func Surface() adapters.Surface {
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
 			return Fetch(env.Bind(ctx, platforms.CVDR), id)
 		},
-		Probe: probe,
+		Probe:     probe,
+		Recognize: recognize,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://cvdr/{id}{?page}", Name: "cvdr-regulation", Title: "Local regulation (CVDR)",

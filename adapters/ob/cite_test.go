@@ -71,6 +71,22 @@ func TestParseCitation(t *testing.T) {
 	})
 }
 
+// The references a prompt takes for a publication: an identifier of a
+// series a reference names, as ValidID writes it, or a citation.
+func TestRecognize(t *testing.T) {
+	refcheck.Check(t, recognize, map[string]string{
+		"stb-2018-84": "stb-2018-84", "STB-2018-84": "stb-2018-84", " gmb-2016-146361 ": "gmb-2016-146361",
+		"kst-36410-5": "kst-36410-5", "kst-36200-VII-12": "kst-36200-vii-12", "h-tk-20232024-12-3": "h-tk-20232024-12-3",
+		"ah-ek-20192020-5": "ah-ek-20192020-5", "blg-1054321": "blg-1054321", "stcrt-2006-73-p10-SC74601": "stcrt-2006-73-p10-sc74601",
+		"Stb. 2018, 84": "stb-2018-84", "Kamerstukken II 2023/24, 36410, nr. 5": "kst-36410-5",
+		// Another word and a hyphen is as likely something else; not an
+		// identifier; empty; too long.
+		"kv-tk-2024Z01234": "", "obv-gm0363-5a8f1e2c": "", "abc-def": "", "stb": "", "stb-": "", "kst--": "", "stb-2018-84 x": "",
+		"BWBR0005537": "", "ECLI:NL:HR:2014:952": "", "2023D41173": "", "CVDR100394_2": "", "": "", " ": "", "\t": "",
+		"stb-" + strings.Repeat("1", 300): "",
+	})
+}
+
 // The identifier of the publication that made a law or regulation, as
 // their metadata write it, in its case.
 func TestIsDatedID(t *testing.T) {

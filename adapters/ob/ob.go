@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,6 +119,24 @@ var datedIDRE = regexp.MustCompile(`^[a-z]{2,8}-[0-9]{4}-[0-9A-Za-z.-]{1,50}$`)
 // gmb-2016-146361, stcrt-2006-73-p10-SC74601. Unlike ValidID it takes s
 // only as written, in its case.
 func IsDatedID(s string) bool { return datedIDRE.MatchString(s) }
+
+// referredSeries are the series whose identifiers a reference names on
+// their own: the numbered series (adapters.Series), kamerstukken,
+// Handelingen and their Aanhangsel, and bijlagen.
+var referredSeries = []string{"kst", "h-tk", "h-ek", "ah-tk", "ah-ek", "blg"}
+
+// recognize is a publication by its identifier in one of the series a
+// reference names on its own (another word and a hyphen is as likely
+// something else), or by its citation (ParseCitation); Surface.Recognize.
+func recognize(s string) (string, bool) {
+	if id, err := ValidID(s); err == nil {
+		series, _, _ := strings.Cut(id, "-")
+		if _, ok := adapters.Series[series]; ok || slices.ContainsFunc(referredSeries, func(p string) bool { return strings.HasPrefix(id, p+"-") }) {
+			return id, true
+		}
+	}
+	return ParseCitation(s)
+}
 
 // lookupRecords is how many records a look-up asks for. An exact index
 // match should give one; asking a few more costs nothing (metadata only)

@@ -1,5 +1,5 @@
 // Package refcheck is the check the platform packages' tests hold their
-// reference readers to (the citations' readers, ob.ParseCitation): the
+// reference readers to (each Surface.Recognize, ob.ParseCitation): the
 // references a reader takes, with the id each gives, and those it
 // refuses; and, whatever the table says, the hostile inputs every reader
 // refuses.
