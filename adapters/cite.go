@@ -83,6 +83,26 @@ func PublicationCitation(id string) string {
 	return abbr + " " + m[2] + ", " + m[3]
 }
 
+// publicationCitationRE is a citation of a numbered series as people
+// write it: "Stb. 2018, 84", also "Stcrt. 2006, nr. 73", "stb 2018 84".
+var publicationCitationRE = regexp.MustCompile(`(?i)^([a-z]{2,5})\.?\s*([12][0-9]{3})\s*,?\s*(?:nr\.?\s*)?([1-9][0-9]{0,8})$`)
+
+// ParsePublicationCitation reads a citation PublicationCitation writes
+// back to its identifier: "Stb. 2018, 84" is stb-2018-84. It takes the
+// looser forms people write too (any case, without the dot or the comma,
+// with "nr."). Anything else is not one.
+func ParsePublicationCitation(s string) (id string, ok bool) {
+	m := publicationCitationRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return "", false
+	}
+	series := strings.ToLower(m[1])
+	if _, ok := Series[series]; !ok {
+		return "", false
+	}
+	return series + "-" + m[2] + "-" + m[3], true
+}
+
 // Kamerstuk is a kamerstuk's place: its dossier (36200), the dossier's
 // addition (VII; "" for none) and its number in the dossier (12, or a
 // letter such as A for the Eerste Kamer's).
@@ -121,11 +141,26 @@ func ParseKamerstuk(id string) (Kamerstuk, bool) {
 	default:
 		return Kamerstuk{}, false
 	}
-	if !dossierRE.MatchString(k.Dossier) || !kstNumberRE.MatchString(k.Number) ||
-		(k.Addition != "" && !additionRE.MatchString(k.Addition)) {
+	if !k.valid() {
 		return Kamerstuk{}, false
 	}
 	return k, true
+}
+
+// valid tells whether k's parts have their forms.
+func (k Kamerstuk) valid() bool {
+	return dossierRE.MatchString(k.Dossier) && kstNumberRE.MatchString(k.Number) &&
+		(k.Addition == "" || additionRE.MatchString(k.Addition))
+}
+
+// ID is k's identifier in Officiële Bekendmakingen' form, the one
+// ParseKamerstuk reads: kst-36200-VII-12.
+func (k Kamerstuk) ID() string {
+	id := "kst-" + k.Dossier
+	if k.Addition != "" {
+		id += "-" + k.Addition
+	}
+	return id + "-" + k.Number
 }
 
 // dossier writes the dossier with its addition as citations do: a
@@ -152,8 +187,7 @@ func (k Kamerstuk) dossier() string {
 // numbering) is written without "nr.": "Kamerstukken I 2022/23, 35979,
 // H".
 func KamerstukCitation(chamber, vergaderjaar string, k Kamerstuk) string {
-	if !dossierRE.MatchString(k.Dossier) || !kstNumberRE.MatchString(k.Number) ||
-		(k.Addition != "" && !additionRE.MatchString(k.Addition)) {
+	if !k.valid() {
 		return ""
 	}
 	head := "Kamerstukken"
@@ -168,6 +202,30 @@ func KamerstukCitation(chamber, vergaderjaar string, k Kamerstuk) string {
 		nr = strings.ToUpper(k.Number)
 	}
 	return head + ", " + k.dossier() + ", " + nr
+}
+
+// kamerstukCitationRE is a kamerstuk's citation as KamerstukCitation and
+// people write it: the chamber and the vergaderjaar (2023/24, 2023-2024,
+// 2023) may be left out; the dossier's addition follows a space or a
+// hyphen, or stands in brackets (a kingdom act's); the number follows
+// "nr.", a letter stands alone.
+var kamerstukCitationRE = regexp.MustCompile(`(?i)^Kamerstukk?en(?:\s+I{1,2})?(?:\s+[12][0-9]{3}(?:\s*[-/]\s*(?:[0-9]{4}|[0-9]{2}))?)?\s*,\s*` +
+	`([0-9]{4,6})(?:\s*\(([A-Z0-9]{1,12})\)|[ -]([A-Z0-9]{1,12}))?\s*,\s*(?:nr\.?\s*([0-9]{1,5})|([A-Z]{1,3}))$`)
+
+// ParseKamerstukCitation reads a kamerstuk's citation back to the
+// kamerstuk: "Kamerstukken II 2023/24, 36200 VII, nr. 12" is 36200, VII
+// and 12 (kst-36200-VII-12 by its ID), whatever KamerstukCitation writes
+// and the looser forms people write. Anything else is not one.
+func ParseKamerstukCitation(s string) (Kamerstuk, bool) {
+	m := kamerstukCitationRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil || strings.EqualFold(m[5], "nr") {
+		return Kamerstuk{}, false
+	}
+	k := Kamerstuk{Dossier: m[1], Addition: strings.ToUpper(m[2] + m[3]), Number: strings.ToUpper(m[4] + m[5])}
+	if !k.valid() {
+		return Kamerstuk{}, false
+	}
+	return k, true
 }
 
 // Chamber is the chamber ("II" or "I") an organisation's name says,

@@ -3,6 +3,8 @@ package adapters
 import (
 	"strings"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 func TestDutchDate(t *testing.T) {
@@ -40,7 +42,24 @@ func TestPublicationCitation(t *testing.T) {
 		if got := PublicationCitation(in); got != want {
 			t.Errorf("PublicationCitation(%q) = %q, want %q", in, got, want)
 		}
+		// Every citation written reads back to its identifier.
+		if id, ok := ParsePublicationCitation(want); want != "" && (!ok || id != strings.ToLower(strings.TrimSpace(in))) {
+			t.Errorf("ParsePublicationCitation(%q) = %q, %v; want %q", want, id, ok, in)
+		}
 	}
+}
+
+// Citations of the numbered series as people write them.
+func TestParsePublicationCitation(t *testing.T) {
+	refcheck.Check(t, ParsePublicationCitation, map[string]string{
+		"Stb. 2018, 84": "stb-2018-84", "Gmb. 2016, 146361": "gmb-2016-146361", "Stcrt. 2006, nr. 73": "stcrt-2006-73",
+		"Stcrt. 2006, nr 73": "stcrt-2006-73", "stb 2018 84": "stb-2018-84", "STB. 2018, 84": "stb-2018-84", "Trb.2019,120": "trb-2019-120",
+		" Bgr. 2023, 77 ": "bgr-2023-77", "wsb. 2022, 12": "wsb-2022-12", "Prb. 2021, 5678": "prb-2021-5678",
+		// Not a numbered series, not a number, a leading zero (no identifier has one), or more.
+		"": "", " ": "", "\t\n": "", "Kst. 2018, 84": "", "Xyz. 2018, 84": "", "Stb. 2018": "", "Stb. 2018, 084": "", "Stb. 2018, 0": "",
+		"Stb. 18, 84": "", "Stb. 2018, 84a": "", "Stb. 2018, 84, 85": "", "stb-2018-84": "", "Stb. 2018, 84 en Stb. 2019, 1": "",
+		"Stb. 2018, " + strings.Repeat("9", 300): "", strings.Repeat("Stb. ", 60): "",
+	})
 }
 
 func TestKamerstuk(t *testing.T) {
@@ -74,6 +93,18 @@ func TestKamerstuk(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s (%s, %s): %q, want %q", c.id, c.chamber, c.vj, got, c.want)
 		}
+		if !ok {
+			continue
+		}
+		if k.ID() != strings.TrimSpace(c.id) {
+			t.Errorf("ParseKamerstuk(%q).ID() = %q", c.id, k.ID())
+		}
+		// Every citation written reads back to its kamerstuk, in the
+		// case the citation writes.
+		up := Kamerstuk{Dossier: k.Dossier, Addition: strings.ToUpper(k.Addition), Number: strings.ToUpper(k.Number)}
+		if back, ok := ParseKamerstukCitation(got); got != "" && (!ok || back != up) {
+			t.Errorf("ParseKamerstukCitation(%q) = %+v, %v; want %+v", got, back, ok, up)
+		}
 	}
 	if got := KamerstukCitation("II", "2023-2024", Kamerstuk{}); got != "" {
 		t.Errorf("empty kamerstuk cited as %q", got)
@@ -83,6 +114,41 @@ func TestKamerstuk(t *testing.T) {
 			t.Errorf("Chamber(%q) = %q", org, got)
 		}
 	}
+}
+
+// Kamerstukken as people cite them, to their identifiers.
+func TestParseKamerstukCitation(t *testing.T) {
+	id := func(s string) (string, bool) {
+		k, ok := ParseKamerstukCitation(s)
+		if !ok {
+			if k != (Kamerstuk{}) {
+				t.Errorf("%q refused, yet read as %+v", s, k)
+			}
+			return "", false
+		}
+		return k.ID(), true
+	}
+	refcheck.Check(t, id, map[string]string{
+		"Kamerstukken II 2023/24, 36410, nr. 5":         "kst-36410-5",
+		"Kamerstukken II 2023/24, 36200 VII, nr. 12":    "kst-36200-VII-12",
+		"kamerstukken ii 2023/24, 36200 vii, nr. 12":    "kst-36200-VII-12",
+		"KAMERSTUKKEN II 2023/2024, 36200-VII, NR 12":   "kst-36200-VII-12",
+		"Kamerstukken II 2023-2024, 36410, nr. 5":       "kst-36410-5",
+		"Kamerstukken II 2023, 36410, nr. 5":            "kst-36410-5",
+		"Kamerstuken II 2023/24, 36410, nr. 5":          "kst-36410-5",
+		"Kamerstukken I 2022/23, 35979, H":              "kst-35979-H",
+		"Kamerstukken II 2019/20, 21501-20, nr. 1234":   "kst-21501-20-1234",
+		"Kamerstukken II 2022/23, 36128 (R2166), nr. 3": "kst-36128-R2166-3",
+		"Kamerstukken II, 36410, nr. 5":                 "kst-36410-5",
+		"Kamerstukken, 26100, nr. 1":                    "kst-26100-1",
+		"  Kamerstukken II 2023/24 , 36410 , nr.5  ":    "kst-36410-5",
+		// Not a kamerstuk: no dossier or number, a leading zero, a word.
+		"": "", " ": "", "\t": "", "Kamerstukken": "", "Kamerstukken II 2023/24, 36410": "", "Kamerstukken II 2023/24, nr. 5": "",
+		"Kamerstukken II 2023/24, 36410, nr. 0": "", "Kamerstukken II 2023/24, 36410, nr. 05": "", "Kamerstukken II 2023/24, 06410, nr. 5": "",
+		"Kamerstukken II 2023/24, 36410, nr": "", "Kamerstukken III 2023/24, 36410, nr. 5": "", "Handelingen II 2023/24, 36410, nr. 5": "",
+		"Kamerstukken II 2023/24, 36410, nr. 5, p. 3": "", "kst-36410-5": "", "Stb. 2018, 84": "",
+		"Kamerstukken II 2023/24, 36410, nr. " + strings.Repeat("5", 300): "", strings.Repeat("Kamerstukken ", 25): "",
+	})
 }
 
 func TestCouncilCitation(t *testing.T) {

@@ -36,6 +36,27 @@ type Surface struct {
 	// kind, as a hit gives it), by one of Resources' templates; "" when
 	// the platform's documents are not read here.
 	URI func(id, kind string) string
+	// Recognize reads s as a reference to one of the platform's
+	// documents, as people and other documents write it (its identifier,
+	// its citation), and gives the id its fetch takes; ok is false when s
+	// is none. No two platforms recognize the same s (a registry test
+	// holds them to it), so a prompt can ask each in turn. Nil when the
+	// platform's references are told apart by nothing of their own (an
+	// ORI id, OpenTK's numbers, which are the Tweede Kamer's).
+	Recognize func(s string) (id string, ok bool)
+}
+
+// Recognizes is a Surface.Recognize from the platform's check of an
+// identifier (bwb.ValidID, rechtspraak.ValidECLI): s is recognized when
+// the check takes it, as the id the check gives.
+func Recognizes(valid func(string) (string, error)) func(string) (string, bool) {
+	return func(s string) (string, bool) {
+		id, err := valid(s)
+		if err != nil {
+			return "", false
+		}
+		return id, true
+	}
 }
 
 // Link gives each hit its resource URI (Hit.URI), where the platform

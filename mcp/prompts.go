@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -366,26 +365,19 @@ type docRef struct {
 	platform, id, category, date, article string
 }
 
-var (
-	ecliRefRE   = regexp.MustCompile(`(?i)^ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:[0-9]{4}:[A-Z0-9.]{1,25}$`)
-	bwbRefRE    = regexp.MustCompile(`(?i)^BWB[RV][0-9]{7}$`)
-	cvdrRefRE   = regexp.MustCompile(`(?i)^(CVDR)?[0-9]{1,9}_[0-9]{1,4}$`)
-	obRefRE     = regexp.MustCompile(`(?i)^(stb|stcrt|trb|gmb|prb|wsb|bgr|kst|h-tk|h-ek|ah-tk|ah-ek|blg)-[0-9a-z][0-9a-z.-]{0,60}$`)
-	blad        = map[string]string{"stb": "stb", "stcrt": "stcrt", "gmb": "gmb", "prb": "prb", "wsb": "wsb", "trb": "trb", "bgr": "bgr"}
-	bladRefRE   = regexp.MustCompile(`(?i)^(Stb|Stcrt|Gmb|Prb|Wsb|Trb|Bgr)\.?\s*([0-9]{4})\s*,?\s*(?:nr\.?\s*)?([0-9]{1,9})$`)
-	kstRefRE    = regexp.MustCompile(`(?i)^Kamerstukk?en\s+(?:I{1,2}\s+)?[0-9]{4}(?:/[0-9]{2,4})?\s*,\s*([0-9]{4,6}(?:[ -][A-Z0-9]{1,6})?)\s*,\s*nr\.?\s*([0-9]{1,4})$`)
-	tkNummerRE  = regexp.MustCompile(`^[0-9]{4}[A-Z][0-9]{3,6}$`)
-	obvEntityRE = regexp.MustCompile(`(?i)^(document|meeting|motion|recording|agendaitem):\S+$`)
-)
-
-// parseDocRef reads a document reference; ok is false for a citation it
-// does not know the form of (the plan then searches for it).
+// parseDocRef reads a document reference: a resource URI, an identifier
+// or citation a platform recognizes (its Surface.Recognize), or either
+// after a platform key ("cvdr:", "rechtspraak "). ok is false for a
+// citation of a form no platform knows (the plan then searches for it).
 func parseDocRef(s string) (docRef, bool) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(strings.ToLower(s), "besluitbron://") {
 		return parseResourceURI(s)
 	}
-	if k, rest, ok := strings.Cut(s, ":"); ok && platformKey(k) != "" && !ecliRefRE.MatchString(s) && !obvEntityRE.MatchString(s) {
+	if r, ok := recognizeRef(s); ok {
+		return r, true
+	}
+	if k, rest, ok := strings.Cut(s, ":"); ok && platformKey(k) != "" {
 		if r, ok := parseDocRef(rest); ok {
 			return r, true
 		}
@@ -394,25 +386,18 @@ func parseDocRef(s string) (docRef, bool) {
 	if k, rest, ok := strings.Cut(s, " "); ok && platformKey(k) != "" {
 		return docRef{platform: platformKey(k), id: strings.TrimSpace(rest)}, true
 	}
-	switch {
-	case ecliRefRE.MatchString(s):
-		return docRef{platform: platforms.Rechtspraak, id: strings.ToUpper(s)}, true
-	case bwbRefRE.MatchString(s):
-		return docRef{platform: platforms.BWB, id: strings.ToUpper(s)}, true
-	case cvdrRefRE.MatchString(s):
-		return docRef{platform: platforms.CVDR, id: s}, true
-	case obRefRE.MatchString(s):
-		return docRef{platform: platforms.OB, id: strings.ToLower(s)}, true
-	case tkNummerRE.MatchString(s):
-		return docRef{platform: platforms.TK, id: s}, true
-	case obvEntityRE.MatchString(s):
-		return docRef{platform: platforms.OBV, id: s}, true
-	}
-	if m := bladRefRE.FindStringSubmatch(s); m != nil {
-		return docRef{platform: platforms.OB, id: blad[strings.ToLower(m[1])] + "-" + m[2] + "-" + m[3]}, true
-	}
-	if m := kstRefRE.FindStringSubmatch(s); m != nil {
-		return docRef{platform: platforms.OB, id: "kst-" + strings.ReplaceAll(m[1], " ", "-") + "-" + m[2]}, true
+	return docRef{}, false
+}
+
+// recognizeRef asks each platform, in the table's order, whether s is a
+// reference to one of its documents (no two platforms take the same s).
+func recognizeRef(s string) (docRef, bool) {
+	for _, k := range platforms.Keys() {
+		if recognize := platformSurfaces[k].Recognize; recognize != nil {
+			if id, ok := recognize(s); ok {
+				return docRef{platform: k, id: id}, true
+			}
+		}
 	}
 	return docRef{}, false
 }
@@ -434,7 +419,9 @@ func parseResourceURI(s string) (docRef, bool) {
 		return docRef{}, false
 	}
 	r := docRef{platform: platformKey(u.Host), date: u.Query().Get("date"), article: u.Query().Get("article")}
-	path := strings.TrimPrefix(u.Path, "/")
+	// The path as written: a variable's slash is encoded (CVDR101010%2F2),
+	// the template's is not.
+	path := strings.TrimPrefix(u.EscapedPath(), "/")
 	switch r.platform {
 	case platforms.TK:
 		path = strings.TrimPrefix(path, "document/")
@@ -443,8 +430,14 @@ func parseResourceURI(s string) (docRef, bool) {
 			r.category, path = cat, id
 		}
 	}
-	r.id = path
-	return r, r.id != "" && !strings.Contains(r.id, "/")
+	if strings.Contains(path, "/") {
+		return docRef{}, false
+	}
+	r.id, err = url.PathUnescape(path)
+	if r.category != "" && err == nil {
+		r.category, err = url.PathUnescape(r.category)
+	}
+	return r, err == nil && r.id != ""
 }
 
 // fetchCall is the call that reads r, with the connector's tools.

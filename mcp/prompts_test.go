@@ -281,13 +281,28 @@ func TestParseDocRef(t *testing.T) {
 		"Kamerstukken II 2023/24, 36410, nr. 5":                       {platform: "ob", id: "kst-36410-5"},
 		"Kamerstukken II 2023/24, 36200 VII, nr. 12":                  {platform: "ob", id: "kst-36200-VII-12"},
 		"2023D41173":                                                  {platform: "tk", id: "2023D41173"},
+		// Each platform's recognizer, so also what its fetch takes: a
+		// CVDR version as its citation and page write it (also as the
+		// resource URI of that form), Handelingen by id and citation, a
+		// number in lower case, a type the OBV fetch knows.
+		"CVDR100394/2":                           {platform: "cvdr", id: "CVDR100394/2"},
+		"cvdr:CVDR100394/2":                      {platform: "cvdr", id: "CVDR100394/2"},
+		"besluitbron://cvdr/CVDR101010%2F2":      {platform: "cvdr", id: "CVDR101010/2"},
+		"h-tk-20232024-12-3":                     {platform: "ob", id: "h-tk-20232024-12-3"},
+		"Handelingen II 2023/24, nr. 12, item 3": {platform: "ob", id: "h-tk-20232024-12-3"},
+		"Kamerstukken I 2022/23, 35979, H":       {platform: "ob", id: "kst-35979-H"},
+		"2023d41173":                             {platform: "tk", id: "2023D41173"},
+		"agenda_item:notubiz:gemeente:soest:1":   {platform: "obv", id: "agenda_item:notubiz:gemeente:soest:1"},
 	} {
 		got, ok := parseDocRef(in)
 		if !ok || got != want {
 			t.Errorf("parseDocRef(%q) = %+v, %v; want %+v", in, got, ok, want)
 		}
 	}
-	for _, in := range []string{"artikel 149 Gemeentewet", "besluitbron://nowhere/x", "besluitbron://bwb/", "de begroting 2024"} {
+	for _, in := range []string{"artikel 149 Gemeentewet", "besluitbron://nowhere/x", "besluitbron://bwb/", "de begroting 2024",
+		// Forms a platform's fetch refuses: no fetch is planned for them.
+		"besluitbron://cvdr/CVDR101010/2", "CVDR0_1", "agendaitem:notubiz:gemeente:soest:1", "Document:notubiz:gemeente:soest:1", "document:12345",
+		"", " ", strings.Repeat("x", 300)} {
 		if got, ok := parseDocRef(in); ok {
 			t.Errorf("parseDocRef(%q) = %+v: taken", in, got)
 		}

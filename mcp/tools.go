@@ -267,7 +267,7 @@ func page(platform string, p adapters.Page, offset int, as ...*subrequest.Answer
 	if out.Results == nil {
 		out.Results = []adapters.Hit{}
 	}
-	linkers[platform].Link(out.Results)
+	platformSurfaces[platform].Link(out.Results)
 	if p.HasMore {
 		out.NextOffset = offset + len(p.Hits)
 	}
@@ -288,8 +288,8 @@ type docOut struct {
 // doc renders a fetched document with the page of text from offset.
 func doc(platform string, d adapters.Document, offset, max int, as ...*subrequest.Answer) *docOut {
 	tp := adapters.PageText(d.Text, offset, max)
-	if d.URI == "" && linkers[platform].URI != nil {
-		d.URI = linkers[platform].URI(d.ID, d.Type)
+	if d.URI == "" && platformSurfaces[platform].URI != nil {
+		d.URI = platformSurfaces[platform].URI(d.ID, d.Type)
 	}
 	out := &docOut{resultMeta: meta(platform, as...), Document: d, Text: tp.Text, TextOffset: tp.Offset, TotalChars: tp.TotalChars}
 	if tp.NextOffset > 0 {
@@ -313,9 +313,11 @@ func structured(out any) *mcpgo.CallToolResult {
 	return res
 }
 
-// linkers give hits and documents their resource URIs (Surface.Link):
-// a URI depends on the platform alone, never on the operator's settings.
-var linkers = registry.Surfaces(registry.Settings{})
+// platformSurfaces give hits and documents their resource URIs
+// (Surface.Link) and read the references a prompt names
+// (Surface.Recognize): both depend on the platform alone, never on the
+// operator's settings.
+var platformSurfaces = registry.Surfaces(registry.Settings{})
 
 // resourceLinker is a result that names documents: each becomes a
 // resource_link content item beside the text, which a client can attach

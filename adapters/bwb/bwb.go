@@ -28,10 +28,6 @@ const (
 // seven digits, as the manifests and toestanden name them.
 var idRE = regexp.MustCompile(`^BWB[RV][0-9]{7}$`)
 
-// obIDRE is an Officiële Bekendmakingen identifier as a brondata's
-// urlidentifier gives it (stcrt-2006-73-p10-SC74601).
-var obIDRE = regexp.MustCompile(`^[a-z]{2,8}-[0-9]{4}-[0-9A-Za-z.-]{1,50}$`)
-
 // ValidID checks a BWB identifier such as BWBR0005537 and returns it in
 // upper case.
 func ValidID(id string) (string, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 func manifest(t *testing.T) Manifest {
@@ -175,6 +176,17 @@ func TestParseSearch(t *testing.T) {
 		h.Snippet != "In force from 2011-01-01; legal area: belastingrecht" || h.URL != "https://wetten.overheid.nl/BWBR0008326" {
 		t.Fatalf("%+v", h)
 	}
+}
+
+// A prompt takes a BWB identifier as ValidID does, in upper case; a
+// reference with more than the identifier is the search's.
+func TestRecognize(t *testing.T) {
+	recognize := Surface().Recognize
+	refcheck.Check(t, recognize, map[string]string{
+		"BWBR0005537": "BWBR0005537", "bwbr0005537": "BWBR0005537", " BwbV0001000\n": "BWBV0001000",
+		"": "", " ": "", "\t": "", "BWBR000553": "", "BWBR00055370": "", "BWBX0005537": "", "BWBR0005537 artikel 3": "",
+		"http://wetten.overheid.nl/BWBR0004825/": "", "bwb:BWBR0005537": "", "BWBR" + strings.Repeat("0", 300): "",
+	})
 }
 
 func TestParseReference(t *testing.T) {

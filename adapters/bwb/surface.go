@@ -38,7 +38,8 @@ func Surface() adapters.Surface {
 				return law.Document, err
 			},
 		}},
-		URI: func(id, _ string) string { return ResourceURI(id, "", "") },
+		URI:       func(id, _ string) string { return ResourceURI(id, "", "") },
+		Recognize: adapters.Recognizes(ValidID),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
 
@@ -100,7 +101,7 @@ func publication(n *node) (Publication, bool) {
 	// The repository's own identifier of the publication where it gives
 	// one (stcrt-2006-73-p10-SC74601, the form of older Staatscourant
 	// issues), else the series' form.
-	if u := strings.TrimSpace(n.attr("urlidentifier")); obIDRE.MatchString(u) {
+	if u := strings.TrimSpace(n.attr("urlidentifier")); ob.IsDatedID(u) {
 		p.OBID = u
 	} else if prefix, ok := obSeries[p.series]; ok && isDigits(p.year) && isDigits(p.number) {
 		p.OBID = prefix + "-" + p.year + "-" + p.number

@@ -30,6 +30,10 @@ const (
 // without the prefix (112779_1, fixtures/cvdr).
 var idRE = regexp.MustCompile(`^(?i:CVDR)?([0-9]{1,9})_([0-9]{1,4})$`)
 
+// pageIDRE is the same version as its public page's address and its
+// citation write it (PageURL, Citation): CVDR100394/2.
+var pageIDRE = regexp.MustCompile(`^(?i:CVDR)([0-9]{1,9})/([0-9]{1,4})$`)
+
 // workRE is a regulation without its version (CVDR100394).
 var workRE = regexp.MustCompile(`^(?i:CVDR)?[0-9]{1,9}$`)
 
@@ -42,10 +46,14 @@ type ID struct {
 func (id ID) String() string { return "CVDR" + id.Number + "_" + id.Version }
 
 // ParseID checks a CVDR identifier (CVDR100394_2, or 112779_1 as older
-// metadata write it).
+// metadata write it, or CVDR100394/2 as the version's page and citation
+// write it).
 func ParseID(s string) (ID, error) {
 	s = strings.TrimSpace(s)
 	m := idRE.FindStringSubmatch(s)
+	if m == nil {
+		m = pageIDRE.FindStringSubmatch(s)
+	}
 	if m == nil {
 		if workRE.MatchString(s) {
 			return ID{}, fmt.Errorf("%q names a regulation but not its version: add it, as in CVDR100394_2 (cvdr_search gives the version in force)", s)
@@ -92,4 +100,14 @@ func ParseReference(s string) (id string, ok bool) {
 		return "", false
 	}
 	return p.String(), true
+}
+
+// recognize is a regulation version written in a form ParseID takes, as
+// written: cvdr_fetch takes it as is (Surface.Recognize).
+func recognize(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if _, err := ParseID(s); err != nil {
+		return "", false
+	}
+	return s, true
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 func TestParseRegulationFixtures(t *testing.T) {
@@ -47,7 +48,9 @@ func TestParseRegulationFixtures(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
-	for in, want := range map[string]string{"CVDR100394_2": "CVDR100394_2", "cvdr100394_2": "CVDR100394_2", "112779_1": "CVDR112779_1", " CVDR0077862_01 ": "CVDR77862_1"} {
+	for in, want := range map[string]string{"CVDR100394_2": "CVDR100394_2", "cvdr100394_2": "CVDR100394_2", "112779_1": "CVDR112779_1", " CVDR0077862_01 ": "CVDR77862_1",
+		// As the version's page and its citation write it.
+		"CVDR100394/2": "CVDR100394_2", "cvdr100394/2": "CVDR100394_2"} {
 		if id, err := ParseID(in); err != nil || id.String() != want {
 			t.Errorf("%q: %v %v", in, id, err)
 		}
@@ -55,7 +58,7 @@ func TestIDs(t *testing.T) {
 	if _, err := ParseID("CVDR100394"); err == nil || !strings.Contains(err.Error(), "not its version") {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"", "BWBR0001", "../1_1", "CVDR_1", "1_1/../x"} {
+	for _, bad := range []string{"", "BWBR0001", "../1_1", "CVDR_1", "1_1/../x", "100394/2", "CVDR100394/", "CVDR100394/2/xml", "CVDR100394_2/3"} {
 		if _, err := ParseID(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -67,6 +70,9 @@ func TestIDs(t *testing.T) {
 	if _, err := DocumentRequest("0_1"); err == nil {
 		t.Fatal("number zero accepted")
 	}
+	if r2, err := DocumentRequest("CVDR112779/1"); err != nil || r2.Path != r.Path {
+		t.Fatalf("the page's form reads %+v, not %+v: %v", r2, r, err)
+	}
 	for in, want := range map[string]string{"1.1:CVDR77862_1": "CVDR77862_1", "CVDR://90740_1": "CVDR90740_1", "CVDR:267366_1": "CVDR267366_1"} {
 		if id, ok := ParseReference(in); !ok || id != want {
 			t.Errorf("%s: %s %v", in, id, ok)
@@ -74,6 +80,22 @@ func TestIDs(t *testing.T) {
 	}
 	if _, ok := ParseReference("http://wetten.overheid.nl/BWBR0004825/"); ok {
 		t.Fatal("a law read as a local regulation")
+	}
+}
+
+// A prompt takes a version in each form cvdr_fetch takes, as written;
+// the citation this package writes holds one of them.
+func TestRecognize(t *testing.T) {
+	refcheck.Check(t, recognize, map[string]string{
+		"CVDR100394_2": "CVDR100394_2", "cvdr100394_2": "cvdr100394_2", "112779_1": "112779_1", " CVDR100394_2\n": "CVDR100394_2",
+		"CVDR100394/2": "CVDR100394/2", "Cvdr100394/2": "Cvdr100394/2",
+		"": "", " ": "", "\t": "", "CVDR100394": "", "CVDR0_1": "", "100394/2": "", "CVDR:100394_2": "", "CVDR://90740_1": "",
+		"CVDR100394_2 x": "", "BWBR0005537": "", "CVDR" + strings.Repeat("1", 300) + "_1": "",
+	})
+	c := Citation("Verordening", "Soest", "CVDR101010_2", "")
+	number := c[strings.Index(c, "(")+1 : strings.Index(c, ")")]
+	if id, ok := recognize(number); !ok {
+		t.Fatalf("the number %q of the citation %q is not taken (%q)", number, c, id)
 	}
 }
 

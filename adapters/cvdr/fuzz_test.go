@@ -5,6 +5,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/bwb"
+	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
 )
 
@@ -31,7 +32,7 @@ func FuzzParse(f *testing.F) {
 			case "cvdr":
 				_, err = DocumentRequest(r.ID)
 			case "ob":
-				if !obIDRE.MatchString(r.ID) {
+				if !ob.IsDatedID(r.ID) {
 					t.Fatalf("publication reference %q", r.ID)
 				}
 			default:

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net/url"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/bwb"
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
+	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
 
@@ -55,9 +55,6 @@ func (m meta) InForce(date string) bool {
 	from, until := strings.TrimSpace(m.IPM.From), strings.TrimSpace(m.IPM.Until)
 	return from != "" && from <= date && (until == "" || date < until)
 }
-
-// obIDRE is an Officiële Bekendmakingen identifier (gmb-2016-146361).
-var obIDRE = regexp.MustCompile(`^[a-z]{2,8}-[0-9]{4}-[0-9A-Za-z.-]{1,50}$`)
 
 // document is m as a document, with the references it names.
 func (m meta) document() (adapters.Document, error) {
@@ -104,7 +101,7 @@ func (m meta) references() []adapters.Reference {
 	}
 	f := m.Mantel.IsFormatOf
 	for _, c := range []string{strings.TrimSpace(f.Label), publicationOf(f.URI)} {
-		if obIDRE.MatchString(c) {
+		if ob.IsDatedID(c) {
 			out = append(out, adapters.Reference{Platform: platforms.OB, ID: c, Relation: adapters.RelPublishedAs, Label: c})
 			break
 		}

@@ -28,11 +28,12 @@ func Surface() adapters.Surface {
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
 			return Fetch(env.Bind(ctx, platforms.CVDR), id)
 		},
-		Probe: probe,
+		Probe:     probe,
+		Recognize: recognize,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://cvdr/{id}{?page}", Name: "cvdr-regulation", Title: "Local regulation (CVDR)",
-		Description: "A local regulation of a municipality, province or water board by its CVDR identifier: CVDR101010 (the version in force) or CVDR101010/2 (that version).",
+		Description: "One version of a local regulation of a municipality, province or water board by its CVDR identifier: CVDR101010_2, or CVDR101010/2 as its citation writes it (cvdr_search gives the version in force).",
 	}, "id", s.Fetch)
 	return s
 }

@@ -42,6 +42,56 @@ var handelingenRE = regexp.MustCompile(`^(h|ah)-(tk|ek)-([0-9]{8})-([1-9][0-9]{0
 // their identifiers' numbers are pages, so those get no citation.
 const itemsSince = 2011
 
+// ParseCitation reads a citation back to the publication's identifier:
+// each form Citation writes ("Stb. 2018, 84" is stb-2018-84, "Kamerstukken
+// II 2023/24, 36200 VII, nr. 12" kst-36200-VII-12, "Handelingen II
+// 2023/24, nr. 12, item 3" h-tk-20232024-12-3), and the looser forms
+// people write of the first two (adapters.ParsePublicationCitation,
+// adapters.ParseKamerstukCitation). ok is false for anything else.
+func ParseCitation(s string) (id string, ok bool) {
+	if id, ok := adapters.ParsePublicationCitation(s); ok {
+		return id, true
+	}
+	if k, ok := adapters.ParseKamerstukCitation(s); ok {
+		return k.ID(), true
+	}
+	return parseHandelingen(s)
+}
+
+// handelingenCitationRE is a citation handelingen writes: "Handelingen
+// II 2023/24, nr. 12, item 3", "Aanhangsel Handelingen I 2019/20, nr. 5".
+var handelingenCitationRE = regexp.MustCompile(`(?i)^(Aanhangsel\s+)?Handelingen\s+(I{1,2})\s+([12][0-9]{3}\s*/\s*(?:[0-9]{4}|[0-9]{2}))\s*,\s*` +
+	`nr\.?\s*([0-9]{1,5})(?:\s*,\s*item\s+([0-9]{1,4}))?$`)
+
+// parseHandelingen reads a citation of the Handelingen or their
+// Aanhangsel back to its identifier; only one handelingen would write.
+func parseHandelingen(s string) (string, bool) {
+	m := handelingenCitationRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		return "", false
+	}
+	vj := adapters.Vergaderjaar(m[3]) // 2023/24
+	if vj == "" {
+		return "", false
+	}
+	first, _ := strconv.Atoi(vj[:4])
+	kind, chamber := "h", "tk"
+	if m[1] != "" {
+		kind = "ah"
+	}
+	if strings.EqualFold(m[2], "I") {
+		chamber = "ek"
+	}
+	id := kind + "-" + chamber + "-" + vj[:4] + strconv.Itoa(first+1) + "-" + m[4]
+	if m[5] != "" {
+		id += "-" + m[5]
+	}
+	if handelingen(id) == "" {
+		return "", false
+	}
+	return id, true
+}
+
 func handelingen(id string) string {
 	m := handelingenRE.FindStringSubmatch(strings.ToLower(id))
 	if m == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 func TestCitationForms(t *testing.T) {
@@ -45,6 +46,57 @@ func TestCitationForms(t *testing.T) {
 	} {
 		if got := Citation(c.id, c.creator, c.vj); got != c.want {
 			t.Errorf("Citation(%q, %q, %q) = %q, want %q", c.id, c.creator, c.vj, got, c.want)
+		}
+		// Every citation written reads back to its identifier.
+		if id, ok := ParseCitation(c.want); c.want != "" && (!ok || id != c.id) {
+			t.Errorf("ParseCitation(%q) = %q, %v; want %q", c.want, id, ok, c.id)
+		}
+	}
+}
+
+// Citations as people write them, to the publication's identifier; a
+// Handelingen citation only in the form Citation writes.
+func TestParseCitation(t *testing.T) {
+	refcheck.Check(t, ParseCitation, map[string]string{
+		"Stb. 2018, 84": "stb-2018-84", "Gmb. 2016, 146361": "gmb-2016-146361", "Stcrt. 2006, nr. 73": "stcrt-2006-73", "stb 2018 84": "stb-2018-84",
+		"Kamerstukken II 2023/24, 36410, nr. 5": "kst-36410-5", "kamerstukken ii 2023/24, 36200 vii, nr. 12": "kst-36200-VII-12",
+		"Handelingen II 2023/24, nr. 12, item 3": "h-tk-20232024-12-3", "handelingen i 2022/23, nr. 20, item 7": "h-ek-20222023-20-7",
+		"Handelingen II 2023/2024, nr. 12, item 3": "h-tk-20232024-12-3", " Aanhangsel Handelingen II 2023/24, nr. 123 ": "ah-tk-20232024-123",
+		// Not one: Handelingen cited by page, without item, an item of an
+		// Aanhangsel, a vergaderjaar that is not one; no citation at all.
+		"Handelingen II 2005/06, nr. 12, item 3": "", "Handelingen II 2023/24, nr. 12": "", "Aanhangsel Handelingen II 2023/24, nr. 12, item 3": "",
+		"Handelingen II 2023/25, nr. 12, item 3": "", "Handelingen 2023/24, nr. 12, item 3": "", "Handelingen II 2023/24, nr. 0, item 3": "",
+		"stb-2018-84": "", "de begroting 2024": "", "": "", " ": "", "\n": "",
+		"Handelingen II 2023/24, nr. 12, item " + strings.Repeat("3", 300): "", strings.Repeat("Handelingen II ", 20): "",
+	})
+}
+
+// The references a prompt takes for a publication: an identifier of a
+// series a reference names, as ValidID writes it, or a citation.
+func TestRecognize(t *testing.T) {
+	refcheck.Check(t, recognize, map[string]string{
+		"stb-2018-84": "stb-2018-84", "STB-2018-84": "stb-2018-84", " gmb-2016-146361 ": "gmb-2016-146361",
+		"kst-36410-5": "kst-36410-5", "kst-36200-VII-12": "kst-36200-vii-12", "h-tk-20232024-12-3": "h-tk-20232024-12-3",
+		"ah-ek-20192020-5": "ah-ek-20192020-5", "blg-1054321": "blg-1054321", "stcrt-2006-73-p10-SC74601": "stcrt-2006-73-p10-sc74601",
+		"Stb. 2018, 84": "stb-2018-84", "Kamerstukken II 2023/24, 36410, nr. 5": "kst-36410-5",
+		// Another word and a hyphen is as likely something else; not an
+		// identifier; empty; too long.
+		"kv-tk-2024Z01234": "", "obv-gm0363-5a8f1e2c": "", "abc-def": "", "stb": "", "stb-": "", "kst--": "", "stb-2018-84 x": "",
+		"BWBR0005537": "", "ECLI:NL:HR:2014:952": "", "2023D41173": "", "CVDR100394_2": "", "": "", " ": "", "\t": "",
+		"stb-" + strings.Repeat("1", 300): "",
+	})
+}
+
+// The identifier of the publication that made a law or regulation, as
+// their metadata write it, in its case.
+func TestIsDatedID(t *testing.T) {
+	for in, want := range map[string]bool{
+		"gmb-2016-146361": true, "stcrt-2006-73-p10-SC74601": true, "stb-2018-84": true, "prb-2019-1234": true,
+		"kst-36410-5": false, "gmb-": false, "Gmb. 2016, 146361": false, "GMB-2016-146361": false, " gmb-2016-146361": false,
+		"Weekblad Soest, 13-09-2011": false, "": false, "gmb-2016-" + strings.Repeat("1", 300): false,
+	} {
+		if got := IsDatedID(in); got != want {
+			t.Errorf("IsDatedID(%q) = %v", in, got)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -96,7 +97,9 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	return adapters.Get(SRUPath, q), nil
 }
 
-var idRE = regexp.MustCompile(`^[a-z]{2,8}-[a-z0-9][a-z0-9.-]{0,60}$`)
+// idRE is a publication identifier: its series, a word (stb, kst, ah)
+// or, for the Handelingen, h (h-tk-20232024-12-3), then its place.
+var idRE = regexp.MustCompile(`^(?:[a-z]{2,8}|h)-[a-z0-9][a-z0-9.-]{0,60}$`)
 
 // ValidID checks a publication identifier such as kst-26100-1, stb-2024-1.
 func ValidID(id string) (string, error) {
@@ -105,6 +108,34 @@ func ValidID(id string) (string, error) {
 		return "", fmt.Errorf("%q is not a publication identifier: it looks like stb-2018-84, kst-26100-1 or gmb-2023-174296 (take it from a search result)", id)
 	}
 	return id, nil
+}
+
+// datedIDRE is a publication identifier with its year.
+var datedIDRE = regexp.MustCompile(`^[a-z]{2,8}-[0-9]{4}-[0-9A-Za-z.-]{1,50}$`)
+
+// IsDatedID tells whether s is a publication identifier with its year,
+// as the metadata of a law (BWB's urlidentifier) or a local regulation
+// (CVDR's isFormatOf) names the publication that made it:
+// gmb-2016-146361, stcrt-2006-73-p10-SC74601. Unlike ValidID it takes s
+// only as written, in its case.
+func IsDatedID(s string) bool { return datedIDRE.MatchString(s) }
+
+// referredSeries are the series whose identifiers a reference names on
+// their own: the numbered series (adapters.Series), kamerstukken,
+// Handelingen and their Aanhangsel, and bijlagen.
+var referredSeries = []string{"kst", "h-tk", "h-ek", "ah-tk", "ah-ek", "blg"}
+
+// recognize is a publication by its identifier in one of the series a
+// reference names on its own (another word and a hyphen is as likely
+// something else), or by its citation (ParseCitation); Surface.Recognize.
+func recognize(s string) (string, bool) {
+	if id, err := ValidID(s); err == nil {
+		series, _, _ := strings.Cut(id, "-")
+		if _, ok := adapters.Series[series]; ok || slices.ContainsFunc(referredSeries, func(p string) bool { return strings.HasPrefix(id, p+"-") }) {
+			return id, true
+		}
+	}
+	return ParseCitation(s)
 }
 
 // lookupRecords is how many records a look-up asks for. An exact index

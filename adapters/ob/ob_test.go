@@ -113,8 +113,10 @@ func TestRequests(t *testing.T) {
 			t.Errorf("%s followed as %s", bad, fr.Path)
 		}
 	}
-	if _, err := ValidID("kst-26100-1"); err != nil {
-		t.Fatal(err)
+	for _, id := range []string{"kst-26100-1", "h-tk-20232024-12-3", "ah-tk-20232024-123"} {
+		if _, err := ValidID(id); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := ValidID("../../x"); err == nil {
 		t.Fatal("junk id")

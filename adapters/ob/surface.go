@@ -24,7 +24,8 @@ func Surface(linkBases func() []string) adapters.Surface {
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
 			return fetch(ctx, env, linkBases, id)
 		},
-		Probe: probe,
+		Probe:     probe,
+		Recognize: recognize,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://ob/{id}{?page}", Name: "ob-publication", Title: "Official publication (Officiële Bekendmakingen)",

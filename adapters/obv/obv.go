@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
@@ -173,6 +174,16 @@ func ValidEntityID(id string) error {
 		return fmt.Errorf("id %q starts with unknown type %q: use an id from a search result (meeting:..., document:..., motion:...)", id, parts[0])
 	}
 	return nil
+}
+
+// recognize is an entity id as ValidEntityID takes it, written without
+// white space (Surface.Recognize).
+func recognize(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if strings.ContainsFunc(s, unicode.IsSpace) || ValidEntityID(s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // EntityRequest builds GET /api/entities/{id} (":" escaped as %3A).

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 func TestParseSearchFixture(t *testing.T) {
@@ -148,6 +149,21 @@ func TestPhraseQueryKept(t *testing.T) {
 	if q := u.Query().Get("query"); q != `"sociale huurwoningen" Soest` {
 		t.Fatalf("query sent as %q", q)
 	}
+}
+
+// A prompt takes an entity id as the fetch does (ValidEntityID), written
+// as one word.
+func TestRecognize(t *testing.T) {
+	refcheck.Check(t, recognize, map[string]string{
+		"document:notubiz:gemeente:soest:12345": "document:notubiz:gemeente:soest:12345", " meeting:notubiz:gemeente:putten:1423776\n": "meeting:notubiz:gemeente:putten:1423776",
+		"motion:ibabs:gemeente:houten:a:b": "motion:ibabs:gemeente:houten:a:b", "agenda_item:notubiz:gemeente:soest:1": "agenda_item:notubiz:gemeente:soest:1",
+		// Types the fetch does not know, in its case or at all; too few
+		// parts; a sentence that starts with an id; empty.
+		"Document:notubiz:gemeente:soest:12345": "", "agendaitem:notubiz:gemeente:soest:1": "", "document:12345": "",
+		"document:notubiz:gemeente:soest:": "", "document:notubiz:gemeente:soest:12345 en meer": "", "document:notubiz:gemeente:soest:1\t2": "",
+		"obv:document:notubiz:gemeente:soest:12345": "", "ECLI:NL:HR:2014:952": "", "": "", " ": "", "\n": "",
+		"document:" + strings.Repeat("x", 300): "",
+	})
 }
 
 // vote_summary (a Notubiz free-text breakdown, schemas/motion.schema.json)

@@ -12,10 +12,11 @@ import (
 // check (adapters.Surface).
 func Surface() adapters.Surface {
 	s := adapters.Surface{
-		Unfit:  func(adapters.Question) *adapters.UnfitError { return nil }, // it lists without words too
-		Search: search,
-		Fetch:  fetch,
-		Probe:  probe,
+		Unfit:     func(adapters.Question) *adapters.UnfitError { return nil }, // it lists without words too
+		Search:    search,
+		Fetch:     fetch,
+		Probe:     probe,
+		Recognize: recognize,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://obv/{id}{?page}", Name: "obv-document", Title: "Council document (OpenBesluitvorming)",

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 func TestParseSearchFixture(t *testing.T) {
@@ -98,6 +99,17 @@ func TestChecks(t *testing.T) {
 	if c.Path != "/uitspraken/content?id=ECLI%3ANL%3AHR%3A2014%3A952&return=META" {
 		t.Fatal(c.Path)
 	}
+}
+
+// A prompt takes an ECLI as ValidECLI does, in upper case.
+func TestRecognize(t *testing.T) {
+	recognize := Surface(nil).Recognize
+	refcheck.Check(t, recognize, map[string]string{
+		"ECLI:NL:HR:2014:952": "ECLI:NL:HR:2014:952", "ecli:nl:hr:2014:952": "ECLI:NL:HR:2014:952", " Ecli:NL:RBDHA:2013:15631\n": "ECLI:NL:RBDHA:2013:15631",
+		"ECLI:NL:RBARN:1998:AA1005": "ECLI:NL:RBARN:1998:AA1005",
+		"":                          "", " ": "", "\t": "", "NL:HR:2014:952": "", "ECLI:NL:HR:14:952": "", "ECLI:NL:HR:2014:": "", "ECLI:NL:HR:2014:952 en meer": "",
+		"rechtspraak:ECLI:NL:HR:2014:952": "", "BWBR0005537": "", "ECLI:NL:HR:2014:" + strings.Repeat("9", 300): "",
+	})
 }
 
 // The feed does not mark conclusies; hits are labelled only by what is

@@ -39,6 +39,7 @@ func Surface(words WordIndex) adapters.Surface {
 			return adapters.Probe{Name: "zoeken", Request: r, Ext: "xml",
 				Samples: []adapters.Sample{{File: "zoeken.atom.xml"}}}, err
 		},
+		Recognize: adapters.Recognizes(ValidECLI),
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://rechtspraak/{ecli}{?page}", Name: "rechtspraak-ruling", Title: "Court ruling or opinion (Rechtspraak)",

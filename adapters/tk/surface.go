@@ -31,7 +31,8 @@ func Surface(root string) adapters.Surface {
 			get := env.Bind(ctx, platforms.TK)
 			return Fetch(id, func() (*Schema, error) { return SchemaOf(env.Memo, root, env.Now, get) }, get)
 		},
-		Probe: probe,
+		Probe:     probe,
+		Recognize: recognize,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://tk/document/{nummer}{?page}", Name: "tk-document", Title: "Parliamentary document (Tweede Kamer)",

@@ -202,6 +202,14 @@ func ParseDocumentID(id string) (DocumentID, error) {
 	return DocumentID{}, fmt.Errorf("id %q is neither a document GUID (7a9b77f1-...) nor a document number like 2023D41173", id)
 }
 
+// recognize is a document written by its number, 2023D41173, in upper
+// case as the fetch takes it (Surface.Recognize). A GUID is not one: it
+// does not say whose it is.
+func recognize(s string) (string, bool) {
+	id, err := ParseDocumentID(s)
+	return id.Nummer, err == nil && id.Nummer != ""
+}
+
 // DocumentRequest builds the OData request for one document. A GUID is
 // filtered on Id rather than addressed as Document(<guid>): key
 // addressing is not confirmed for the new version, filtering is.

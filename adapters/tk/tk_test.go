@@ -11,6 +11,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/internal/refcheck"
 )
 
 // csdl writes a minimal $metadata document: entity type → property names.
@@ -329,6 +330,16 @@ func TestParseDocumentID(t *testing.T) {
 			t.Errorf("accepted %q", bad)
 		}
 	}
+}
+
+// A prompt takes a document number as the fetch does, in upper case; a
+// GUID says nothing of the platform and is left to the others.
+func TestRecognize(t *testing.T) {
+	refcheck.Check(t, recognize, map[string]string{
+		"2023D41173": "2023D41173", "2023d41173": "2023D41173", " 2024Z01234\n": "2024Z01234",
+		"": "", " ": "", "\t": "", "7a9b77f1-0000-4000-8000-000000000001": "", "2023D41": "", "23D41173": "", "2023D41173 x": "",
+		"2023D41173' or 1 eq 1": "", "kst-36410-5": "", "2023D" + strings.Repeat("1", 300): "",
+	})
 }
 
 func TestCheckRoot(t *testing.T) {

@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"regexp"
 	"strings"
 	"time"
 
+	adapter "github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/emulators/corpus"
 )
-
-// reECLI is the ECLI syntax: ECLI:<country>:<court>:<year>:<number>.
-var reECLI = regexp.MustCompile(`^ECLI:[A-Z]{2}:[A-Z0-9]{1,7}:\d{4}:[A-Z0-9.]{1,25}$`)
 
 const rdfNamespaces = `xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:ecli="https://e-justice.europa.eu/ecli" ` +
 	`xmlns:tr="http://tuchtrecht.overheid.nl/" xmlns:eu="http://publications.europa.eu/celex/" xmlns:dcterms="http://purl.org/dc/terms/" ` +
@@ -37,8 +34,10 @@ func (h *handler) serveContent(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, fmt.Sprintf("ongeldige waarde voor return: %q (DOC of META)", q.Get("return")))
 		return
 	}
-	ecli := strings.ToUpper(id)
-	if !reECLI.MatchString(ecli) {
+	// The ECLI syntax, ECLI:<country>:<court>:<year>:<number>, is the
+	// adapter's: one pattern in the project.
+	ecli, err := adapter.ValidECLI(id)
+	if err != nil {
 		badRequest(w, fmt.Sprintf("ongeldige ECLI: %q", id))
 		return
 	}
