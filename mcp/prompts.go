@@ -377,16 +377,29 @@ func parseDocRef(s string) (docRef, bool) {
 	if r, ok := recognizeRef(s); ok {
 		return r, true
 	}
-	if k, rest, ok := strings.Cut(s, ":"); ok && platformKey(k) != "" {
-		if r, ok := parseDocRef(rest); ok {
-			return r, true
+	for _, sep := range []string{":", " "} {
+		if k, rest, ok := strings.Cut(s, sep); ok && platformKey(k) != "" {
+			if r, ok := parseDocRef(rest); ok {
+				return r, true
+			}
+			return keyedRef(platformKey(k), rest)
 		}
-		return docRef{platform: platformKey(k), id: strings.TrimSpace(rest)}, strings.TrimSpace(rest) != ""
-	}
-	if k, rest, ok := strings.Cut(s, " "); ok && platformKey(k) != "" {
-		return docRef{platform: platformKey(k), id: strings.TrimSpace(rest)}, true
 	}
 	return docRef{}, false
+}
+
+// keyedRef is id after its platform's key, as it is: for a platform whose
+// references are told apart by nothing of their own (no Recognize, as
+// ORI). A platform that recognizes its references has refused id already
+// (parseDocRef asked it), and its fetch would refuse it too: no fetch is
+// planned for it (CVDR://90740_1, a reference as documents write it, is
+// CVDR's to recognize, not "//90740_1").
+func keyedRef(platform, id string) (docRef, bool) {
+	id = strings.TrimSpace(id)
+	if id == "" || platformSurfaces[platform].Recognize != nil {
+		return docRef{}, false
+	}
+	return docRef{platform: platform, id: id}, true
 }
 
 // recognizeRef asks each platform, in the table's order, whether s is a

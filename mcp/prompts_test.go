@@ -302,6 +302,9 @@ func TestParseDocRef(t *testing.T) {
 	for _, in := range []string{"artikel 149 Gemeentewet", "besluitbron://nowhere/x", "besluitbron://bwb/", "de begroting 2024",
 		// Forms a platform's fetch refuses: no fetch is planned for them.
 		"besluitbron://cvdr/CVDR101010/2", "CVDR0_1", "agendaitem:notubiz:gemeente:soest:1", "Document:notubiz:gemeente:soest:1", "document:12345",
+		// A platform that recognizes its references takes only those
+		// after its key.
+		"CVDR://90740_1", "cvdr:not-a-version", "bwb 149 Gemeentewet",
 		"", " ", strings.Repeat("x", 300)} {
 		if got, ok := parseDocRef(in); ok {
 			t.Errorf("parseDocRef(%q) = %+v: taken", in, got)
