@@ -286,6 +286,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		return nil
 	}
 	var readID json.RawMessage
+	var readURI string
 	if r.Method == http.MethodPost {
 		body, over, err := httpx.BufferBody(r, h.MaxBodyBytes)
 		if err != nil {
@@ -299,6 +300,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		var uri string
 		var ok bool
 		if readID, uri, ok = isResourceRead(body); ok {
+			readURI = uri
 			if enc := encodeColons(uri); enc != uri {
 				if b, err := withURI(body, enc); err == nil {
 					httpx.SetBody(r, b)
@@ -321,7 +323,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		ctx, outcome := withOutcome(r.Context())
 		rw := newReadWriter(flushWriter{w})
 		h.conn.http.ServeHTTP(rw, r.WithContext(ctx))
-		rw.finish(outcome, readID)
+		rw.finish(outcome, readID, readURI)
 		return nil
 	}
 	h.conn.http.ServeHTTP(flushWriter{w}, r)

@@ -231,9 +231,10 @@ func (rw *readWriter) Flush() {
 	}
 }
 
-// finish sends what the read comes to: its own error when the handler
-// refused the URI, else mcp-go's answer as held.
-func (rw *readWriter) finish(o *readOutcome, id json.RawMessage) {
+// finish sends what the read of readURI comes to: its own error when the
+// handler refused the URI, else mcp-go's answer as held, with the URI
+// added to an error that names none.
+func (rw *readWriter) finish(o *readOutcome, id json.RawMessage, readURI string) {
 	if rw.stream {
 		return
 	}
@@ -247,8 +248,12 @@ func (rw *readWriter) finish(o *readOutcome, id json.RawMessage) {
 		if rw.status == 0 {
 			rw.status = http.StatusOK
 		}
+		body := withErrorURI(rw.buf.Bytes(), readURI)
+		if len(body) != rw.buf.Len() {
+			rw.w.Header().Del("Content-Length")
+		}
 		rw.w.WriteHeader(rw.status)
-		_, _ = rw.w.Write(rw.buf.Bytes())
+		_, _ = rw.w.Write(body)
 		return
 	}
 	status := http.StatusOK
@@ -267,4 +272,33 @@ func (rw *readWriter) finish(o *readOutcome, id json.RawMessage) {
 	rw.w.Header().Set("Content-Type", "application/json")
 	rw.w.WriteHeader(status)
 	_, _ = rw.w.Write(append(body, '\n'))
+}
+
+// withErrorURI is a resources/read answer with data.uri set on its error
+// when the error has no data: mcp-go's own "resource not found" (a URI
+// no template matches) names no URI, which SEP-2164 asks for, and any
+// other refusal of a read is about that URI too. Anything else (a
+// result, an error with data, what is not JSON) is returned as it is.
+func withErrorURI(body []byte, uri string) []byte {
+	if !bytes.Contains(body, []byte(`"error"`)) {
+		return body
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil || m["error"] == nil {
+		return body
+	}
+	var e map[string]json.RawMessage
+	if json.Unmarshal(m["error"], &e) != nil || e == nil || e["data"] != nil {
+		return body
+	}
+	e["data"], _ = json.Marshal(map[string]string{"uri": uri})
+	var err error
+	if m["error"], err = json.Marshal(e); err != nil {
+		return body
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return append(out, '\n')
 }

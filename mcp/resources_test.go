@@ -2,9 +2,11 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
@@ -330,5 +332,31 @@ func TestEncodeColons(t *testing.T) {
 	b, err := withURI([]byte(`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"a:b","_meta":{"x":1}}}`), "a%3Ab")
 	if err != nil || !strings.Contains(string(b), `"uri":"a%3Ab"`) || !strings.Contains(string(b), `"_meta":{"x":1}`) || !strings.Contains(string(b), `"id":7`) {
 		t.Errorf("withURI: %s %v", b, err)
+	}
+}
+
+// mcp-go's own refusal of a read (a URI no template matches) gets the
+// URI as data.uri (SEP-2164); a result, an error with data of its own and
+// what is not JSON pass as they came.
+func TestReadErrorsNameTheirURI(t *testing.T) {
+	const uri = "besluitbron://nowhere/x"
+	for _, tc := range []struct{ name, body, want string }{
+		{"mcp-go's not found", `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Resource not found"}}`,
+			`{"error":{"code":-32602,"data":{"uri":"besluitbron://nowhere/x"},"message":"Resource not found"},"id":7,"jsonrpc":"2.0"}` + "\n"},
+		{"data of its own", `{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"x","data":{"uri":"other"}}}`,
+			`{"jsonrpc":"2.0","id":7,"error":{"code":-32002,"message":"x","data":{"uri":"other"}}}`},
+		{"a result", `{"jsonrpc":"2.0","id":7,"result":{"contents":[{"uri":"u","text":"an \"error\" in the text"}]}}`,
+			`{"jsonrpc":"2.0","id":7,"result":{"contents":[{"uri":"u","text":"an \"error\" in the text"}]}}`},
+		{"not JSON", `"error" <html>`, `"error" <html>`},
+	} {
+		rec := httptest.NewRecorder()
+		rw := newReadWriter(rec)
+		rw.Header().Set("Content-Type", "application/json")
+		rw.WriteHeader(http.StatusBadRequest)
+		_, _ = rw.Write([]byte(tc.body))
+		rw.finish(&readOutcome{}, json.RawMessage("7"), uri)
+		if rec.Code != http.StatusBadRequest || rec.Body.String() != tc.want {
+			t.Errorf("%s: %d %s, want %s", tc.name, rec.Code, rec.Body, tc.want)
+		}
 	}
 }
