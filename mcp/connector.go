@@ -84,7 +84,7 @@ func newConnector(name string, idle time.Duration, reg *session.Registry) *conne
 		server.WithInstructions(instructions),
 		// Lists and reads are the same for every client: public. Lists
 		// change with a reload, so they are revalidated (0); a read's own
-		// lifetime is the cache's (readOutcome.hints).
+		// lifetime is the cache's (heldOutcome.hints).
 		server.WithCacheHints(0, mcpgo.CacheScopePublic),
 		server.WithHooks(hooks),
 		withPromptsAndCompletions(c),

@@ -297,9 +297,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 			writeTooLarge(w, h.MaxBodyBytes)
 			return nil
 		}
-		var uri string
+		var uri, method string
 		var ok bool
-		if readID, uri, ok = isResourceRead(body); ok {
+		if readID, method, uri, ok = heldRequest(body); ok && method == string(mcpgo.MethodResourcesRead) {
 			readURI = uri
 			if enc := encodeColons(uri); enc != uri {
 				if b, err := withURI(body, enc); err == nil {
@@ -321,7 +321,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	r = r.WithContext(subrequest.WithOrigin(r.Context(), o))
 	if readID != nil {
 		ctx, outcome := withOutcome(r.Context())
-		rw := newReadWriter(flushWriter{w})
+		rw := newHeldWriter(flushWriter{w})
 		h.conn.http.ServeHTTP(rw, r.WithContext(ctx))
 		rw.finish(outcome, readID, readURI)
 		return nil

@@ -209,19 +209,18 @@ func clip(s string, n int) string {
 }
 
 // promptHandler answers prompts/get for p: the arguments checked, the
-// plan for this connector's tools as one user message. A refused
-// argument is an error mcp-go sends as a JSON-RPC error (-32603, mcp-go
-// gives a prompt handler's error no other code) whose message begins
-// "invalid arguments".
+// plan for this connector's tools as one user message. Refused arguments
+// are invalid params (-32602) whose message begins "invalid arguments"
+// and says what to fix (heldanswer.go: mcp-go would send -32603).
 func (c *connector) promptHandler(p promptSpec) server.PromptHandlerFunc {
-	return func(_ context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
+	return func(ctx context.Context, req mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
 		a, err := p.checkArgs(req.Params.Arguments)
 		if err != nil {
-			return nil, fmt.Errorf("invalid arguments for prompt %s: %w", p.name, err)
+			return nil, invalidPromptArgs(ctx, p.name, err)
 		}
 		text, err := p.plan(c, a)
 		if err != nil {
-			return nil, fmt.Errorf("invalid arguments for prompt %s: %w", p.name, err)
+			return nil, invalidPromptArgs(ctx, p.name, err)
 		}
 		return mcpgo.NewGetPromptResult(p.title, []mcpgo.PromptMessage{
 			mcpgo.NewPromptMessage(mcpgo.RoleUser, mcpgo.NewTextContent(text)),

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -245,8 +246,10 @@ func TestPromptsAgainstEmulators(t *testing.T) {
 			}
 			for _, r := range refused {
 				text, err := getPrompt(t, c, r.prompt, r.args)
-				if err == nil || !strings.Contains(err.Error(), r.want) {
-					t.Errorf("%s %q: want an error with %q, got %v\n%s", r.prompt, clip(fmt.Sprint(r.args), 80), r.want, err, clip(text, 200))
+				// Invalid params (-32602), as the protocol answers
+				// refused arguments and unknown prompts.
+				if !errors.Is(err, mcpgo.ErrInvalidParams) || !strings.Contains(err.Error(), r.want) {
+					t.Errorf("%s %q: want invalid params with %q, got %v\n%s", r.prompt, clip(fmt.Sprint(r.args), 80), r.want, err, clip(text, 200))
 				}
 			}
 			// A prompt the connector does not offer is unknown there.

@@ -350,11 +350,11 @@ func TestReadErrorsNameTheirURI(t *testing.T) {
 		{"not JSON", `"error" <html>`, `"error" <html>`},
 	} {
 		rec := httptest.NewRecorder()
-		rw := newReadWriter(rec)
+		rw := newHeldWriter(rec)
 		rw.Header().Set("Content-Type", "application/json")
 		rw.WriteHeader(http.StatusBadRequest)
 		_, _ = rw.Write([]byte(tc.body))
-		rw.finish(&readOutcome{}, json.RawMessage("7"), uri)
+		rw.finish(&heldOutcome{}, json.RawMessage("7"), uri)
 		if rec.Code != http.StatusBadRequest || rec.Body.String() != tc.want {
 			t.Errorf("%s: %d %s, want %s", tc.name, rec.Code, rec.Body, tc.want)
 		}

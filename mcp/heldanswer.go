@@ -22,13 +22,16 @@ import (
 // read's ttlMs: mcp-go sets one hint for every read) and that the
 // reference names no document, or is malformed (mcp-go answers every
 // handler error with -32603, not the "resource not found" of the
-// protocol). readOutcome carries both from the handler, through the
-// request's context, to the after-read hook (the hints) and to the
-// connector's ServeHTTP (the error). docs/mcp.md, "Resources", names the
+// protocol). A prompts/get learns the second kind too: its arguments
+// are refused, which the protocol answers with invalid params (-32602),
+// not mcp-go's -32603. heldOutcome carries both from the handler,
+// through the request's context, to the after-read hook (the hints) and
+// to the connector's ServeHTTP (the error), which holds mcp-go's answer
+// to those two methods (heldWriter). docs/mcp.md, "Resources", names the
 // mcp-go change that would make this unnecessary.
 
-// readOutcome is what one resources/read request learned.
-type readOutcome struct {
+// heldOutcome is what one resources/read or prompts/get request learned.
+type heldOutcome struct {
 	mu        sync.Mutex
 	answers   int
 	cached    int
@@ -43,18 +46,18 @@ type readOutcome struct {
 
 type outcomeKey struct{}
 
-func withOutcome(ctx context.Context) (context.Context, *readOutcome) {
-	o := &readOutcome{}
+func withOutcome(ctx context.Context) (context.Context, *heldOutcome) {
+	o := &heldOutcome{}
 	return context.WithValue(ctx, outcomeKey{}, o), o
 }
 
-func outcomeOf(ctx context.Context) *readOutcome {
-	o, _ := ctx.Value(outcomeKey{}).(*readOutcome)
+func outcomeOf(ctx context.Context) *heldOutcome {
+	o, _ := ctx.Value(outcomeKey{}).(*heldOutcome)
 	return o
 }
 
 // observe counts one platform answer the read was built from.
-func (o *readOutcome) observe(a *subrequest.Answer, now time.Time) {
+func (o *heldOutcome) observe(a *subrequest.Answer, now time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.answers++
@@ -69,7 +72,7 @@ func (o *readOutcome) observe(a *subrequest.Answer, now time.Time) {
 	}
 }
 
-func (o *readOutcome) fromCache() bool {
+func (o *heldOutcome) fromCache() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.answers > 0 && o.cached == o.answers
@@ -78,7 +81,7 @@ func (o *readOutcome) fromCache() bool {
 // hints sets a read's caching hints: platform data is the same for
 // everyone (public), and fresh as long as its least fresh answer; a read
 // whose answers say nothing of it is revalidated (0).
-func (o *readOutcome) hints(r *mcpgo.ReadResourceResult) {
+func (o *heldOutcome) hints(r *mcpgo.ReadResourceResult) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var ttl int64
@@ -91,7 +94,7 @@ func (o *readOutcome) hints(r *mcpgo.ReadResourceResult) {
 // refuse notes the JSON-RPC error the read answers with, and returns it
 // as the handler's error (what mcp-go would say, should the rewrite not
 // happen).
-func (o *readOutcome) refuse(ctx context.Context, code int, uri, message string) error {
+func (o *heldOutcome) refuse(ctx context.Context, code int, uri, message string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.code, o.uri, o.message = code, uri, message
@@ -125,12 +128,12 @@ func invalidURI(ctx context.Context, uri, why string) error {
 	return fmt.Errorf("%s", msg)
 }
 
-// isResourceRead tells whether a POST body is one resources/read request
-// (the only method whose errors the connector rewrites), and its id and
-// URI.
-func isResourceRead(body []byte) (id json.RawMessage, uri string, ok bool) {
-	if !bytes.Contains(body, []byte(`resources/read`)) {
-		return nil, "", false
+// heldRequest tells whether a POST body is one request whose answer the
+// connector holds (resources/read, prompts/get: the methods whose errors
+// it rewrites), and its id, method and, for a read, URI.
+func heldRequest(body []byte) (id json.RawMessage, method, uri string, ok bool) {
+	if !bytes.Contains(body, []byte(`resources/read`)) && !bytes.Contains(body, []byte(`prompts/get`)) {
+		return nil, "", "", false
 	}
 	var m struct {
 		ID     json.RawMessage `json:"id"`
@@ -139,10 +142,26 @@ func isResourceRead(body []byte) (id json.RawMessage, uri string, ok bool) {
 			URI string `json:"uri"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &m) != nil || m.Method != string(mcpgo.MethodResourcesRead) || len(m.ID) == 0 {
-		return nil, "", false
+	if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 {
+		return nil, "", "", false
 	}
-	return m.ID, m.Params.URI, true
+	switch mcpgo.MCPMethod(m.Method) {
+	case mcpgo.MethodResourcesRead:
+		return m.ID, m.Method, m.Params.URI, true
+	case mcpgo.MethodPromptsGet:
+		return m.ID, m.Method, "", true
+	}
+	return nil, "", "", false
+}
+
+// invalidPromptArgs is the error of a prompts/get whose arguments are
+// refused: invalid params, saying what to fix.
+func invalidPromptArgs(ctx context.Context, prompt string, err error) error {
+	msg := fmt.Sprintf("invalid arguments for prompt %s: %v", prompt, err)
+	if o := outcomeOf(ctx); o != nil {
+		return o.refuse(ctx, mcpgo.INVALID_PARAMS, "", msg)
+	}
+	return fmt.Errorf("%s", msg)
 }
 
 // encodeColons is a besluitbron:// URI with its colons percent-encoded,
@@ -179,10 +198,11 @@ func withURI(body []byte, uri string) ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// readWriter holds mcp-go's answer to a resources/read until the
-// connector knows whether to send it or the read's own error. An event
+// heldWriter holds mcp-go's answer to a resources/read or prompts/get
+// until the connector knows whether to send it or the request's own
+// error. An event
 // stream is passed through as it comes (the error then stays mcp-go's).
-type readWriter struct {
+type heldWriter struct {
 	w      http.ResponseWriter
 	header http.Header
 	status int
@@ -190,18 +210,18 @@ type readWriter struct {
 	stream bool
 }
 
-func newReadWriter(w http.ResponseWriter) *readWriter {
-	return &readWriter{w: w, header: http.Header{}}
+func newHeldWriter(w http.ResponseWriter) *heldWriter {
+	return &heldWriter{w: w, header: http.Header{}}
 }
 
-func (rw *readWriter) Header() http.Header {
+func (rw *heldWriter) Header() http.Header {
 	if rw.stream {
 		return rw.w.Header()
 	}
 	return rw.header
 }
 
-func (rw *readWriter) WriteHeader(status int) {
+func (rw *heldWriter) WriteHeader(status int) {
 	if rw.status != 0 {
 		return
 	}
@@ -215,7 +235,7 @@ func (rw *readWriter) WriteHeader(status int) {
 	}
 }
 
-func (rw *readWriter) Write(p []byte) (int, error) {
+func (rw *heldWriter) Write(p []byte) (int, error) {
 	if rw.status == 0 {
 		rw.WriteHeader(http.StatusOK)
 	}
@@ -225,16 +245,16 @@ func (rw *readWriter) Write(p []byte) (int, error) {
 	return rw.buf.Write(p)
 }
 
-func (rw *readWriter) Flush() {
+func (rw *heldWriter) Flush() {
 	if rw.stream {
 		_ = http.NewResponseController(rw.w).Flush()
 	}
 }
 
-// finish sends what the read of readURI comes to: its own error when the
-// handler refused the URI, else mcp-go's answer as held, with the URI
-// added to an error that names none.
-func (rw *readWriter) finish(o *readOutcome, id json.RawMessage, readURI string) {
+// finish sends what the request comes to: its own error when the handler
+// refused it, else mcp-go's answer as held, with a read's URI (readURI,
+// "" for a prompt) added to an error that names none.
+func (rw *heldWriter) finish(o *heldOutcome, id json.RawMessage, readURI string) {
 	if rw.stream {
 		return
 	}
@@ -248,7 +268,10 @@ func (rw *readWriter) finish(o *readOutcome, id json.RawMessage, readURI string)
 		if rw.status == 0 {
 			rw.status = http.StatusOK
 		}
-		body := withErrorURI(rw.buf.Bytes(), readURI)
+		body := rw.buf.Bytes()
+		if readURI != "" {
+			body = withErrorURI(body, readURI)
+		}
 		if len(body) != rw.buf.Len() {
 			rw.w.Header().Del("Content-Length")
 		}
@@ -267,8 +290,11 @@ func (rw *readWriter) finish(o *readOutcome, id json.RawMessage, readURI string)
 			rw.w.Header().Set(k, v)
 		}
 	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": msg, "data": map[string]string{"uri": uri}}})
+	e := map[string]any{"code": code, "message": msg}
+	if uri != "" {
+		e["data"] = map[string]string{"uri": uri}
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
 	rw.w.Header().Set("Content-Type", "application/json")
 	rw.w.WriteHeader(status)
 	_, _ = rw.w.Write(append(body, '\n'))
