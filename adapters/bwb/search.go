@@ -2,8 +2,6 @@ package bwb
 
 import (
 	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -37,11 +35,8 @@ type SearchParams struct {
 // the BWB connection. The service indexes titles and metadata, not the
 // texts: words are looked for in the title (overheidbwb.titel).
 func SearchRequest(p SearchParams) (adapters.Request, error) {
-	if p.Limit < 1 || p.Limit > MaxLimit {
-		return adapters.Request{}, fmt.Errorf("limit %d is out of range: use 1 to %d", p.Limit, MaxLimit)
-	}
-	if p.Offset < 0 || p.Offset > MaxOffset {
-		return adapters.Request{}, fmt.Errorf("offset %d is out of range: use 0 to %d (the platform fails on deeper pages; add words instead)", p.Offset, MaxOffset)
+	if err := koopsru.CheckPage(p.Limit, p.Offset, MaxLimit, MaxOffset); err != nil {
+		return adapters.Request{}, err
 	}
 	date, err := adapters.ParseDate("in_force_on", p.InForceOn)
 	if err != nil {
@@ -64,20 +59,7 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if date != "" {
 		cql = append(cql, "overheidbwb.geldigheidsdatum=="+date)
 	}
-	return adapters.Get(SearchPath, sruQuery(strings.Join(cql, " and "), p.Offset+1, p.Limit)), nil
-}
-
-// sruQuery is a searchRetrieve on the BWB connection in SRU 1.2, the
-// version public clients of the service use.
-func sruQuery(cql string, start, max int) url.Values {
-	return url.Values{
-		"x-connection":   {"BWB"},
-		"operation":      {"searchRetrieve"},
-		"version":        {"1.2"},
-		"query":          {cql},
-		"startRecord":    {strconv.Itoa(start)},
-		"maximumRecords": {strconv.Itoa(max)},
-	}
+	return adapters.Get(SearchPath, koopsru.SearchRetrieve("BWB", strings.Join(cql, " and "), p.Offset, p.Limit)), nil
 }
 
 func canonicalType(s string) (string, bool) {

@@ -2,8 +2,6 @@ package cvdr
 
 import (
 	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -31,11 +29,8 @@ type SearchParams struct {
 // dcterms.creator (the name its records carry), versions come in force
 // on or before InForceOn (ParseSearch drops those that ended before it).
 func SearchRequest(p SearchParams) (adapters.Request, error) {
-	if p.Limit < 1 || p.Limit > MaxLimit {
-		return adapters.Request{}, fmt.Errorf("limit %d is out of range: use 1 to %d", p.Limit, MaxLimit)
-	}
-	if p.Offset < 0 || p.Offset > MaxOffset {
-		return adapters.Request{}, fmt.Errorf("offset %d is out of range: use 0 to %d (the platform fails on deeper pages; add words instead)", p.Offset, MaxOffset)
+	if err := koopsru.CheckPage(p.Limit, p.Offset, MaxLimit, MaxOffset); err != nil {
+		return adapters.Request{}, err
 	}
 	date, err := adapters.ParseDate("in_force_on", p.InForceOn)
 	if err != nil {
@@ -54,15 +49,7 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if date != "" {
 		cql = append(cql, "overheidrg.inwerkingtredingDatum<="+date)
 	}
-	q := url.Values{
-		"x-connection":   {"cvdr"},
-		"operation":      {"searchRetrieve"},
-		"version":        {"1.2"},
-		"query":          {strings.Join(cql, " and ")},
-		"startRecord":    {strconv.Itoa(p.Offset + 1)},
-		"maximumRecords": {strconv.Itoa(p.Limit)},
-	}
-	return adapters.Get(SearchPath, q), nil
+	return adapters.Get(SearchPath, koopsru.SearchRetrieve("cvdr", strings.Join(cql, " and "), p.Offset, p.Limit)), nil
 }
 
 // record is one CVDR search record: the regulation's metadata, as in its

@@ -11,7 +11,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -83,4 +85,32 @@ func Term(s string) string {
 		return ""
 	}
 	return `"` + strings.Join(w, " ") + `"`
+}
+
+// CheckPage checks a search's page against the service's bounds: a limit
+// of 1 to maxLimit and an offset of 0 to maxOffset (KOOP's SRU services
+// fail on deeper pages).
+func CheckPage(limit, offset, maxLimit, maxOffset int) error {
+	if limit < 1 || limit > maxLimit {
+		return fmt.Errorf("limit %d is out of range: use 1 to %d", limit, maxLimit)
+	}
+	if offset < 0 || offset > maxOffset {
+		return fmt.Errorf("offset %d is out of range: use 0 to %d (the platform fails on deeper pages; add words instead)", offset, maxOffset)
+	}
+	return nil
+}
+
+// SearchRetrieve is the query of an SRU 1.2 searchRetrieve on one of the
+// repository connections (x-connection: BWB, cvdr), the version public
+// clients of those services use, asking for limit records from offset
+// (0-based; SRU counts from 1).
+func SearchRetrieve(connection, cql string, offset, limit int) url.Values {
+	return url.Values{
+		"x-connection":   {connection},
+		"operation":      {"searchRetrieve"},
+		"version":        {"1.2"},
+		"query":          {cql},
+		"startRecord":    {strconv.Itoa(offset + 1)},
+		"maximumRecords": {strconv.Itoa(limit)},
+	}
 }
