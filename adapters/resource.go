@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/yosida95/uritemplate/v3"
 )
@@ -40,9 +42,9 @@ const PageVar = "page"
 // left out, as RFC 6570 says. It fails only on a template that does not
 // parse, which the platforms' tests rule out.
 func ExpandURI(template string, vars map[string]string) (string, error) {
-	t, err := uritemplate.New(template)
+	t, err := parsedTemplate(template)
 	if err != nil {
-		return "", fmt.Errorf("uri template %q: %w", template, err)
+		return "", err
 	}
 	vs := uritemplate.Values{}
 	for k, v := range vars {
@@ -51,6 +53,34 @@ func ExpandURI(template string, vars map[string]string) (string, error) {
 		}
 	}
 	return t.Expand(vs)
+}
+
+// parsedTemplates holds each template ExpandURI has parsed. A tool call
+// links every hit it answers (ten on a cached search), and parsing the
+// template again for each was a fifth of a cached call's allocations.
+// The templates are the platform packages' constants, a few dozen at
+// most; maxParsedTemplates bounds the map should a caller ever pass
+// others.
+var parsedTemplates sync.Map // string → *uritemplate.Template
+
+const maxParsedTemplates = 64
+
+var parsedCount atomic.Int32
+
+func parsedTemplate(template string) (*uritemplate.Template, error) {
+	if t, ok := parsedTemplates.Load(template); ok {
+		return t.(*uritemplate.Template), nil
+	}
+	t, err := uritemplate.New(template)
+	if err != nil {
+		return nil, fmt.Errorf("uri template %q: %w", template, err)
+	}
+	if parsedCount.Load() < maxParsedTemplates {
+		if _, loaded := parsedTemplates.LoadOrStore(template, t); !loaded {
+			parsedCount.Add(1)
+		}
+	}
+	return t, nil
 }
 
 // FetchFunc is a surface's Fetch: document id, of type kind where the
