@@ -320,11 +320,11 @@ func routes(upstreams map[string]string, probeOn bool) string {
 }
 
 // connect opens an MCP client; legacy picks the 2025-11-25 era.
-func connect(t *testing.T, url string, legacy bool, headers map[string]string) *client.Client {
+func connect(t testing.TB, url string, legacy bool, headers map[string]string) *client.Client {
 	return connectWith(t, url, legacy, headers, nil)
 }
 
-func connectWith(t *testing.T, url string, legacy bool, headers map[string]string, hc *http.Client) *client.Client {
+func connectWith(t testing.TB, url string, legacy bool, headers map[string]string, hc *http.Client) *client.Client {
 	t.Helper()
 	topts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(headers)}
 	if hc != nil {

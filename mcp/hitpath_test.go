@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/mark3labs/mcp-go/client"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
@@ -68,21 +65,7 @@ func newHitpath(b testing.TB) *hitpath {
 	testcaddy.Load(b, site)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	rec := &recordingRT{rt: &http.Transport{DisableCompression: true}}
-	tr, err := newTransport(base+"/mcp/raad", &http.Client{Transport: rec})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	req := mcpgo.InitializeRequest{}
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "bench", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = c.Close() })
+	c := connectWith(b, base+"/mcp/raad", false, nil, &http.Client{Transport: rec})
 	src := decodeResult(&testing.T{}, mustTool(b, c, "obv_sources", nil))
 	org := src["organizations"].([]any)[0].(map[string]any)["key"].(string)
 	args := map[string]any{"organization": org, "limit": 10}

@@ -3,7 +3,6 @@ package site_test
 import (
 	"encoding/json"
 	"html"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,23 +20,11 @@ var visitor = &http.Client{Transport: &http.Transport{
 // getAs reads u (status 200) as the visitor.
 func getAs(t *testing.T, u string, header http.Header) string {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, u, nil)
-	for k, v := range header {
-		req.Header[k] = v
+	status, body := fetchWith(t, visitor, u, header)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s: HTTP %d\n%s", u, status, body)
 	}
-	resp, err := visitor.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: HTTP %d\n%s", u, resp.StatusCode, b)
-	}
-	return string(b)
+	return body
 }
 
 // searchJSON is GET /search as JSON: the hits' links to their documents.

@@ -77,11 +77,17 @@ func refusedInThePagesLanguage(t *testing.T, h house) {
 // fetch reads u from 127.0.0.1, whatever its status.
 func fetch(t *testing.T, u string, header http.Header) (int, string) {
 	t.Helper()
+	return fetchWith(t, http.DefaultClient, u, header)
+}
+
+// fetchWith is fetch by client c.
+func fetchWith(t *testing.T, c *http.Client, u string, header http.Header) (int, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, u, nil)
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
