@@ -208,6 +208,14 @@ func (s *Store) follow(w http.ResponseWriter, r *http.Request, inm, key string, 
 	select {
 	case <-f.done:
 	case <-r.Context().Done():
+		// A context closes its Done channel before it runs its after
+		// functions, so this caller can get here first: stop then keeps
+		// leave from ever running, and the flight would keep a waiter
+		// that is gone (its upstream request running on to its deadline
+		// after everyone hung up). Leave here instead.
+		if stop() {
+			s.leave(key, f)
+		}
 		return r.Context().Err()
 	}
 	res := f.res
