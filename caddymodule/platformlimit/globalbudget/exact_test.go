@@ -56,7 +56,7 @@ func TestExactUnderConcurrency(t *testing.T) {
 			cl.dump(t)
 			t.Fatalf("only %d admissions", admitted.Load())
 		}
-		cl.advance(20*time.Millisecond, 20*time.Millisecond)
+		cl.advance(50*time.Millisecond, 50*time.Millisecond)
 	}
 	cancel()
 	wg.Wait()
