@@ -1,0 +1,125 @@
+package testcaddy
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// caddy.Load returns once the old config's HTTP servers have started to
+// shut down, not once their listeners are closed (caddyhttp's App.Stop
+// says as much: the scheduler may pause a server right before Shutdown).
+// On Linux each config listens on its own SO_REUSEPORT socket, so until
+// the old one closes the kernel may hand a new connection to the old
+// config, and a test that reloads and asks at once can get the old
+// config's answer. Reload waits for the old sockets to close: it notes
+// this process's listening sockets on the old servers' ports before the
+// load and waits until their file descriptors are gone.
+
+// oldListenerWait bounds that wait; the old servers close their
+// listeners first thing in Shutdown, so it ends in milliseconds.
+const oldListenerWait = 10 * time.Second
+
+// runningListenerSockets returns the socket inodes of this process that
+// listen on the TCP ports of the running config's HTTP servers; nil where
+// /proc does not tell.
+func runningListenerSockets() map[string]bool {
+	ports := map[string]bool{}
+	if ctx := caddy.ActiveContext(); ctx.Context != nil {
+		if a, err := ctx.AppIfConfigured("http"); err == nil {
+			if app, ok := a.(*caddyhttp.App); ok {
+				for _, srv := range app.Servers {
+					for _, ln := range srv.Listeners() {
+						if addr, ok := ln.Addr().(*net.TCPAddr); ok {
+							ports[strings.ToUpper(strconv.FormatInt(int64(addr.Port), 16))] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(ports) == 0 {
+		return nil
+	}
+	listening := map[string]bool{}
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(table)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan() // the header
+		for sc.Scan() {
+			// sl local_address rem_address st ... inode (the tenth field)
+			fields := strings.Fields(sc.Text())
+			if len(fields) < 10 || fields[3] != "0A" {
+				continue
+			}
+			_, port, ok := strings.Cut(fields[1], ":")
+			for len(port) > 1 && port[0] == '0' {
+				port = port[1:]
+			}
+			if ok && ports[port] {
+				listening[fields[9]] = true
+			}
+		}
+		_ = f.Close()
+	}
+	mine := map[string]bool{}
+	for inode := range ownSockets() {
+		if listening[inode] {
+			mine[inode] = true
+		}
+	}
+	return mine
+}
+
+// ownSockets returns the inodes of the sockets this process holds open.
+func ownSockets() map[string]bool {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil
+	}
+	socks := map[string]bool{}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err != nil {
+			continue
+		}
+		if inode, ok := strings.CutPrefix(target, "socket:["); ok {
+			socks[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	return socks
+}
+
+// waitClosed waits until none of the sockets old is open in this process.
+func waitClosed(t testing.TB, old map[string]bool) {
+	t.Helper()
+	deadline := time.Now().Add(oldListenerWait)
+	for {
+		open := 0
+		for inode := range ownSockets() {
+			if old[inode] {
+				open++
+			}
+		}
+		if open == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the old config still listens on %d sockets %v after the reload", open, oldListenerWait)
+		}
+		runtime.Gosched()
+		time.Sleep(time.Millisecond) // a bounded poll for an event, not a wait for time to pass
+	}
+}
