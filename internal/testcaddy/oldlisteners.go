@@ -33,20 +33,7 @@ const oldListenerWait = 10 * time.Second
 // listen on the TCP ports of the running config's HTTP servers; nil where
 // /proc does not tell.
 func runningListenerSockets() map[string]bool {
-	ports := map[string]bool{}
-	if ctx := caddy.ActiveContext(); ctx.Context != nil {
-		if a, err := ctx.AppIfConfigured("http"); err == nil {
-			if app, ok := a.(*caddyhttp.App); ok {
-				for _, srv := range app.Servers {
-					for _, ln := range srv.Listeners() {
-						if addr, ok := ln.Addr().(*net.TCPAddr); ok {
-							ports[strings.ToUpper(strconv.FormatInt(int64(addr.Port), 16))] = true
-						}
-					}
-				}
-			}
-		}
-	}
+	ports := runningHTTPPorts()
 	if len(ports) == 0 {
 		return nil
 	}
@@ -59,16 +46,13 @@ func runningListenerSockets() map[string]bool {
 		sc := bufio.NewScanner(f)
 		sc.Scan() // the header
 		for sc.Scan() {
-			// sl local_address rem_address st ... inode (the tenth field)
+			// sl local_address(hex ip:hex port) rem_address st(0A: LISTEN) ... inode (the tenth field)
 			fields := strings.Fields(sc.Text())
 			if len(fields) < 10 || fields[3] != "0A" {
 				continue
 			}
-			_, port, ok := strings.Cut(fields[1], ":")
-			for len(port) > 1 && port[0] == '0' {
-				port = port[1:]
-			}
-			if ok && ports[port] {
+			_, hexPort, _ := strings.Cut(fields[1], ":")
+			if port, err := strconv.ParseUint(hexPort, 16, 16); err == nil && ports[int(port)] {
 				listening[fields[9]] = true
 			}
 		}
@@ -81,6 +65,29 @@ func runningListenerSockets() map[string]bool {
 		}
 	}
 	return mine
+}
+
+// runningHTTPPorts returns the TCP ports the running config's HTTP
+// servers listen on.
+func runningHTTPPorts() map[int]bool {
+	ctx := caddy.ActiveContext()
+	if ctx.Context == nil {
+		return nil // nothing running
+	}
+	a, err := ctx.AppIfConfigured("http")
+	app, ok := a.(*caddyhttp.App)
+	if err != nil || !ok {
+		return nil
+	}
+	ports := map[int]bool{}
+	for _, srv := range app.Servers {
+		for _, ln := range srv.Listeners() {
+			if addr, ok := ln.Addr().(*net.TCPAddr); ok {
+				ports[addr.Port] = true
+			}
+		}
+	}
+	return ports
 }
 
 // ownSockets returns the inodes of the sockets this process holds open.
