@@ -20,6 +20,15 @@ import (
 // change during one run, so the binary is the one each would have built.
 // A test process not started by a go command builds its own (as on
 // systems without /proc or file locks).
+//
+// A run's binary is a hard link to a kept build: one file per clone and
+// spec in the temporary directory, rebuilt with `go build -o` over
+// itself. The go command links again only when the build ID it would
+// write differs from the file's (source, flags or toolchain changed), so
+// a run on an unchanged tree links nothing, as it compiles nothing. The
+// go command replaces the file rather than writing into it, so a run
+// still using the old binary keeps it. Run directories whose go command
+// has ended are removed when a new run starts.
 
 // runDir is the directory shared by the test processes of this go test
 // run, "" when there is none.
@@ -29,20 +38,34 @@ func runDir() string {
 	if err != nil || strings.TrimSpace(string(comm)) != "go" {
 		return ""
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", ppid))
-	if err != nil {
+	start, ok := startTime(ppid)
+	if !ok {
 		return ""
 	}
-	// Field 22, the start time, counting after the command's ")".
+	return filepath.Join(os.TempDir(), fmt.Sprintf("%s%d-%s", runDirPrefix, ppid, start))
+}
+
+// runDirPrefix begins the name of every run directory.
+const runDirPrefix = "besluitbron-test-bin-"
+
+// startTime returns the start time of process pid (field 22 of its
+// /proc stat, in clock ticks since boot), false when there is no such
+// process.
+func startTime(pid int) (string, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "", false
+	}
+	// Counting after the command's ")", which may hold spaces.
 	i := strings.LastIndexByte(string(stat), ')')
 	if i < 0 {
-		return ""
+		return "", false
 	}
 	f := strings.Fields(string(stat[i+1:]))
 	if len(f) < 20 {
-		return ""
+		return "", false
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("besluitbron-test-bin-%d-%s", ppid, f[19]))
+	return f[19], true
 }
 
 // sharedBuild returns the binary of sp built once for this go test run,
@@ -56,6 +79,7 @@ func sharedBuild(sp buildSpec, build func(path string) error) (path string, ok b
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", false, nil
 	}
+	removeEndedRuns(dir)
 	sum := sha256.Sum256([]byte(sp.pkg + "\x00" + sp.stamp))
 	name := filepath.Join(dir, hex.EncodeToString(sum[:8]))
 	lock, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_RDWR, 0o644)
@@ -73,6 +97,11 @@ func sharedBuild(sp buildSpec, build func(path string) error) (path string, ok b
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", true, err
 	}
+	if kept, ok, err := keptBuild(sp, build); err != nil {
+		return "", true, err
+	} else if ok && os.Link(kept, path) == nil {
+		return path, true, nil
+	}
 	// Built under another name and renamed: a process killed mid-build
 	// leaves no half binary under the shared name.
 	tmp := name + ".building"
@@ -80,4 +109,50 @@ func sharedBuild(sp buildSpec, build func(path string) error) (path string, ok b
 		return "", true, err
 	}
 	return path, true, os.Rename(tmp, path)
+}
+
+// keptBuild brings sp's kept build up to date under a lock that every
+// run shares, and returns its path; ok is false when there can be no kept
+// build here (the caller builds into the run directory).
+func keptBuild(sp buildSpec, build func(path string) error) (path string, ok bool, err error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", false, nil
+	}
+	dir := filepath.Join(os.TempDir(), "besluitbron-kept-test-bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, nil
+	}
+	sum := sha256.Sum256([]byte(root + "\x00" + sp.pkg + "\x00" + sp.stamp))
+	name := filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	lock, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", false, nil
+	}
+	defer lock.Close()
+	if !lockWait(lock) {
+		return "", false, nil
+	}
+	defer unlock(lock)
+	path = name + ".bin"
+	return path, true, build(path)
+}
+
+// removeEndedRuns removes the run directories beside dir whose go command
+// has ended: the process is gone, or its id now names a later process.
+func removeEndedRuns(dir string) {
+	others, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), runDirPrefix+"*"))
+	for _, other := range others {
+		if other == dir {
+			continue
+		}
+		var pid int
+		var start string
+		if _, err := fmt.Sscanf(strings.TrimPrefix(filepath.Base(other), runDirPrefix), "%d-%s", &pid, &start); err != nil {
+			continue
+		}
+		if started, ok := startTime(pid); !ok || started != start {
+			_ = os.RemoveAll(other)
+		}
+	}
 }
