@@ -80,17 +80,11 @@ func sharedBuild(sp buildSpec, build func(path string) error) (path string, ok b
 		return "", false, nil
 	}
 	removeEndedRuns(dir)
-	sum := sha256.Sum256([]byte(sp.pkg + "\x00" + sp.stamp))
-	name := filepath.Join(dir, hex.EncodeToString(sum[:8]))
-	lock, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	name, release, ok := lockName(dir, sp.pkg, sp.stamp)
+	if !ok {
 		return "", false, nil
 	}
-	defer lock.Close()
-	if !lockWait(lock) {
-		return "", false, nil
-	}
-	defer unlock(lock)
+	defer release()
 	path = name + ".bin"
 	if _, err := os.Stat(path); err == nil {
 		return path, true, nil
@@ -123,19 +117,30 @@ func keptBuild(sp buildSpec, build func(path string) error) (path string, ok boo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", false, nil
 	}
-	sum := sha256.Sum256([]byte(root + "\x00" + sp.pkg + "\x00" + sp.stamp))
-	name := filepath.Join(dir, hex.EncodeToString(sum[:8]))
-	lock, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	name, release, ok := lockName(dir, root, sp.pkg, sp.stamp)
+	if !ok {
 		return "", false, nil
 	}
-	defer lock.Close()
-	if !lockWait(lock) {
-		return "", false, nil
-	}
-	defer unlock(lock)
+	defer release()
 	path = name + ".bin"
 	return path, true, build(path)
+}
+
+// lockName names a file in dir after parts and takes the lock beside it,
+// waiting for it; release ends the lock. ok is false when it cannot be
+// taken here.
+func lockName(dir string, parts ...string) (name string, release func(), ok bool) {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	name = filepath.Join(dir, hex.EncodeToString(sum[:8]))
+	lock, err := os.OpenFile(name+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", nil, false
+	}
+	if !lockWait(lock) {
+		lock.Close()
+		return "", nil, false
+	}
+	return name, func() { unlock(lock); lock.Close() }, true
 }
 
 // removeEndedRuns removes the run directories beside dir whose go command
