@@ -267,13 +267,13 @@ func TestSnippetStartsNearTheFirstWordFound(t *testing.T) {
 func TestDateOrderPagesLikeOneFullSort(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("indexes 3,000 generated decisions")
+		t.Skip("indexes 1,500 generated decisions")
 	}
 	ix, _ := openTest(t)
 	var page []Decision
-	for n := range 3000 {
+	for n := range 1500 {
 		page = append(page, genDecision(n))
-		if len(page) == 1000 {
+		if len(page) == 500 {
 			mustApply(t, ix, Checkpoint{}, page...)
 			page = page[:0]
 		}
