@@ -86,9 +86,15 @@ func New(t *testing.T) *Path {
 
 // Listen opens a TCP listener inside the namespace: the socket is created
 // on a thread that joined it (a socket stays in the namespace it was
-// created in, whichever thread serves it later). The thread is never
-// unlocked, so it ends with its goroutine instead of going back to the
-// runtime in the other namespace.
+// created in, whichever thread serves it later). The thread then joins
+// this process's namespace again before the runtime may use it for other
+// goroutines. Leaving it locked for its goroutine to end is not enough:
+// when that goroutine happens to run on the main thread, the runtime
+// parks the main thread instead of ending it, and /proc/self/net, which
+// shows the main thread's namespace, would show the test's namespace for
+// the rest of the process (internal/testcaddy/oldlisteners.go reads the
+// listening sockets there). Where joining back fails, the thread stays
+// locked and ends with its goroutine.
 func (p *Path) Listen(t *testing.T) net.Listener {
 	t.Helper()
 	type result struct {
@@ -98,6 +104,12 @@ func (p *Path) Listen(t *testing.T) net.Listener {
 	ch := make(chan result, 1)
 	go func() {
 		runtime.LockOSThread()
+		home, err := os.Open("/proc/thread-self/ns/net")
+		if err != nil {
+			ch <- result{err: err}
+			return
+		}
+		defer home.Close()
 		f, err := os.Open("/var/run/netns/" + p.NS)
 		if err != nil {
 			ch <- result{err: err}
@@ -109,6 +121,9 @@ func (p *Path) Listen(t *testing.T) net.Listener {
 			return
 		}
 		ln, err := net.Listen("tcp", p.FarIP+":0")
+		if err := unix.Setns(int(home.Fd()), unix.CLONE_NEWNET); err == nil {
+			runtime.UnlockOSThread()
+		}
 		ch <- result{ln, err}
 	}()
 	r := <-ch

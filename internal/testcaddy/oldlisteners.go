@@ -38,7 +38,9 @@ func runningListenerSockets() map[string]bool {
 		return nil
 	}
 	listening := map[string]bool{}
-	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+	// The calling thread's view: /proc/net is the main thread's, which a
+	// test's network namespace may hold (internal/netnstest).
+	for _, table := range []string{"/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6"} {
 		f, err := os.Open(table)
 		if err != nil {
 			continue
