@@ -147,6 +147,25 @@ func ParseKamerstuk(id string) (Kamerstuk, bool) {
 	return k, true
 }
 
+// kstInText is where a kamerstuk number may start in a text: "kst-" at
+// the start of a word; the number runs to the first character that
+// cannot be in it.
+var kstInText = regexp.MustCompile(`(?i)\bkst-[0-9A-Za-z-]+`)
+
+// FindKamerstuk returns the first kamerstuk number written in text as
+// ParseKamerstuk reads it: an identifier (kst-36200-VII-12) or one in a
+// link (zoek.officielebekendmakingen.nl/kst-36200-VII-12.html,
+// .../op/kst-36200-VII-12). A longer identifier that starts like one
+// (kst-26100-1-n1, another publication) is not one.
+func FindKamerstuk(text string) (Kamerstuk, bool) {
+	for _, m := range kstInText.FindAllString(text, -1) {
+		if k, ok := ParseKamerstuk("kst-" + m[len("kst-"):]); ok {
+			return k, true
+		}
+	}
+	return Kamerstuk{}, false
+}
+
 // valid tells whether k's parts have their forms.
 func (k Kamerstuk) valid() bool {
 	return dossierRE.MatchString(k.Dossier) && kstNumberRE.MatchString(k.Number) &&

@@ -169,3 +169,32 @@ func TestCouncilCitation(t *testing.T) {
 		}
 	}
 }
+
+// TestFindKamerstuk: the kamerstuk an id or a link names, read as
+// ParseKamerstuk reads it; a longer identifier, junk or nothing names none.
+func TestFindKamerstuk(t *testing.T) {
+	for in, want := range map[string]string{
+		"kst-36200-VII-12": "kst-36200-VII-12",
+		"https://zoek.officielebekendmakingen.nl/kst-36200-VII-12.html": "kst-36200-VII-12",
+		"https://berthub.eu/tkconv/op/KST-36410-5?x=1":                  "kst-36410-5",
+		"Kst-35979-H":                          "kst-35979-H",
+		"zie kst-21501-20-1234 en kst-36410-5": "kst-21501-20-1234",
+		"kst-26100-1-n1 then kst-26100-2":      "kst-26100-2",
+		"kst-26100-1-n1":                       "",
+		"https://zoek.officielebekendmakingen.nl/kst-26100-1-n1.html": "",
+		"xkst-36410-5":                          "",
+		"kst-06410-5":                           "",
+		"kst-36410-05":                          "",
+		"kst-":                                  "",
+		"":                                      "",
+		"kst-" + strings.Repeat("1", 300):       "",
+		"kst-36410-" + strings.Repeat("5", 300): "",
+		strings.Repeat("kst-", 100):             "",
+		"stb-2018-84":                           "",
+	} {
+		k, ok := FindKamerstuk(in)
+		if got := k.ID(); ok != (want != "") || ok && got != want {
+			t.Errorf("FindKamerstuk(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

@@ -5,12 +5,10 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 )
 
-var (
-	tkNumberRE   = regexp.MustCompile(`^[0-9]{4}[A-Z][0-9]{3,6}$`) // 2023D41173, 2023A06512
-	toezeggingRE = regexp.MustCompile(`^TZ[0-9]{6}-[0-9]{1,4}$`)   // TZ202310-067
-)
+var toezeggingRE = regexp.MustCompile(`^TZ[0-9]{6}-[0-9]{1,4}$`) // TZ202310-067
 
 // citeWords are the categories cited by their number, as the Kamer's
 // own words for them.
@@ -26,7 +24,7 @@ var citeWords = map[string]string{Document: "document", Activiteit: "activiteit"
 func Citation(category, nummer, date string) string {
 	word, ok := citeWords[category]
 	nummer = strings.TrimSpace(nummer)
-	if !ok || !(tkNumberRE.MatchString(nummer) && category != Toezegging || toezeggingRE.MatchString(nummer) && category == Toezegging) {
+	if !ok || !(tk.IsNumber(nummer) && category != Toezegging || toezeggingRE.MatchString(nummer) && category == Toezegging) {
 		return ""
 	}
 	c := "Tweede Kamer, " + word + " " + nummer

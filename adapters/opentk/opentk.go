@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 )
 
 // Public is the public base, for links.
@@ -180,20 +181,18 @@ func day(s string) string {
 	return s
 }
 
-var nummerRE = regexp.MustCompile(`^([0-9]{4}[A-Z][0-9]{3,6}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`)
-
-// ValidNumber checks a document number (2023D41173) or GUID.
+// ValidNumber checks a document number (2023D41173) or GUID: OpenTK
+// serves the Gegevensmagazijn's documents under the same ids
+// (tk.ParseDocumentID), number in upper case, GUID in lower.
 func ValidNumber(n string) (string, error) {
-	n = strings.TrimSpace(n)
-	if len(n) == 10 {
-		n = strings.ToUpper(n)
-	} else {
-		n = strings.ToLower(n)
+	id, err := tk.ParseDocumentID(n)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a TK document number: it looks like 2023D41173 (take it from a search result)", strings.TrimSpace(n))
 	}
-	if !nummerRE.MatchString(n) {
-		return "", fmt.Errorf("%q is not a TK document number: it looks like 2023D41173 (take it from a search result)", n)
+	if id.GUID != "" {
+		return id.GUID, nil
 	}
-	return n, nil
+	return id.Nummer, nil
 }
 
 // DocumentURL is the public page of a document.
@@ -201,7 +200,10 @@ func DocumentURL(nummer string) string { return Public + "/document.html?nummer=
 
 // IsGUID tells whether an id is a GUID (a Document's, a Verslag's or a
 // meeting's) rather than a document number.
-func IsGUID(n string) bool { return len(n) == 36 && nummerRE.MatchString(n) }
+func IsGUID(n string) bool {
+	id, err := tk.ParseDocumentID(n)
+	return err == nil && id.GUID != ""
+}
 
 // DocumentRequest builds GET /getdoc/<nummer|guid> (an HTML rendering of a
 // document, or of minutes by the Verslag's own GUID).

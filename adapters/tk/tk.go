@@ -44,7 +44,10 @@ const Public = "https://gegevensmagazijn.tweedekamer.nl"
 var (
 	guidRE   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	nummerRE = regexp.MustCompile(`^[0-9]{4}[A-Z][0-9]{3,6}$`)
-	rootRE   = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+$`)
+	// documentInText is a document number (D) in an id or a link: at the
+	// start, or after = or / (document.html?nummer=..., getdoc/...).
+	documentInText = regexp.MustCompile(`(?i)(?:^|[=/])([0-9]{4}D[0-9]{3,6})\b`)
+	rootRE         = regexp.MustCompile(`^(/[A-Za-z0-9._~-]+)+$`)
 )
 
 // CheckRoot checks a configured OData root: a path such as /OData/v5,
@@ -188,6 +191,21 @@ func SearchRequest(e *Entity, p SearchParams) (adapters.Request, error) {
 type DocumentID struct {
 	GUID   string // lower case, when given as GUID
 	Nummer string // upper case, when given as number (2023D41173)
+}
+
+// IsNumber tells whether s is a number as the Kamer writes it, in upper
+// case: a document's (2023D41173), an activity's (2023A06512).
+func IsNumber(s string) bool { return nummerRE.MatchString(s) }
+
+// FindDocumentNumber returns the document number an id or a link names
+// (2023D41173; https://berthub.eu/tkconv/document.html?nummer=2023D41173),
+// in upper case: the number the Gegevensmagazijn and OpenTK both use for
+// the document.
+func FindDocumentNumber(text string) (string, bool) {
+	if m := documentInText.FindStringSubmatch(text); m != nil {
+		return strings.ToUpper(m[1]), true
+	}
+	return "", false
 }
 
 // ParseDocumentID accepts a document GUID or a document number.

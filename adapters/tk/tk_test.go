@@ -375,3 +375,26 @@ func TestParseFeedFixture(t *testing.T) {
 		t.Fatalf("%+v %v", d, err)
 	}
 }
+
+// TestFindDocumentNumber: a document number as an id or in a link, in
+// upper case; other numbers (an activity's) and numbers inside words are
+// not one.
+func TestFindDocumentNumber(t *testing.T) {
+	for in, want := range map[string]string{
+		"2023D41173": "2023D41173",
+		"2023d41173": "2023D41173",
+		"https://berthub.eu/tkconv/document.html?nummer=2023D41173": "2023D41173",
+		"https://berthub.eu/tkconv/getdoc/2023D41173":               "2023D41173",
+		"2023A06512":             "",
+		"x2023D41173":            "",
+		"2023D41173x":            "",
+		"2023D1234567":           "",
+		"":                       "",
+		strings.Repeat("9", 300): "",
+	} {
+		got, ok := FindDocumentNumber(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("FindDocumentNumber(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

@@ -150,11 +150,15 @@ func TestIdentifiers(t *testing.T) {
 		id, url string
 		want    string
 	}{
-		{"kst-36200-VII-12", "https://zoek.officielebekendmakingen.nl/kst-36200-VII-12.html", "kst:36200-VII:12"},
-		{"kst-26100-1", "", "kst:26100:1"},
+		{"kst-36200-VII-12", "https://zoek.officielebekendmakingen.nl/kst-36200-VII-12.html", "kst:KST-36200-VII-12"},
+		{"kst-36200-vii-12", "", "kst:KST-36200-VII-12"},
+		{"kst-26100-1", "", "kst:KST-26100-1"},
+		{"kst-35979-H", "", "kst:KST-35979-H"},
+		{"kst-26100-1-n1", "https://zoek.officielebekendmakingen.nl/kst-26100-1-n1.html", ""},
 		{"stb-2018-84", "https://zoek.officielebekendmakingen.nl/stb-2018-84.html", ""},
 		{"2023D41173", "https://berthub.eu/tkconv/document.html?nummer=2023D41173", "tkdoc:2023D41173"},
-		{"x", "https://berthub.eu/tkconv/op/kst-36200-VII-12", "kst:36200-VII:12"},
+		{"x", "https://berthub.eu/tkconv/op/kst-36200-VII-12", "kst:KST-36200-VII-12"},
+		{"x", "https://berthub.eu/tkconv/getdoc/2023d41173", "tkdoc:2023D41173"},
 		{"ECLI:NL:HR:2014:952", "", "ecli:ECLI:NL:HR:2014:952"},
 		{"document:notubiz:gemeente:soest:12345", "https://api.openbesluitvorming.nl/x", ""},
 	} {

@@ -2,13 +2,13 @@ package fanout
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
+	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 )
 
@@ -19,23 +19,17 @@ func hitOf(k, name string, h adapters.Hit) Hit {
 		Citation: h.Citation, URI: h.URI, Kamerstuk: h.Kamerstuk}
 }
 
-// Shared identifiers, as the platforms write them (see docs/search.md):
+// identifiers are the shared identifiers a hit carries, as the platforms
+// write them (see docs/search.md):
 //   - an ECLI: Rechtspraak's hit id (ECLI:NL:HR:2014:952), and any link
-//     that names one;
+//     that names one (rechtspraak.FindECLIs);
 //   - a kamerstuk number: Officiële Bekendmakingen' identifier
 //     kst-<dossier>-<volgnummer> (kst-36200-VII-12, kst-26100-1), also in
-//     its links (zoek.officielebekendmakingen.nl/kst-36200-VII-12.html,
-//     repository.overheid.nl/frbr/officielepublicaties/kst/...), and the
-//     Gegevensmagazijn's hit's Kamerstuk (its dossier and volgnummer);
+//     its links, and the Gegevensmagazijn's hit's Kamerstuk
+//     (adapters.FindKamerstuk);
 //   - a Tweede Kamer document number (2023D41173): the hit id of both the
 //     Gegevensmagazijn (tk) and OpenTK, and OpenTK's links
-//     (document.html?nummer=..., getdoc/...).
-var (
-	kstRE   = regexp.MustCompile(`(?i)\bkst-([0-9]{4,6}(?:-[a-z0-9]{1,12})*?)-([0-9]{1,5})(?:\b|[^0-9a-z])`)
-	tkDocRE = regexp.MustCompile(`(?i)(?:^|[=/])([0-9]{4}D[0-9]{3,6})\b`)
-)
-
-// identifiers are the shared identifiers a hit carries.
+//     (tk.FindDocumentNumber).
 func identifiers(h Hit) []string {
 	var out []string
 	add := func(k string) {
@@ -47,11 +41,11 @@ func identifiers(h Hit) []string {
 		if m := rechtspraak.FindECLIs(s, 1); len(m) == 1 {
 			add("ecli:" + m[0])
 		}
-		if m := kstRE.FindStringSubmatch(s + " "); m != nil {
-			add("kst:" + strings.ToUpper(m[1]) + ":" + strings.TrimLeft(m[2], "0"))
+		if k, ok := adapters.FindKamerstuk(s); ok {
+			add("kst:" + strings.ToUpper(k.ID()))
 		}
-		if m := tkDocRE.FindStringSubmatch(s); m != nil {
-			add("tkdoc:" + strings.ToUpper(m[1]))
+		if n, ok := tk.FindDocumentNumber(s); ok {
+			add("tkdoc:" + n)
 		}
 	}
 	return out
