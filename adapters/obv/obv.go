@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -47,14 +48,16 @@ type SearchParams struct {
 
 // SearchCost is the platforms table's price of a search (what
 // platform_limit charges): its rule for SearchPath, or one unit when the
-// table prices searches at nothing special.
-func SearchCost() platforms.Cost {
+// table prices searches at nothing special. The table is fixed at build
+// time, so it is read once, not on every search's result (platforms.Get
+// copies the platform's whole row).
+var SearchCost = sync.OnceValue(func() platforms.Cost {
 	p, _ := platforms.Get(platforms.OBV)
 	if c, ok := p.CostOf(SearchPath); ok {
 		return c
 	}
 	return platforms.Cost{Units: 1}
-}
+})
 
 // Cost returns the budget units a search of limit results costs, by the
 // table's rule (SearchCost), rounded up to whole units.
