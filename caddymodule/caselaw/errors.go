@@ -3,6 +3,7 @@ package caselaw
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // What made an index unavailable; test with errors.Is on an
@@ -21,13 +22,18 @@ var (
 	ErrWriteFailed = errors.New("index write failed")
 	// ErrClosed: the index was closed.
 	ErrClosed = errors.New("index is closed")
+	// ErrForeign: the index's folder holds files no index of ours writes
+	// (a user's files, another program's): Open neither reads nor removes
+	// it. Moving them away, or configuring another directory, lets it open.
+	ErrForeign = errors.New("directory not ours")
 )
 
-// UnavailableError says that the index cannot be used and why. It is
-// operator-visible: Reason and the cause name what to do.
+// UnavailableError says that the index cannot be used and why. Error() is
+// for the operator (logs, the admin API): it names the directory, the
+// cause and what to do. Public() is all that anyone else may read.
 type UnavailableError struct {
 	Dir  string
-	Kind error // ErrCorrupt, ErrLocked, ErrWriteFailed or ErrClosed
+	Kind error // ErrCorrupt, ErrLocked, ErrWriteFailed, ErrClosed or ErrForeign
 	Err  error // the underlying cause, if any
 }
 
@@ -41,6 +47,8 @@ func (e *UnavailableError) Error() string {
 		msg += " (remove the directory to rebuild it from the feed)"
 	case ErrWriteFailed:
 		msg += " (free disk space, then restart to reopen it)"
+	case ErrForeign:
+		msg += " (move those files away, or give the index a directory of its own)"
 	}
 	return msg
 }
@@ -54,9 +62,42 @@ func (e *UnavailableError) Unwrap() []error {
 	return []error{e.Kind, e.Err}
 }
 
+// Public is the failure as a visitor, a tool's caller or the public status
+// page may read it: its kind ("index unavailable: corrupt", "index
+// unavailable: disk full"), never the directory or the system's words for
+// the cause, which name the server's files.
+func (e *UnavailableError) Public() string {
+	kind := "unknown failure"
+	switch {
+	case e.Kind == ErrWriteFailed && errors.Is(e.Err, syscall.ENOSPC):
+		kind = "disk full"
+	case e.Kind == ErrCorrupt:
+		kind = "corrupt"
+	case e.Kind == ErrLocked:
+		kind = "in use by another process"
+	case e.Kind == ErrWriteFailed:
+		kind = "write failed"
+	case e.Kind == ErrClosed:
+		kind = "closed"
+	case e.Kind == ErrForeign:
+		kind = ErrForeign.Error()
+	}
+	return "index unavailable: " + kind
+}
+
+// PublicReason is err as the public may read it: an *UnavailableError's
+// Public(), else only that the index is unavailable.
+func PublicReason(err error) string {
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return ue.Public()
+	}
+	return "index unavailable"
+}
+
 // QueryError is a query the index cannot run. Field names the part of the
-// query (words, court, date_from, date_to, type, sort, limit, offset) and
-// Problem says what to change.
+// query (words, court, date_from, date_to, type, sort, limit, offset,
+// after) and Problem says what to change.
 type QueryError struct {
 	Field   string
 	Problem string

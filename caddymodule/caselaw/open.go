@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,7 +42,9 @@ const (
 // whose mapping stamp differs from this build's is rebuilt empty, never
 // read (report.Rebuilt says so). Files that cannot be read as an index
 // give an *UnavailableError of kind ErrCorrupt; another process holding
-// the index gives ErrLocked.
+// the index gives ErrLocked. A folder without our stamp is removed only
+// when it holds nothing but bleve's and our files (ownFolder); otherwise
+// Open refuses with ErrForeign and leaves it as it is.
 func Open(dir string) (*Index, OpenReport, error) {
 	im := newMapping()
 	report := OpenReport{Stamp: mappingStamp(im)}
@@ -51,6 +55,11 @@ func Open(dir string) (*Index, OpenReport, error) {
 		return unavailable(ErrWriteFailed, err)
 	}
 	path := filepath.Join(dir, indexDirName)
+	// A build that died halfway leaves index.new; it is removed only if it
+	// holds nothing but what a build writes.
+	if err := ownFolder(filepath.Join(dir, indexDirNew)); err != nil {
+		return unavailable(ErrForeign, err)
+	}
 	if err := os.RemoveAll(filepath.Join(dir, indexDirNew)); err != nil {
 		return unavailable(ErrWriteFailed, err)
 	}
@@ -58,17 +67,27 @@ func Open(dir string) (*Index, OpenReport, error) {
 	switch found, err := os.ReadFile(filepath.Join(path, stampFileName)); {
 	case err == nil && string(found) == report.Stamp:
 	case errors.Is(err, os.ErrNotExist):
-		if _, statErr := os.Stat(path); errors.Is(statErr, os.ErrNotExist) {
+		if empty, emptyErr := emptyOrAbsent(path); emptyErr == nil && empty {
 			report.Created = true
 		} else {
 			report.Rebuilt = true
 			report.Reason = "the index has no mapping stamp (written by an older build)"
 		}
 	case err != nil:
+		if ownErr := ownFolder(path); ownErr != nil {
+			return unavailable(ErrForeign, ownErr)
+		}
 		return unavailable(ErrCorrupt, err)
 	default:
 		report.Rebuilt = true
 		report.Reason = fmt.Sprintf("the index has mapping stamp %.80q, this build writes %s", strings.TrimSpace(string(found)), report.Stamp)
+	}
+	if report.Rebuilt {
+		// A rebuild removes the folder: only when it is an index of ours.
+		if err := ownFolder(path); err != nil {
+			report.Rebuilt, report.Reason = false, ""
+			return unavailable(ErrForeign, err)
+		}
 	}
 	if report.Created || report.Rebuilt {
 		if err := create(dir, report.Stamp); err != nil {
@@ -118,6 +137,69 @@ func create(dir, stamp string) error {
 		return err
 	}
 	return syncDir(dir)
+}
+
+// The names an index folder of ours holds: bleve's (its metadata file and
+// scorch's store of a bolt root and segment files) and ours.
+var (
+	ownNames      = []string{"index_meta.json", "store", stampFileName, generationFileName, generationFileName + ".tmp"}
+	ownStoreNames = regexp.MustCompile(`^(root\.bolt|[0-9a-f]+\.zap)$`)
+)
+
+// ownFolder returns nil when path is absent or a folder that holds only
+// the files an index of ours is made of (ownNames), so removing it loses
+// nothing but an index; otherwise an error naming what else is there. A
+// user's file, a folder of another program, or a plain file named like
+// the index are never ours.
+func ownFolder(path string) error {
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return fmt.Errorf("%s is a %s, not an index folder", path, info.Mode().Type())
+	}
+	var foreign []string
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == "store" && e.IsDir():
+			inStore, err := os.ReadDir(filepath.Join(path, name))
+			if err != nil {
+				return err
+			}
+			for _, f := range inStore {
+				if !f.Type().IsRegular() || !ownStoreNames.MatchString(f.Name()) {
+					foreign = append(foreign, filepath.Join(name, f.Name()))
+				}
+			}
+		case !slices.Contains(ownNames, name) || !e.Type().IsRegular():
+			foreign = append(foreign, name)
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	const shown = 3
+	more := ""
+	if len(foreign) > shown {
+		more, foreign = fmt.Sprintf(" and %d more", len(foreign)-shown), foreign[:shown]
+	}
+	return fmt.Errorf("%s holds %q%s, which no index of ours writes", path, foreign, more)
+}
+
+// emptyOrAbsent reports whether path is absent or an empty folder.
+func emptyOrAbsent(path string) (bool, error) {
+	entries, err := os.ReadDir(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	return err == nil && len(entries) == 0, err
 }
 
 // openBleve opens the index at path. A panic while reading garbage files
