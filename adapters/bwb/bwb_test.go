@@ -143,7 +143,7 @@ func TestSearchRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"/sru/Search?", "x-connection=BWB", "version=1.2", "maximumRecords=5", "startRecord=1",
-		"overheidbwb.titel+all+%22belasting+capaciteit%22", "dcterms.type%3D%3Dministeriele-regeling", "overheidbwb.geldigheidsdatum%3D%3D2011-06-01"} {
+		"overheidbwb.titel+all+%22belasting+%5C%22capaciteit%5C%22%22", "dcterms.type%3D%3Dministeriele-regeling", "overheidbwb.geldigheidsdatum%3D%3D2011-06-01"} {
 		if !strings.Contains(r.Path, want) {
 			t.Errorf("%s lacks %s", r.Path, want)
 		}

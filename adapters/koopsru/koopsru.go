@@ -12,9 +12,10 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/besluitbron/besluitbron/adapters"
 )
@@ -68,23 +69,46 @@ func Decode(body []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// cqlUnsafe are the characters that would end a quoted CQL term or make a
-// word an operator, a relation or a wildcard.
-var cqlUnsafe = regexp.MustCompile(`["\\()=<>/*]`)
-
-// Words are the words of s that may stand in a quoted CQL term: anything
-// that would end the term or change its meaning becomes a space.
+// Words are the words of s as the user typed them, split at white space.
+// Control characters and bytes that are no UTF-8 are no part of a word
+// and become spaces, and a run with no letter or digit ("?", "--") is
+// left out: no index holds it, and a query of nothing else would list
+// everything. Every other character stays, since Term quotes and escapes
+// what CQL would read otherwise.
 func Words(s string) []string {
-	return strings.Fields(cqlUnsafe.ReplaceAllString(s, " "))
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, " "))
+	var out []string
+	for _, w := range strings.Fields(s) {
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
-// Term is s as one quoted CQL term ("" when s holds no word).
+// cqlEscaped are the characters a backslash makes literal inside a quoted
+// CQL term, by the masking rules of the CQL context set 1.2 (Library of
+// Congress, SRU standards): " would end the term, \ would escape the next
+// character, * and ? would mask characters and ^ anchor a word to the
+// start or end of the field (it must be escaped inside a word too). Each
+// is escaped, not dropped, so the word reaches KOOP as typed: "wat?" is
+// the word wat and a question mark, not wat and any one character more.
+// ( ) = < > / need nothing: inside quotes they are part of the term.
+var cqlEscaped = strings.NewReplacer(`\`, `\\`, `"`, `\"`, `*`, `\*`, `?`, `\?`, `^`, `\^`)
+
+// Term is s as one quoted CQL term holding its words, each literal ("" when
+// s holds no word).
 func Term(s string) string {
 	w := Words(s)
 	if len(w) == 0 {
 		return ""
 	}
-	return `"` + strings.Join(w, " ") + `"`
+	return `"` + cqlEscaped.Replace(strings.Join(w, " ")) + `"`
 }
 
 // CheckPage checks a search's page against the service's bounds: a limit

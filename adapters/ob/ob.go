@@ -57,13 +57,13 @@ func SearchRequest(p SearchParams) (adapters.Request, error) {
 	if err != nil {
 		return adapters.Request{}, err
 	}
-	words := koopsru.Words(p.Query)
-	if len(words) == 0 && p.Creator == "" && from == "" {
+	words := koopsru.Term(p.Query)
+	if words == "" && p.Creator == "" && from == "" {
 		return adapters.Request{}, fmt.Errorf("give a query, a creator or a date_from: an open search over all publications is not useful")
 	}
 	cql := []string{"c.product-area==officielepublicaties"}
-	if len(words) > 0 {
-		cql = append(cql, `cql.textAndIndexes="`+strings.Join(words, " ")+`"`)
+	if words != "" {
+		cql = append(cql, "cql.textAndIndexes="+words)
 	}
 	if p.Publication != "" {
 		ok := false

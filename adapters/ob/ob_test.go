@@ -94,7 +94,7 @@ func TestRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(r.Path, "/sru?") || !strings.Contains(r.Path, "maximumRecords=5") ||
-		!strings.Contains(r.Path, "cql.textAndIndexes%3D%22asbest+dak%22") || !strings.Contains(r.Path, "Gemeenteblad") {
+		!strings.Contains(r.Path, "cql.textAndIndexes%3D%22asbest+%5C%22dak%5C%22%22") || !strings.Contains(r.Path, "Gemeenteblad") {
 		t.Fatal(r.Path)
 	}
 	if _, err := SearchRequest(SearchParams{Query: "x", Limit: 5, Offset: 6000}); err == nil {

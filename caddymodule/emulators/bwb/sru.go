@@ -78,7 +78,7 @@ func matches(reg *regulation, v *version, clauses []koopsru.Clause) bool {
 		ok := false
 		switch c.Index {
 		case "overheidbwb.titel", "dcterms.title":
-			ok = koopsru.MatchText(reg.title, c.Rel, c.Term)
+			ok = c.MatchText(reg.title)
 		case "dcterms.type":
 			ok = strings.EqualFold(reg.kind, strings.TrimSpace(c.Term))
 		case "dcterms.identifier":

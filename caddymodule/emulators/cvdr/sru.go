@@ -72,11 +72,11 @@ func matches(reg *regulation, clauses []koopsru.Clause) bool {
 		ok := false
 		switch c.Index {
 		case "keyword":
-			ok = koopsru.MatchText(reg.words, c.Rel, c.Term)
+			ok = c.MatchText(reg.words)
 		case "dcterms.title":
-			ok = koopsru.MatchText(reg.title, c.Rel, c.Term)
+			ok = c.MatchText(reg.title)
 		case "dcterms.creator":
-			ok = koopsru.MatchText(reg.creator, c.Rel, c.Term)
+			ok = c.MatchText(reg.creator)
 		case "dcterms.identifier":
 			ok = strings.EqualFold(reg.id(), c.Term) || strings.EqualFold(reg.number+"_"+reg.version, c.Term)
 		case "overheidrg.inwerkingtredingdatum":
