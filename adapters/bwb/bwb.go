@@ -31,7 +31,11 @@ var idRE = regexp.MustCompile(`^BWB[RV][0-9]{7}$`)
 // ValidID checks a BWB identifier such as BWBR0005537 and returns it in
 // upper case.
 func ValidID(id string) (string, error) {
-	id = strings.ToUpper(strings.TrimSpace(id))
+	id = strings.TrimSpace(id)
+	if err := adapters.CheckIDChars(id); err != nil {
+		return "", err
+	}
+	id = strings.ToUpper(id)
 	if !idRE.MatchString(id) {
 		return "", fmt.Errorf("%q is not a BWB identifier: it looks like BWBR0005537 (BWBR or BWBV and seven digits; take it from bwb_search or a reference)", adapters.Cut(id, 60))
 	}

@@ -52,7 +52,14 @@ func ParseID(s string) (ID, error) {
 	s = strings.TrimSpace(s)
 	m := idRE.FindStringSubmatch(s)
 	if m == nil {
+		// The page's form is the one slash taken: it is read into its
+		// two numbers, and only they reach a request.
 		m = pageIDRE.FindStringSubmatch(s)
+	}
+	if m == nil {
+		if err := adapters.CheckIDChars(s); err != nil {
+			return ID{}, err
+		}
 	}
 	if m == nil {
 		if workRE.MatchString(s) {

@@ -119,6 +119,9 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:._-]{0,127}$`)
 // DocumentRequest builds the request for one document.
 func (e Endpoints) DocumentRequest(id string) (adapters.Request, error) {
 	e = e.WithDefaults()
+	if err := adapters.CheckIDChars(id); err != nil {
+		return adapters.Request{}, err
+	}
 	if !idRE.MatchString(id) {
 		return adapters.Request{}, fmt.Errorf("id %q is not an Open Archivaris document id: use the id of a search result", id)
 	}
@@ -128,6 +131,9 @@ func (e Endpoints) DocumentRequest(id string) (adapters.Request, error) {
 // TextRequest builds the request for page n (1-based) of a document's text.
 func (e Endpoints) TextRequest(id string, page int) (adapters.Request, error) {
 	e = e.WithDefaults()
+	if err := adapters.CheckIDChars(id); err != nil {
+		return adapters.Request{}, err
+	}
 	if !idRE.MatchString(id) {
 		return adapters.Request{}, fmt.Errorf("id %q is not an Open Archivaris document id: use the id of a search result", id)
 	}

@@ -103,7 +103,11 @@ var idRE = regexp.MustCompile(`^(?:[a-z]{2,8}|h)-[a-z0-9][a-z0-9.-]{0,60}$`)
 
 // ValidID checks a publication identifier such as kst-26100-1, stb-2024-1.
 func ValidID(id string) (string, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
+	id = strings.TrimSpace(id)
+	if err := adapters.CheckIDChars(id); err != nil {
+		return "", err
+	}
+	id = strings.ToLower(id)
 	if !idRE.MatchString(id) {
 		return "", fmt.Errorf("%q is not a publication identifier: it looks like stb-2018-84, kst-26100-1 or gmb-2023-174296 (take it from a search result)", id)
 	}

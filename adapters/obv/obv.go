@@ -167,6 +167,9 @@ func ParseSearch(body []byte) (adapters.Page, error) {
 
 // ValidEntityID checks the shape <type>:<supplier>:<orgType>:<source>:<id>.
 func ValidEntityID(id string) error {
+	if err := adapters.CheckIDChars(id); err != nil {
+		return err
+	}
 	parts := strings.SplitN(id, ":", 5)
 	if len(parts) != 5 || parts[4] == "" {
 		return fmt.Errorf("id %q is not an OpenBesluitvorming id: it looks like document:notubiz:gemeente:soest:12345 (take it from a search result)", id)

@@ -231,6 +231,9 @@ var itemRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
 // commitment number, a GUID, an open.overheid id); it only goes into a link.
 func ValidItem(id string) (string, error) {
 	id = strings.TrimSpace(id)
+	if err := adapters.CheckIDChars(id); err != nil {
+		return "", err
+	}
 	if !itemRE.MatchString(id) {
 		return "", fmt.Errorf("%q is not an OpenTK id: take it from a search result", id)
 	}

@@ -134,6 +134,9 @@ var idRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // DocumentRequest builds GET /ori_*,osi_*,owi_*/_search?q=_id:<id>.
 func DocumentRequest(id string) (adapters.Request, error) {
+	if err := adapters.CheckIDChars(id); err != nil {
+		return adapters.Request{}, err
+	}
 	if !idRE.MatchString(id) {
 		return adapters.Request{}, fmt.Errorf("id %q is not an ORI document id: use the numeric id of a search result", id)
 	}

@@ -49,7 +49,11 @@ func FindECLIs(text string, n int) []string {
 
 // ValidECLI checks an ECLI such as ECLI:NL:HR:2014:952.
 func ValidECLI(id string) (string, error) {
-	id = strings.ToUpper(strings.TrimSpace(id))
+	id = strings.TrimSpace(id)
+	if err := adapters.CheckIDChars(id); err != nil {
+		return "", err
+	}
+	id = strings.ToUpper(id)
 	if !ecliRE.MatchString(id) {
 		return "", fmt.Errorf("%q is not a valid ECLI: write it as ECLI:<country>:<court>:<year>:<number>, e.g. ECLI:NL:HR:2014:952", id)
 	}

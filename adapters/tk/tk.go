@@ -211,6 +211,9 @@ func FindDocumentNumber(text string) (string, bool) {
 // ParseDocumentID accepts a document GUID or a document number.
 func ParseDocumentID(id string) (DocumentID, error) {
 	id = strings.TrimSpace(id)
+	if err := adapters.CheckIDChars(id); err != nil {
+		return DocumentID{}, err
+	}
 	switch {
 	case guidRE.MatchString(id):
 		return DocumentID{GUID: strings.ToLower(id)}, nil

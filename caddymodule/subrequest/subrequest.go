@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -83,17 +82,16 @@ func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*
 	if !platforms.Known(platform) {
 		return nil, fmt.Errorf("unknown platform %q", platform)
 	}
-	if !strings.HasPrefix(req.Path, "/") {
-		return nil, fmt.Errorf("bad platform path %q", req.Path)
+	target, err := adapters.RouteTarget(platform, req)
+	if err != nil {
+		return nil, err
 	}
 	method := req.Method
 	if method == "" {
 		method = http.MethodGet
 	}
-	target := "/platforms/" + platform + req.Path
 	ctx = session.WithInternal(ctx, o.Key)
 	var sub *http.Request
-	var err error
 	if req.Body != nil {
 		sub, err = http.NewRequestWithContext(ctx, method, target, bytes.NewReader(req.Body))
 	} else {
