@@ -362,20 +362,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 // groupIPv6 turns "addr:<ipv6>" into "addr:<prefix>" for the address
-// layer; other keys come back as they are.
+// layer, by the rule the session registry and the fair queue share
+// (session.AddrGroup: an IPv4-mapped address counts as its IPv4 address);
+// other keys come back as they are.
 func (h *Handler) groupIPv6(key string) string {
-	if h.IPv6Prefix >= 128 || !strings.HasPrefix(key, "addr:") || !strings.Contains(key[len("addr:"):], ":") {
-		return key // not an address, or IPv4
-	}
-	ip, err := netip.ParseAddr(key[len("addr:"):])
-	if err != nil || !ip.Is6() || ip.Is4In6() {
+	addr, ok := strings.CutPrefix(key, "addr:")
+	if !ok {
 		return key
 	}
-	p, err := ip.WithZone("").Prefix(h.IPv6Prefix)
-	if err != nil {
-		return key
+	if g := session.AddrGroup(addr, h.IPv6Prefix); g != addr {
+		return "addr:" + g
 	}
-	return "addr:" + p.String()
+	return key
 }
 
 // The RateLimit headers in Go's canonical form (net/http would turn

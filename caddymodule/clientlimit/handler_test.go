@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -261,11 +262,29 @@ func TestIPv6GroupedByPrefix(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"addr:192.0.2.1": "addr:192.0.2.1", "addr:2001:db8::1": "addr:2001:db8::/64",
-		"addr:::ffff:192.0.2.1": "addr:::ffff:192.0.2.1", "mcp:abc": "mcp:abc", "addr:fe80::1%eth0": "addr:fe80::/64",
+		"addr:::ffff:192.0.2.1": "addr:192.0.2.1", "mcp:abc": "mcp:abc", "addr:fe80::1%eth0": "addr:fe80::/64",
+		"addr:not-an-ip": "addr:not-an-ip",
 	} {
 		if got := h.groupIPv6(in); got != want {
 			t.Errorf("groupIPv6(%q) = %q, want %q", in, got, want)
 		}
+	}
+	if got := h128.groupIPv6("addr:2001:db8::1%eth0"); got != "addr:2001:db8::1" {
+		t.Errorf("ipv6_prefix 128: %q, want the address itself", got)
+	}
+
+	// An IPv4-mapped IPv6 address is its IPv4 address: the two share one
+	// bucket (2 requests a minute), whichever form the proxy reports.
+	passed = 0
+	for _, addr := range []string{"198.51.100.4", "::ffff:198.51.100.4", "::ffff:198.51.100.4"} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = net.JoinHostPort(addr, "4000")
+		if w, _ := serve(h, r); w.Code == 200 {
+			passed++
+		}
+	}
+	if passed != 2 {
+		t.Fatalf("%d of 3 requests from one IPv4 address in both forms passed, want its 2", passed)
 	}
 }
 

@@ -337,8 +337,8 @@ func TestWhoIsAClient(t *testing.T) {
 		{"10.1.2.3", "b", "app:b", ""},
 		{"10.1.2.3", "", "addr:10.1.2.3", ""},
 		{"2001:db8::1", "c", "app:c", ""},
-		{"2001:db8::2", "c", "addr:2001:db8::2", "app:c"},
-		{"::ffff:10.9.9.9", "d", "app:d", ""}, // an IPv4-mapped address is its IPv4 address
+		{"2001:db8::2", "c", "addr:2001:db8::/64", "app:c"}, // an IPv6 client is its /64
+		{"::ffff:10.9.9.9", "d", "app:d", ""},               // an IPv4-mapped address is its IPv4 address
 	}
 	for _, c := range cases {
 		r, _ := from(c.addr, c.sess)

@@ -50,10 +50,10 @@ func (g *Registry) Identify(r *http.Request) Who {
 	return w
 }
 
-// Key returns the fair queue's client and session for w: the address and
-// the session within it; for an address in trusted, the session as a
-// client of its own (the address alone when it names none); for the
-// shared session, the Shared client.
+// Key returns the fair queue's client and session for w: the address
+// (an IPv6 address's /64, AddrGroup) and the session within it; for an
+// address in trusted, the session as a client of its own (the address
+// alone when it names none); for the shared session, the Shared client.
 func (w Who) Key(trusted []netip.Prefix) (client, sess string) {
 	switch {
 	case w.Shared:
@@ -61,8 +61,40 @@ func (w Who) Key(trusted []netip.Prefix) (client, sess string) {
 	case w.Session != "" && Trusted(w.Addr, trusted):
 		return w.Session, ""
 	default:
-		return "addr:" + w.Addr, w.Session
+		return "addr:" + AddrGroup(w.Addr, IPv6ClientBits), w.Session
 	}
+}
+
+// IPv6ClientBits is how much of an IPv6 address names one client: its
+// /64, the usual allocation to one subscriber or one network segment
+// (RIPE-690), whose addresses a single client can cycle through at will.
+// The session registry, the fair queue and client_limit's default
+// ipv6_prefix count by it.
+const IPv6ClientBits = 64
+
+// AddrGroup returns the address addr counts as when clients are counted
+// by address: an IPv6 address's network of its first ipv6Bits bits
+// ("2001:db8:1:2::/64"; the bare address, zone dropped, from 128 bits),
+// an IPv4 address or an IPv4-mapped IPv6 address its IPv4 address, and
+// anything else (no address, not an IP) unchanged. It is the one rule the
+// session registry, client_limit and the fair queue share.
+func AddrGroup(addr string, ipv6Bits int) string {
+	ip, err := netip.ParseAddr(addr)
+	switch {
+	case err != nil:
+		return addr
+	case ip.Is4():
+		return addr // already its own form: no allocation on the hot path
+	case ip.Is4In6():
+		return ip.Unmap().String()
+	case ipv6Bits >= 128:
+		return ip.WithZone("").String()
+	}
+	p, err := ip.Prefix(max(ipv6Bits, 0)) // Prefix drops the zone
+	if err != nil {
+		return addr
+	}
+	return p.String()
 }
 
 // Trusted reports whether addr falls in one of the prefixes.
