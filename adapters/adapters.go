@@ -54,6 +54,9 @@ type Hit struct {
 	Snippet string `json:"snippet,omitempty"`
 	// URL is the document's public page (or file) on the platform.
 	URL string `json:"source_url,omitempty"`
+	// URLDropped says why the platform's link was left out (CheckLink):
+	// only http(s) links are handed on.
+	URLDropped string `json:"source_url_dropped,omitempty"`
 	// Citation is how a lawyer, journalist or clerk cites the document,
 	// in the Dutch form for its kind (ECLI:NL:HR:2024:123, Kamerstukken
 	// II 2023/24, 36410, nr. 5, Stb. 2018, 84): its platform package
@@ -89,6 +92,8 @@ type Document struct {
 	Date   string `json:"date,omitempty"`
 	Source string `json:"source,omitempty"`
 	URL    string `json:"source_url,omitempty"` // its public page (or file)
+	// URLDropped as for Hit.
+	URLDropped string `json:"source_url_dropped,omitempty"`
 	// Citation and URI as for Hit.
 	Citation string            `json:"citation,omitempty"`
 	URI      string            `json:"uri,omitempty"`

@@ -82,8 +82,13 @@ func ParseSearch(body []byte, inForceOn string) (adapters.Page, error) {
 			continue
 		}
 		h := adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date, Source: d.Source, URL: d.URL, Citation: d.Citation}
-		if u := strings.TrimSpace(r.Enriched.Preferred); strings.HasPrefix(u, "https://lokaleregelgeving.overheid.nl/") {
-			h.URL = u
+		// The record's own page address replaces the one made from the
+		// identifier only when it is one on lokaleregelgeving.overheid.nl
+		// that CheckLink passes.
+		if link, dropped := adapters.CheckLink(r.Enriched.Preferred); strings.HasPrefix(link, "https://lokaleregelgeving.overheid.nl/") {
+			h.URL = link
+		} else if dropped != "" {
+			h.URLDropped = dropped
 		}
 		var snip []string
 		if from := d.Meta["in_force_from"]; from != "" {

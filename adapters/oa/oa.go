@@ -199,14 +199,15 @@ func toHit(m map[string]any) adapters.Hit {
 		Date:    pick(m, "date", "datum", "document_date", "publication_date", "published"),
 		Source:  pick(m, "body_name", "organisation", "organization", "organisatie", "bron"),
 		Snippet: adapters.Snippet(pick(m, "snippet", "highlight", "summary", "samenvatting", "description"), adapters.SnippetLen),
-		URL:     pick(m, "source_url", "url", "link", "original_url", "href"),
 	}
 	if b, ok := m["body"].(map[string]any); ok && h.Source == "" {
 		h.Source = pick(b, "name", "key")
 	}
-	if strings.HasPrefix(h.URL, "/") {
-		h.URL = Public + h.URL
+	link := pick(m, "source_url", "url", "link", "original_url", "href")
+	if strings.HasPrefix(link, "/") && !strings.HasPrefix(link, "//") {
+		link = Public + link
 	}
+	h.SetURL(link)
 	if len(h.Date) > 10 && h.Date[4] == '-' {
 		h.Date = strings.ToValidUTF8(h.Date[:10], "") // never half a character
 	}
@@ -285,7 +286,8 @@ func ParseDocument(body []byte) (adapters.Document, error) {
 	if h.ID == "" && h.Title == "" {
 		return adapters.Document{}, fmt.Errorf("Open Archivaris document has neither id nor title")
 	}
-	d := adapters.Document{ID: h.ID, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Source, URL: h.URL, Citation: h.Citation}
+	d := adapters.Document{ID: h.ID, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Source, URL: h.URL, URLDropped: h.URLDropped,
+		Citation: h.Citation}
 	d.Text = pick(m, "text", "content", "full_text", "fulltext", "body", "tekst")
 	if d.Text == "" {
 		if pages, ok := m["pages"].([]any); ok {

@@ -230,7 +230,8 @@ type gzdRecord struct {
 func (g gzdRecord) record() Record {
 	m := g.Meta
 	h := adapters.Hit{ID: strings.TrimSpace(m.Kern.Identifier), Type: m.TP.Publicatienaam, Title: adapters.Squash(m.Kern.Title),
-		Date: m.Mantel.Available, Source: m.Kern.Creator, URL: strings.TrimSpace(g.Enriched.PreferredURL)}
+		Date: m.Mantel.Available, Source: m.Kern.Creator}
+	h.SetURL(g.Enriched.PreferredURL)
 	if h.Date == "" {
 		h.Date = m.Kern.Modified
 	}

@@ -67,10 +67,15 @@ func fetch(ctx context.Context, env adapters.Env, linkBases func() []string, id 
 		return adapters.Document{}, err
 	}
 	d := adapters.Document{ID: rec.Hit.ID, Type: rec.Hit.Type, Title: rec.Hit.Title, Date: rec.Hit.Date,
-		Source: rec.Hit.Source, URL: rec.Hit.URL, Citation: rec.Hit.Citation, Meta: map[string]string{}}
+		Source: rec.Hit.Source, URL: rec.Hit.URL, URLDropped: rec.Hit.URLDropped, Citation: rec.Hit.Citation, Meta: map[string]string{}}
 	for k, v := range rec.Items {
-		if k == "pdf" || k == "html" {
-			d.Meta[k] = v
+		if k != "pdf" && k != "html" {
+			continue
+		}
+		if link, dropped := adapters.CheckLink(v); link != "" {
+			d.Meta[k] = link
+		} else if dropped != "" {
+			d.Meta[k+"_dropped"] = dropped
 		}
 	}
 	xmlURL := rec.Items["xml"]

@@ -151,8 +151,8 @@ func ParseSearch(body []byte) (adapters.Page, error) {
 			Date:    dateOf(r.SortDate, r.Date),
 			Source:  r.Organization,
 			Snippet: adapters.Snippet(r.Summary, adapters.SnippetLen),
-			URL:     link(r.DownloadURL),
 		}
+		h.SetURL(link(r.DownloadURL))
 		h.Citation = Citation(h.Source, r.Title, h.Date)
 		if h.Title == "" {
 			h.Title = r.EntityTypeLabel
@@ -288,8 +288,9 @@ func ParseEntity(body []byte) (adapters.Document, error) {
 	}
 	d := adapters.Document{
 		ID: e.EntityID, Type: e.EntityType, Title: e.Title, Date: dateOf(e.SortDate, e.Date),
-		Source: e.Organization, URL: link(e.DownloadURL), Meta: map[string]string{},
+		Source: e.Organization, Meta: map[string]string{},
 	}
+	d.SetURL(link(e.DownloadURL))
 	if e.MeetingID != "" {
 		d.Meta["meeting_id"] = e.MeetingID
 	}
@@ -510,15 +511,14 @@ func dateOf(sortDate, date string) string {
 	return date
 }
 
-// link keeps only real http(s) links (the docs' examples say "https://...").
+// link leaves out a link the platform cut short (the docs' examples say
+// "https://..."): no link, rather than a broken one. SetURL checks the
+// rest (adapters.CheckLink).
 func link(u string) string {
 	if strings.HasSuffix(u, "...") {
 		return ""
 	}
-	if p, err := url.Parse(u); err == nil && (p.Scheme == "https" || p.Scheme == "http") && p.Host != "" {
-		return u
-	}
-	return ""
+	return u
 }
 
 func oneOf(v string, set []string) bool {

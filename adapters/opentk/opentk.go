@@ -161,9 +161,9 @@ func ParseSearch(body []byte, offset, limit int) (adapters.Page, error) {
 			Snippet: adapters.Snippet(r.Snip, adapters.SnippetLen), URL: ItemURL(r.Category, r.Nummer)}
 		h.Citation = Citation(h.Type, h.ID, h.Date)
 		if r.Relurl != "" && (strings.HasPrefix(r.Relurl, "http://") || strings.HasPrefix(r.Relurl, "https://")) {
-			h.URL = r.Relurl
+			h.SetURL(r.Relurl)
 		} else if r.Relurl != "" {
-			h.URL = Public + "/" + strings.TrimPrefix(r.Relurl, "/")
+			h.SetURL(Public + "/" + strings.TrimPrefix(r.Relurl, "/"))
 		}
 		page.Hits = append(page.Hits, h)
 	}

@@ -259,13 +259,15 @@ func (h hit) sourceOf(names map[string]string) string {
 func (h hit) toHit(names map[string]string) adapters.Hit {
 	s := h.Source
 	out := adapters.Hit{ID: h.ID, Type: str(s["@type"]), Title: str(s["name"]), Date: day(str(s["last_discussed_at"])),
-		Source: h.sourceOf(names), URL: str(s["original_url"])}
+		Source: h.sourceOf(names)}
 	if out.Title == "" {
 		out.Title = str(s["title"])
 	}
-	if out.URL == "" {
-		out.URL = str(s["url"])
+	link := str(s["original_url"])
+	if link == "" {
+		link = str(s["url"])
 	}
+	out.SetURL(link)
 	// Only a resolved organisation's name: the index's key (alkmaar) is
 	// no name to cite.
 	out.Citation = Citation(names[str(s["has_organization_name"])], out.Title, out.Date)
@@ -305,8 +307,8 @@ func ParseDocument(body []byte, names map[string]string) (adapters.Document, err
 	}
 	h := env.Hits.Hits[0]
 	x := h.toHit(names)
-	d := adapters.Document{ID: x.ID, Type: x.Type, Title: x.Title, Date: x.Date, Source: x.Source, URL: x.URL, Citation: x.Citation,
-		Meta: map[string]string{}}
+	d := adapters.Document{ID: x.ID, Type: x.Type, Title: x.Title, Date: x.Date, Source: x.Source, URL: x.URL, URLDropped: x.URLDropped,
+		Citation: x.Citation, Meta: map[string]string{}}
 	if ct := str(h.Source["content_type"]); ct != "" {
 		d.Meta["content_type"] = ct
 	}

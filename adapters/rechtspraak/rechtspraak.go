@@ -186,11 +186,13 @@ func ParseSearch(body []byte, p SearchParams) (adapters.Page, error) {
 			h.Source = parts[1]
 			h.Date = isoDate(parts[2])
 		}
+		href := ""
 		for _, l := range e.Links {
-			if l.Rel == "alternate" || h.URL == "" {
-				h.URL = l.Href
+			if l.Rel == "alternate" || href == "" {
+				href = l.Href
 			}
 		}
+		h.SetURL(href)
 		if h.URL == "" && h.ID != "" {
 			h.URL = DocumentURL(h.ID)
 		}

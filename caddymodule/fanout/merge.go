@@ -15,7 +15,7 @@ import (
 // hitOf is a platform's compact hit in the merged answer's shape.
 func hitOf(k, name string, h adapters.Hit) Hit {
 	return Hit{Platform: k, PlatformName: name, Type: h.Type, ID: h.ID, Title: h.Title, Date: h.Date,
-		Organisation: h.Source, Snippet: h.Snippet, URL: h.URL,
+		Organisation: h.Source, Snippet: h.Snippet, URL: h.URL, URLDropped: h.URLDropped,
 		Citation: h.Citation, URI: h.URI, Kamerstuk: h.Kamerstuk}
 }
 
@@ -118,7 +118,7 @@ func Merge(keys []string, perPlatform [][]Hit, order string) []Hit {
 		} else {
 			lead := groups[g]
 			lead.h.Also = append(lead.h.Also, Link{Platform: it.h.Platform, PlatformName: it.h.PlatformName, ID: it.h.ID, URL: it.h.URL,
-				Citation: it.h.Citation, URI: it.h.URI})
+				URLDropped: it.h.URLDropped, Citation: it.h.Citation, URI: it.h.URI})
 			lead.ranks = append(lead.ranks, it.rank+1)
 			if dayOf(lead.h.Date) == "" && dayOf(it.h.Date) != "" {
 				lead.h.Date = it.h.Date

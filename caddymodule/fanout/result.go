@@ -15,6 +15,9 @@ type Hit struct {
 	// URL is the document's public page at its source (source_url, as
 	// every platform tool names it).
 	URL string `json:"source_url,omitempty"`
+	// URLDropped says why the platform's link was left out: only http(s)
+	// links are handed on (adapters.CheckLink).
+	URLDropped string `json:"source_url_dropped,omitempty"`
 	// Citation is how the document is cited, in the Dutch form for its
 	// kind (ECLI:NL:HR:2024:123, Stb. 2018, 84), as its platform gave it.
 	Citation string `json:"citation,omitempty"`
@@ -39,6 +42,7 @@ type Link struct {
 	PlatformName string `json:"platform_name"`
 	ID           string `json:"id"`
 	URL          string `json:"source_url,omitempty"`
+	URLDropped   string `json:"source_url_dropped,omitempty"`
 	Citation     string `json:"citation,omitempty"`
 	URI          string `json:"uri,omitempty"`
 }

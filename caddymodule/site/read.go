@@ -101,17 +101,15 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 const maxSourceLen = 1000
 
 // sourceLink keeps a source link from the reader's address only when it
-// is an absolute http(s) URL of sane length; the page shows its host
-// beside it, so a crafted address cannot hide where the link goes.
+// is of sane length and adapters.CheckLink passes it (an absolute http(s)
+// URL); the page shows its host beside it, so a crafted address cannot
+// hide where the link goes.
 func sourceLink(s string) string {
-	if s == "" || len(s) > maxSourceLen {
+	if len(s) > maxSourceLen {
 		return ""
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-		return ""
-	}
-	return u.String()
+	link, _ := adapters.CheckLink(s)
+	return link
 }
 
 // readFailure maps a reader error to a status and a message.
