@@ -61,6 +61,9 @@ type caseLawKeeper struct {
 	harvester *caselaw.Harvester
 	report    caselaw.OpenReport
 	openErr   error
+	// loggedBroken: the index's failure, found by a search, is in the
+	// log; the public answers show only its kind.
+	loggedBroken bool
 }
 
 // caseLawKey is the pool's key of the keeper of dir under cfg.
@@ -231,6 +234,18 @@ func (k *caseLawKeeper) openReport() caselaw.OpenReport {
 	return k.report
 }
 
+// noteBroken logs, once, the failure a search found in the open index:
+// a failure found by a write stops the harvest, which logs it.
+func (k *caseLawKeeper) noteBroken(err error) {
+	k.mu.Lock()
+	first := !k.loggedBroken
+	k.loggedBroken = true
+	k.mu.Unlock()
+	if first {
+		k.logf("the case-law index stopped answering searches", err)
+	}
+}
+
 func (k *caseLawKeeper) logf(msg string, err error) {
 	if k.logger != nil {
 		k.logger.Error(msg, zap.String("dir", k.dir), zap.Error(err))
@@ -288,10 +303,15 @@ type CaseLawStatus struct {
 	// Opening: the index is being opened (after a start or reload; it
 	// waits while the config before holds it).
 	Opening bool `json:"opening,omitempty"`
-	// Error says why the index cannot answer, "" when it can.
+	// Error says why the index cannot answer, "" when it can: only the
+	// kind of failure ("index unavailable: corrupt"), for anyone to read.
 	Error string `json:"error,omitempty"`
 
 	completeUpTo time.Time // for the metrics
+	// errorDetail is the failure as the operator reads it (the admin API,
+	// the log): the directory, the system's words for the cause, and
+	// what to do. Never on a public answer.
+	errorDetail string
 }
 
 // CaseLawStatus is the state of this config's case-law index; false when
@@ -302,13 +322,13 @@ func (a *App) CaseLawStatus() (CaseLawStatus, bool) {
 		return CaseLawStatus{}, false
 	}
 	st := CaseLawStatus{Dir: k.dir, PagesLeft: -1}
-	_, h, err := k.state()
+	idx, h, err := k.state()
 	switch {
 	case errors.Is(err, errOpening):
 		st.Opening = true
 		return st, true
 	case err != nil:
-		st.Error = err.Error()
+		st.Error, st.errorDetail = caselaw.PublicReason(err), err.Error()
 		return st, true
 	}
 	p := h.Progress()
@@ -323,8 +343,12 @@ func (a *App) CaseLawStatus() (CaseLawStatus, bool) {
 	if p.LastError != nil {
 		st.LastError = p.LastError.Error()
 	}
-	if p.Stopped != nil {
-		st.Error = p.Stopped.Error()
+	stopped := p.Stopped
+	if stopped == nil {
+		stopped = idx.Err() // a search found it broken; the harvest may not have tried since
+	}
+	if stopped != nil {
+		st.Error, st.errorDetail = caselaw.PublicReason(stopped), stopped.Error()
 	}
 	return st, true
 }

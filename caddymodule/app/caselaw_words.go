@@ -18,7 +18,10 @@ var _ rechtspraak.WordIndex = caseLawWords{}
 
 // SearchWords asks the index. An index that cannot answer (not open
 // yet, corrupt, stopped by a failed write) is rechtspraak.ErrIndexUnavailable
-// with the reason; a question it refuses is its *caselaw.QueryError.
+// with the kind of failure only: the surfaces show this text to anyone,
+// so it never names the directory or the system's words for the cause
+// (the log and the admin API have those). A question it refuses is its
+// *caselaw.QueryError.
 func (w caseLawWords) SearchWords(ctx context.Context, q rechtspraak.WordQuery) (rechtspraak.WordPage, error) {
 	k := w.a.caseLaw()
 	if k == nil {
@@ -26,17 +29,18 @@ func (w caseLawWords) SearchWords(ctx context.Context, q rechtspraak.WordQuery) 
 	}
 	idx, h, err := k.state()
 	if err != nil {
-		return rechtspraak.WordPage{}, fmt.Errorf("%w: %v", rechtspraak.ErrIndexUnavailable, err)
+		return rechtspraak.WordPage{}, unavailable(err)
 	}
 	progress := h.Progress()
 	if progress.Stopped != nil {
-		return rechtspraak.WordPage{}, fmt.Errorf("%w: %v", rechtspraak.ErrIndexUnavailable, progress.Stopped)
+		return rechtspraak.WordPage{}, unavailable(progress.Stopped)
 	}
 	res, err := idx.Search(ctx, caselaw.Query{Words: q.Words, Court: q.Court, DateFrom: q.From, DateTo: q.To,
 		Type: q.Type, Sort: q.Sort, Limit: q.Limit, Offset: q.Offset})
-	var unavailable *caselaw.UnavailableError
-	if errors.As(err, &unavailable) {
-		return rechtspraak.WordPage{}, fmt.Errorf("%w: %v", rechtspraak.ErrIndexUnavailable, err)
+	var down *caselaw.UnavailableError
+	if errors.As(err, &down) {
+		k.noteBroken(err)
+		return rechtspraak.WordPage{}, unavailable(err)
 	}
 	if err != nil {
 		return rechtspraak.WordPage{}, err
@@ -47,6 +51,16 @@ func (w caseLawWords) SearchWords(ctx context.Context, q rechtspraak.WordQuery) 
 			Court: hit.Court, Date: hit.Date, Type: hit.Type})
 	}
 	return page, nil
+}
+
+// unavailable is the index's failure as the surfaces show it: the kind
+// only (caselaw.PublicReason).
+func unavailable(err error) error {
+	reason := caselaw.PublicReason(err)
+	if errors.Is(err, errOpening) {
+		reason = errOpening.Error()
+	}
+	return fmt.Errorf("%w: %s", rechtspraak.ErrIndexUnavailable, reason)
 }
 
 // provenance says where the hits came from and how far the index got.

@@ -25,7 +25,8 @@ func init() {
 // {"enabled": false} when the running config keeps no index, else the
 // index's directory and harvest progress: decisions, running, pages_done,
 // pages_left (-1 while unknown), seconds_left, complete_up_to, next_pass,
-// last_error, failures_in_row, and error (why the index cannot answer).
+// last_error, failures_in_row, and error (why the index cannot answer,
+// with its directory and cause: the public status page says only the kind).
 type CaseLawAdmin struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -44,10 +45,13 @@ func (CaseLawAdmin) Routes() []caddy.AdminRoute {
 	return []caddy.AdminRoute{{Pattern: CaseLawAdminPath, Handler: caddy.AdminHandlerFunc(serveCaseLawAdmin)}}
 }
 
-// caseLawReport is the admin route's answer.
+// caseLawReport is the admin route's answer. Its error is the operator's
+// (the directory, the cause, what to do), where the public status page
+// has only the kind of failure: the shallower field wins in JSON.
 type caseLawReport struct {
 	Enabled bool   `json:"enabled"`
 	Dir     string `json:"dir,omitempty"`
+	Error   string `json:"error,omitempty"`
 	*CaseLawStatus
 }
 
@@ -72,7 +76,7 @@ func serveCaseLawAdmin(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return json.NewEncoder(w).Encode(caseLawReport{})
 	}
-	return json.NewEncoder(w).Encode(caseLawReport{Enabled: true, Dir: st.Dir, CaseLawStatus: &st})
+	return json.NewEncoder(w).Encode(caseLawReport{Enabled: true, Dir: st.Dir, Error: st.errorDetail, CaseLawStatus: &st})
 }
 
 // caseLawCollector reads the running index's progress when scraped.
