@@ -79,6 +79,9 @@ const IPv6ClientBits = 64
 // anything else (no address, not an IP) unchanged. It is the one rule the
 // session registry, client_limit and the fair queue share.
 func AddrGroup(addr string, ipv6Bits int) string {
+	if addr == "" {
+		return addr // no address: and ParseAddr's error would allocate
+	}
 	ip, err := netip.ParseAddr(addr)
 	switch {
 	case err != nil:

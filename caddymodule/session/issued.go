@@ -2,6 +2,7 @@ package session
 
 import (
 	"net/netip"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,17 +26,22 @@ import (
 //
 // It is fair per address: the ids issued to one client address (an IPv6
 // address's /64) are also kept in a list of their own, newest first, and
-// one address holds at most perAddr of them (AddrShareDivisor). An address
-// at its share that is issued another id loses its own newest one, so an
-// address minting initialize calls churns one place of its own and never
-// pushes out other addresses' sessions, nor its own established ones.
+// one address holds at most its share of them (AddrShareDivisor). An
+// address at its share that is issued another id loses its own newest
+// one, so an address minting initialize calls churns one place of its own
+// and never pushes out other addresses' sessions, nor its own established
+// ones. The same holds one level up for IPv6, per site (an address's
+// /48, SiteShareDivisor), so a client cycling through the /64s of its
+// /56 or /48 cannot fill the registry either. Each id is in at most one
+// list of each level, linked through the entry itself: issuing, giving
+// way and forgetting stay O(1).
 type Registry struct {
-	mu      sync.Mutex
-	ids     map[string]*entry
-	head    entry // sentinel: head.next is the most recently seen, head.prev the least
-	cap     int
-	perAddr int
-	addrs   map[string]*addrIDs
+	mu     sync.Mutex
+	ids    map[string]*entry
+	head   entry // sentinel: head.next is the most recently seen, head.prev the least
+	cap    int
+	share  [levels]int                // most ids one address, one site may hold
+	groups [levels]map[string]*issued // the ids issued per address, per site
 	// trusted are the operator's trusted sources (SetTrusted): a gateway
 	// whose sessions are clients of their own holds any number of them.
 	trusted atomic.Pointer[[]netip.Prefix]
@@ -71,16 +77,31 @@ type entry struct {
 	synced  time.Time
 	pending bool
 
-	// addr is the address (addrKey) the id was issued to, "" when not
-	// known (learned from the shared store, issued without a request);
-	// newer and older link the address's ids in order of issue.
-	addr         string
+	// in places the id in its address's and its site's list (groupKeys);
+	// a level's key is "" when it has none (no address known: learned
+	// from the shared store, issued without a request, from a trusted
+	// source; no site: IPv4).
+	in [levels]membership
+}
+
+// The levels at which ids are counted against a share: the address (an
+// IPv6 address's /64) and, for IPv6, the site (its /48).
+const (
+	byAddr = iota
+	bySite
+	levels
+)
+
+// membership is an entry's place in one level's list: the group's key and
+// its neighbours in order of issue.
+type membership struct {
+	key          string
 	newer, older *entry
 }
 
-// addrIDs is one address's issued ids: how many, and the newest (its list
-// runs through entry.older).
-type addrIDs struct {
+// issued is one address's or one site's ids: how many, and the newest
+// (the list runs through entry.in[level].older).
+type issued struct {
 	n      int
 	newest *entry
 }
@@ -93,14 +114,29 @@ type addrIDs struct {
 // DefaultIdle.
 const AddrShareDivisor = 100
 
+// SiteShareDivisor bounds one IPv6 site's share (the addresses of one
+// /48, the allocation for one site: RIPE-690 gives a business a /48 and a
+// home a /56 or a /48): at most 1/SiteShareDivisor of the registry (5,000
+// of 100,000 ids, five /64s' worth), at least one address's share. An
+// organisation with several busy subnets keeps room, while a client with
+// a /56 (256 /64s, each with an address's share) or a whole /48 holds 5%
+// of the registry however it spreads over its /64s: filling it takes
+// twenty sites.
+const SiteShareDivisor = 20
+
+// IPv6SiteBits is the prefix that makes one site (SiteShareDivisor).
+const IPv6SiteBits = 48
+
 // NewRegistry returns a registry that forgets an id idle for longer than
 // idle, and keeps at most maxIDs ids (at least 1).
 func NewRegistry(maxIDs int, idle time.Duration, now func() time.Time) *Registry {
 	if now == nil {
 		now = time.Now
 	}
+	perAddr := max(maxIDs/AddrShareDivisor, 1)
 	g := &Registry{ids: make(map[string]*entry), cap: max(maxIDs, 1), idle: idle, now: now,
-		perAddr: max(maxIDs/AddrShareDivisor, 1), addrs: make(map[string]*addrIDs)}
+		share:  [levels]int{perAddr, max(maxIDs/SiteShareDivisor, perAddr)},
+		groups: [levels]map[string]*issued{make(map[string]*issued), make(map[string]*issued)}}
 	g.head.prev, g.head.next = &g.head, &g.head
 	return g
 }
@@ -127,11 +163,12 @@ func (g *Registry) Destruct() error {
 func (g *Registry) Add(id, issuer string) { g.Issue(id, issuer, 0) }
 
 // addLocked records id as issued by issuer (or marks it seen) and returns
-// its entry, or nil when another connector issued it. addr is the client
-// address the id is issued to ("" when not known); when it was at its
-// share, the address's newest id was forgotten to make room and is
-// returned as gave (with its issuer).
-func (g *Registry) addLocked(id, issuer, addr string, now time.Time) (e *entry, gave, gaveIssuer string) {
+// its entry, or nil when another connector issued it. keys are the
+// address and the site the id is issued to (groupKeys, made before the
+// lock; zero when not known); when either was at its share, the
+// address's (or else the site's) newest id was forgotten to make room and
+// is returned as gave (with its issuer).
+func (g *Registry) addLocked(id, issuer string, keys [levels]string, now time.Time) (e *entry, gave, gaveIssuer string) {
 	if e, ok := g.ids[id]; ok {
 		if e.issuer != issuer {
 			return nil, "", ""
@@ -143,39 +180,45 @@ func (g *Registry) addLocked(id, issuer, addr string, now time.Time) (e *entry, 
 	// Expired ids leave from the tail, one Add at a time: each id is
 	// removed once, so this is O(1) amortised.
 	g.expireLocked(now)
-	addr = addrKey(addr)
-	switch a := g.addrs[addr]; {
-	case a != nil && a.n >= g.perAddr:
-		// The address is at its share: its own newest id gives way (and
-		// its entry is reused), never another address's.
-		e = a.newest
-		gave, gaveIssuer = e.id, e.issuer
-	case len(g.ids) >= g.cap:
+	// The address at its share gives way first, then the site: each time
+	// the group's own newest id (its entry reused), never another
+	// group's, and never the group's established ones.
+	for level, key := range keys {
+		if a := g.groups[level][key]; a != nil && a.n >= g.share[level] {
+			e = a.newest
+			gave, gaveIssuer = e.id, e.issuer
+			break
+		}
+	}
+	if e == nil && len(g.ids) >= g.cap {
 		// Forget the least recently seen and reuse its entry: at the cap,
 		// where a flood of new sessions lands, Add allocates nothing.
 		e = g.head.prev
 	}
 	if e != nil {
 		g.removeLocked(e)
-		*e = entry{id: id, issuer: issuer, seen: now, addr: addr}
+		*e = entry{id: id, issuer: issuer, seen: now}
 	} else {
-		e = &entry{id: id, issuer: issuer, seen: now, addr: addr}
+		e = &entry{id: id, issuer: issuer, seen: now}
+	}
+	for level, key := range keys {
+		e.in[level].key = key
 	}
 	g.ids[id] = e
 	g.link(e)
 	return e, gave, gaveIssuer
 }
 
-// addrKey is the address an id counts against: an IPv6 address's /64
-// (one subscriber's usual allocation, which one client can cycle through
-// at will), any other address as it is ("" stays "": no address).
-func addrKey(addr string) string {
-	ip, err := netip.ParseAddr(addr)
-	if err != nil || !ip.Unmap().Is6() {
-		return addr
+// groupKeys returns the address and the site an id issued to addr counts
+// against: an IPv6 address's /64 and /48, an IPv4 address (or an
+// IPv4-mapped one) as itself with no site, "" for no address
+// (AddrGroup, the rule the fair queue and client_limit share).
+func groupKeys(addr string) (keys [levels]string) {
+	keys[byAddr] = AddrGroup(addr, IPv6ClientBits)
+	if strings.Contains(keys[byAddr], "/") { // an IPv6 network
+		keys[bySite] = AddrGroup(addr, IPv6SiteBits)
 	}
-	p, _ := ip.Prefix(64)
-	return p.String()
+	return keys
 }
 
 // Has reports whether some connector issued id and it is still live, and
@@ -262,42 +305,48 @@ func (g *Registry) expireLocked(now time.Time) {
 func (g *Registry) removeLocked(e *entry) {
 	delete(g.ids, e.id)
 	g.unlink(e)
-	if e.addr == "" {
-		return
-	}
-	a := g.addrs[e.addr]
-	if e.newer != nil {
-		e.newer.older = e.older
-	} else {
-		a.newest = e.older
-	}
-	if e.older != nil {
-		e.older.newer = e.newer
-	}
-	e.newer, e.older = nil, nil
-	if a.n--; a.n == 0 {
-		delete(g.addrs, e.addr)
+	for level := range e.in {
+		m := &e.in[level]
+		if m.key == "" {
+			continue
+		}
+		a := g.groups[level][m.key]
+		if m.newer != nil {
+			m.newer.in[level].older = m.older
+		} else {
+			a.newest = m.older
+		}
+		if m.older != nil {
+			m.older.in[level].newer = m.newer
+		}
+		m.newer, m.older = nil, nil
+		if a.n--; a.n == 0 {
+			delete(g.groups[level], m.key)
+		}
 	}
 }
 
 // link puts a new e at the front (most recently seen), and at the front
-// of its address's ids (newest).
+// of its address's and its site's ids (newest).
 func (g *Registry) link(e *entry) {
 	g.linkRecent(e)
-	if e.addr == "" {
-		return
+	for level := range e.in {
+		m := &e.in[level]
+		if m.key == "" {
+			continue
+		}
+		a := g.groups[level][m.key]
+		if a == nil {
+			a = &issued{}
+			g.groups[level][m.key] = a
+		}
+		m.older = a.newest
+		if a.newest != nil {
+			a.newest.in[level].newer = e
+		}
+		a.newest = e
+		a.n++
 	}
-	a := g.addrs[e.addr]
-	if a == nil {
-		a = &addrIDs{}
-		g.addrs[e.addr] = a
-	}
-	e.older = a.newest
-	if a.newest != nil {
-		a.newest.newer = e
-	}
-	a.newest = e
-	a.n++
 }
 
 // linkRecent puts e at the front of the recency list.

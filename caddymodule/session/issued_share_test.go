@@ -6,34 +6,38 @@ import (
 	"testing"
 )
 
-// checkAddrs verifies the per-address lists against the map: every id with
-// an address is in its address's list exactly once, newest first, and the
-// counts match.
+// checkAddrs verifies the per-address and per-site lists against the
+// map: every id with an address (a site) is in that group's list exactly
+// once, newest first, no group holds more than its share, and the counts
+// match.
 func checkAddrs(t *testing.T, g *Registry) {
 	t.Helper()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	seen := 0
-	for addr, a := range g.addrs {
-		n := 0
-		for e := a.newest; e != nil; e = e.older {
-			if g.ids[e.id] != e || e.addr != addr || (e.older != nil && e.older.newer != e) {
-				t.Fatalf("address %s: list broken at %q", addr, e.id)
+	for level, groups := range g.groups {
+		seen := 0
+		for key, a := range groups {
+			n := 0
+			for e := a.newest; e != nil; e = e.in[level].older {
+				m := e.in[level]
+				if g.ids[e.id] != e || m.key != key || (m.older != nil && m.older.in[level].newer != e) {
+					t.Fatalf("level %d, group %s: list broken at %q", level, key, e.id)
+				}
+				n++
 			}
-			n++
+			if n != a.n || n == 0 || n > g.share[level] {
+				t.Fatalf("level %d, group %s: %d ids listed, count %d, share %d", level, key, n, a.n, g.share[level])
+			}
+			seen += n
 		}
-		if n != a.n || n == 0 || n > g.perAddr {
-			t.Fatalf("address %s: %d ids listed, count %d, share %d", addr, n, a.n, g.perAddr)
+		for _, e := range g.ids {
+			if e.in[level].key != "" {
+				seen--
+			}
 		}
-		seen += n
-	}
-	for _, e := range g.ids {
-		if e.addr != "" {
-			seen--
+		if seen != 0 {
+			t.Fatalf("level %d: the lists and the map disagree by %d ids", level, seen)
 		}
-	}
-	if seen != 0 {
-		t.Fatalf("per-address lists and the map disagree by %d ids", seen)
 	}
 }
 

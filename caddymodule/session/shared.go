@@ -181,21 +181,23 @@ func (g *Registry) SetTrusted(prefixes []netip.Prefix) { g.trusted.Store(&prefix
 
 // IssueTo is Issue for a session issued to a client at addr (Caddy's
 // client IP), which counts against that address's share of the registry
-// (AddrShareDivisor): past it, the address's own newest session is
-// forgotten, and with a shared store ended everywhere, so a flood from one
-// address does not pile up there either. An empty addr, or one of the
+// (AddrShareDivisor) and, for IPv6, its site's (SiteShareDivisor): past
+// either, the address's (or the site's) own newest session is forgotten,
+// and with a shared store ended everywhere, so a flood from one address
+// or one site does not pile up there either. An empty addr, or one of the
 // trusted sources (SetTrusted), counts against no address.
 func (g *Registry) IssueTo(id, issuer, addr string, ttl time.Duration) {
 	if ttl <= 0 {
 		ttl = g.idle
 	}
-	if t := g.trusted.Load(); t != nil && Trusted(addr, *t) {
-		addr = ""
+	var keys [levels]string
+	if t := g.trusted.Load(); t == nil || !Trusted(addr, *t) {
+		keys = groupKeys(addr) // parsed outside the registry's one lock
 	}
 	sh := g.sh.Load()
 	g.mu.Lock()
 	now := g.now()
-	e, gave, gaveIssuer := g.addLocked(id, issuer, addr, now)
+	e, gave, gaveIssuer := g.addLocked(id, issuer, keys, now)
 	if e != nil {
 		e.ttl, e.synced = ttl, now
 	}
@@ -328,7 +330,7 @@ func (g *Registry) fetch(sh *shared, id, issuer string, byIssuer bool, now time.
 	}
 	sh.found.Add(1)
 	g.mu.Lock()
-	if e, _, _ := g.addLocked(id, iss, "", g.now()); e != nil {
+	if e, _, _ := g.addLocked(id, iss, [levels]string{}, g.now()); e != nil {
 		e.ttl, e.synced = ttl, now
 	}
 	g.mu.Unlock()
