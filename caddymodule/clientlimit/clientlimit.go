@@ -143,7 +143,9 @@ type Handler struct {
 	// for the address layer: one client usually holds a whole /64, so
 	// counting each address apart would let it pick a fresh one for every
 	// request. 128 counts every address apart. IPv4 addresses are always
-	// counted apart. Default: 64.
+	// counted apart, an IPv4-mapped IPv6 address as its IPv4 address.
+	// Default: 64 (session.IPv6ClientBits, as the fair queue and the
+	// session registry count).
 	IPv6Prefix int `json:"ipv6_prefix,omitempty"`
 
 	// TrustedSources are client addresses (CIDR ranges or single
