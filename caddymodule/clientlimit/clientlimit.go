@@ -35,7 +35,7 @@ var (
 	defaultAddress    = inbound.Limit{Every: time.Second / 50, Burst: 150}    // 50/s 150
 	defaultMaxKeys    = 1_000_000                                             // about 40 MB at most per zone
 	defaultZone       = "default"
-	defaultIPv6Prefix = 64
+	defaultIPv6Prefix = session.IPv6ClientBits
 )
 
 // Handler limits how often clients call BesluitBron. Every request passes

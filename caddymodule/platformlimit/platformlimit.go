@@ -43,12 +43,12 @@ func init() {
 // window, and within a client its sessions share the client's room by the
 // same rule; a call dearer than the capacity goes at a full bucket and
 // empties it. A client is its address (Caddy's client IP, which honours
-// trusted_proxies); its sessions (an issued MCP session id, the
-// Besluitbron-Session header, or session_key) divide its share and never
-// multiply it, unless the address is one of trusted_sources, whose
-// sessions each count as a client. Usage is forgotten 30 minutes after the
-// last call; the shared session (search page, maintenance) is never
-// counted.
+// trusted_proxies; an IPv6 address counts by its /64, session.AddrGroup);
+// its sessions (an issued MCP session id, the Besluitbron-Session header,
+// or session_key) divide its share and never multiply it, unless the
+// address is one of trusted_sources, whose sessions each count as a
+// client. Usage is forgotten 30 minutes after the last call; the shared
+// session (search page, maintenance) is never counted.
 //
 // Answers that passed the budget carry Besluitbron-Queue-Wait: the
 // milliseconds waited. When a request waited max_wait, or the queue is
