@@ -27,6 +27,14 @@ import (
 // set them would.
 func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 	t.Helper()
+	return offlineHouseEdited(t, nil, unset...)
+}
+
+// offlineHouseEdited is offlineHouse with the Caddyfile first changed by
+// edit (nil: as it is), for a test whose subject is not a setting the
+// default config holds (its inbound limits, its connectors).
+func offlineHouseEdited(t *testing.T, edit func(caddyfile string) string, unset ...string) (string, map[string][]string) {
+	t.Helper()
 	clearPlatformEnv(t)
 	main, err := os.ReadFile("Caddyfile")
 	if err != nil {
@@ -56,6 +64,9 @@ func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 		t.Fatalf("Caddyfile.offline serves emulators for %d platforms, want %d", len(emulators), len(platforms.All()))
 	}
 	text = strings.Replace(text, "import Caddyfile", string(main), 1)
+	if edit != nil {
+		text = edit(text)
+	}
 
 	port := testproc.FreePort(t)
 	t.Setenv("BESLUITBRON_PORT", strconv.Itoa(port))

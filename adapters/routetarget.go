@@ -12,7 +12,10 @@ import (
 )
 
 // ErrOutsidePlatform is RouteTarget's error for a request whose path
-// would leave the platform route it was made for: it is never sent.
+// would leave the platform route it was made for: it is never sent. The
+// error is an *InvalidError (the reference that built the path is at
+// fault), so every surface answers it as it answers an id the platform
+// refuses.
 var ErrOutsidePlatform = errors.New("the request's path leaves its platform's route")
 
 // RouteTarget is the request URI of req on platform's route,
@@ -40,25 +43,31 @@ var ErrOutsidePlatform = errors.New("the request's path leaves its platform's ro
 // it as parameters of the path the route already chose.
 func RouteTarget(platform string, req Request) (string, error) {
 	if !strings.HasPrefix(req.Path, "/") {
-		return "", fmt.Errorf("%w: %q does not start with /", ErrOutsidePlatform, Cut(req.Path, 80))
+		return "", outside("%w: %q does not start with /", ErrOutsidePlatform, Cut(req.Path, 80))
 	}
 	if strings.Contains(req.Path, "#") {
 		// The request would be sent without what follows it.
-		return "", fmt.Errorf("%w: %q holds a fragment", ErrOutsidePlatform, Cut(req.Path, 80))
+		return "", outside("%w: %q holds a fragment", ErrOutsidePlatform, Cut(req.Path, 80))
 	}
 	target := "/platforms/" + platform + req.Path
 	u, err := url.ParseRequestURI(target)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrOutsidePlatform, err)
+		return "", outside("%w: %v", ErrOutsidePlatform, err)
 	}
 	if why := pathEscape(u.Path); why != "" {
-		return "", fmt.Errorf("%w: %q %s", ErrOutsidePlatform, Cut(req.Path, 80), why)
+		return "", outside("%w: %q %s", ErrOutsidePlatform, Cut(req.Path, 80), why)
 	}
 	below := "/platforms/" + platform + "/"
 	if clean := path.Clean(u.Path); !strings.HasPrefix(clean+"/", below) {
-		return "", fmt.Errorf("%w: %q is not below %s", ErrOutsidePlatform, Cut(req.Path, 80), below)
+		return "", outside("%w: %q is not below %s", ErrOutsidePlatform, Cut(req.Path, 80), below)
 	}
 	return target, nil
+}
+
+// outside is RouteTarget's refusal: ErrOutsidePlatform, as an invalid
+// reference.
+func outside(format string, args ...any) error {
+	return &InvalidError{Err: fmt.Errorf(format, args...)}
 }
 
 // pathEscape says how the decoded path p could be read as another path,

@@ -104,7 +104,8 @@ func TestOpenTKCategoriesAgainstEmulator(t *testing.T) {
 	}
 	// Bad input: clear errors.
 	for args, want := range map[string]map[string]any{
-		"not an OpenTK id":    {"id": "../x", "category": "Toezegging"},
+		"not an OpenTK id":    {"id": "x@y", "category": "Toezegging"},
+		"a path separator":    {"id": "../x", "category": "Toezegging"},
 		"not a TK document":   {"id": "../x"},
 		"not a meeting id":    {"id": "2023D41173", "category": "Verslag"},
 		"must be one of":      {"id": "2023D41173", "category": "Motie"},

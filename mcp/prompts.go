@@ -16,6 +16,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/bwb"
 	"github.com/besluitbron/besluitbron/adapters/ob"
 	"github.com/besluitbron/besluitbron/adapters/obv"
@@ -168,7 +169,7 @@ func (p promptSpec) checkArgs(in map[string]string) (promptArgs, error) {
 		case utf8.RuneCountInString(v) > maxPromptArg:
 			return nil, fmt.Errorf("%s is longer than %d characters", a.name, maxPromptArg)
 		case !utf8.ValidString(v) || strings.IndexFunc(v, unicode.IsControl) >= 0:
-			return nil, fmt.Errorf("%s holds control characters or invalid UTF-8", a.name)
+			return nil, fmt.Errorf("%s %q holds control characters or invalid UTF-8", a.name, clip(v, 80))
 		}
 		out[k] = v
 	}
@@ -364,6 +365,24 @@ type docRef struct {
 	platform, id, category, date, article string
 }
 
+// check refuses a reference whose id (or category) no fetch of its
+// platform would take, before a plan hands it on as a call: the one
+// its platform recognizes as written (CVDR100394/2) is taken, any other
+// is held to the check every platform's id passes (adapters.CheckIDChars).
+func (r docRef) check() error {
+	if recognize := platformSurfaces[r.platform].Recognize; recognize != nil {
+		if _, ok := recognize(r.id); ok {
+			return nil
+		}
+	}
+	for _, v := range []string{r.id, r.category} {
+		if err := adapters.CheckIDChars(v); v != "" && err != nil {
+			return fmt.Errorf("document: %w", err)
+		}
+	}
+	return nil
+}
+
 // parseDocRef reads a document reference: a resource URI, an identifier
 // or citation a platform recognizes (its Surface.Recognize), or either
 // after a platform key ("cvdr:", "rechtspraak "). ok is false for a
@@ -485,6 +504,9 @@ func (c *connector) planLawBehind(a promptArgs) (string, error) {
 	var p plan
 	r, ok := parseDocRef(ref)
 	if ok {
+		if err := r.check(); err != nil {
+			return "", err
+		}
 		fetch, err := c.fetchCall(r)
 		if err != nil {
 			return "", err
