@@ -99,8 +99,13 @@ func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 	}
 }
 
-// The Dockerfile builds the same way as ./xcaddy.sh and runs the Caddy
-// version go.mod pins.
+// The Dockerfile is one recipe with two ways in (docs/docker.md): its
+// builder stage runs ./xcaddy.sh build (Caddy's version from go.mod) and
+// docker/rootfs.sh on go.mod's Go, while ./xcaddy.sh image runs the same
+// two on the host and hands the files in as the prebuilt stage. Either
+// way the image is the last stage, on an empty base. docker/check.sh
+// builds and runs it (in .ci/run); this checks that the two ways still
+// meet in the one file.
 func TestDockerfileMatchesBuild(t *testing.T) {
 	t.Parallel() // child processes only: no Caddy in this process, no environment
 	testtier.Full(t, "go list as a child process")
@@ -108,32 +113,76 @@ func TestDockerfileMatchesBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "github.com/caddyserver/caddy/v2").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	caddyVersion := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
-	if !regexp.MustCompile(`(?m)^FROM caddy:` + regexp.QuoteMeta(caddyVersion) + `\s*$`).Match(dockerfile) {
-		t.Errorf("the runtime stage is not FROM caddy:%s (go.mod's Caddy)", caddyVersion)
-	}
-	if !regexp.MustCompile(`(?m)^RUN \./xcaddy\.sh build\s*$`).Match(dockerfile) {
-		t.Error("the builder stage does not run ./xcaddy.sh build")
-	}
-	if !regexp.MustCompile(`(?m)^COPY Caddyfile /etc/caddy/Caddyfile\s*$`).Match(dockerfile) {
-		t.Error("the default Caddyfile is not copied to /etc/caddy/Caddyfile")
-	}
 	goVersion, err := exec.Command("go", "list", "-m", "-f", "{{.GoVersion}}").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(dockerfile), "FROM golang:"+strings.TrimSpace(string(goVersion))) {
-		t.Errorf("the builder's Go is not go.mod's go %s", strings.TrimSpace(string(goVersion)))
+	has := func(pattern, problem string) {
+		t.Helper()
+		if !regexp.MustCompile(`(?m)` + pattern).Match(dockerfile) {
+			t.Errorf("docker/Dockerfile: %s (no line matching %s)", problem, pattern)
+		}
+	}
+	has(`^FROM golang:`+regexp.QuoteMeta(strings.TrimSpace(string(goVersion)))+`\b.* AS builder\s*$`,
+		"the builder's Go is not go.mod's go "+strings.TrimSpace(string(goVersion)))
+	has(`^RUN \./xcaddy\.sh build\s*$`, "the builder stage does not run ./xcaddy.sh build")
+	has(`^RUN docker/rootfs\.sh \./caddy /rootfs\s*$`, "the builder stage does not lay the files out with docker/rootfs.sh")
+	has(`^ARG BESLUITBRON_ROOTFS=builder\s*$`, "the builder stage is not the default source of the files")
+	has(`^FROM scratch AS prebuilt\s*$`, "no prebuilt stage for ./xcaddy.sh image")
+	has(`^FROM \$\{BESLUITBRON_ROOTFS\} AS rootfs\s*$`, "the files' stage is not chosen by BESLUITBRON_ROOTFS")
+	has(`^USER 10001:10001\s*$`, "the image does not run as the non-root user of docker/rootfs.sh")
+	has(`^VOLUME \["/data", "/config"\]\s*$`, "/data and /config are not volumes")
+	has(`^ENV XDG_DATA_HOME=/data XDG_CONFIG_HOME=/config\b`, "Caddy's directories are not the volumes")
+	has(`^HEALTHCHECK .*CMD \["/usr/bin/healthcheck"\]\s*$`, "no HEALTHCHECK")
+	has(`^CMD \["run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"\]\s*$`,
+		"the image does not run the default Caddyfile")
+	has(`org\.opencontainers\.image\.version="\$\{BESLUITBRON_VERSION\}"`, "the version label is not the stamp")
+	froms := regexp.MustCompile(`(?m)^FROM .*$`).FindAll(dockerfile, -1)
+	if len(froms) == 0 || strings.TrimSpace(string(froms[len(froms)-1])) != "FROM scratch" {
+		t.Errorf("the last stage is not FROM scratch: %q", froms)
+	}
+	rootfs, err := os.ReadFile("docker/rootfs.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rootfs), `cp Caddyfile "$out/etc/caddy/Caddyfile"`) {
+		t.Error("docker/rootfs.sh does not put the default Caddyfile at /etc/caddy/Caddyfile")
 	}
 	script, err := os.ReadFile("xcaddy.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(script), "go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2") {
-		t.Error("xcaddy.sh does not take the Caddy version from go.mod")
+	for _, want := range []string{
+		"go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2", // Caddy's version from go.mod
+		"docker/rootfs.sh ./caddy",
+		"-f docker/Dockerfile",
+		"--build-arg BESLUITBRON_ROOTFS=prebuilt",
+	} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("xcaddy.sh does not hold %q", want)
+		}
+	}
+}
+
+// Every BESLUITBRON_* variable the default Caddyfile reads is one an
+// operator sets on the container: docs/docker.md names each.
+func TestDockerDocNamesEveryCaddyfileVariable(t *testing.T) {
+	t.Parallel() // reads two files
+	caddyfile, err := os.ReadFile("Caddyfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("docs/docker.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := regexp.MustCompile(`\{\$(BESLUITBRON_[A-Z_]+)`).FindAllSubmatch(caddyfile, -1)
+	if len(vars) < 10 {
+		t.Fatalf("found only %d variables in the Caddyfile", len(vars))
+	}
+	for _, v := range vars {
+		if !bytes.Contains(doc, []byte("`"+string(v[1])+"`")) {
+			t.Errorf("docs/docker.md does not name %s, which the Caddyfile reads", v[1])
+		}
 	}
 }

@@ -7,7 +7,20 @@
 #                         emulators), then run everything offline: the
 #                         proxy on :8080 with all seven platforms pointed at
 #                         the emulators, each on its own loopback port
+#   ./xcaddy.sh offline-build
+#                         build ./caddy-offline only (the emulators' binary,
+#                         e.g. for docker/check.sh), skipped when it is built
+#                         from this source already
+#   ./xcaddy.sh image     build ./caddy, then the container image
+#                         besluitbron:<version> and :latest from
+#                         docker/Dockerfile, with podman (docker if there is
+#                         no podman), no registry needed (docs/docker.md)
 #   ./xcaddy.sh version   print the version stamp a build would carry
+#
+# Every build is static (CGO_ENABLED=0 unless set otherwise): the image
+# runs ./caddy on an empty base (FROM scratch, docker/Dockerfile), and
+# ./caddy, ./caddy-offline and the image's binary then share one build
+# cache, as Caddy's own release builds do.
 #
 # xcaddy runs pinned from the Go module proxy (no global install); the Caddy
 # version is the one go.mod pins.
@@ -141,6 +154,7 @@ build() {
 		with+=(--with "${MODULE}/${pkg}")
 	done
 	v=$(stamp)
+	export CGO_ENABLED=${CGO_ENABLED:-0}
 	CADDY_VERSION=$(go list -m -f '{{.Version}}' github.com/caddyserver/caddy/v2)
 	export CADDY_VERSION
 	# xcaddy's own defaults (-w -s, -trimpath, its tags) apply only when
@@ -183,6 +197,59 @@ emulators_running() {
 		[[ $line == "HTTP/1."?" 200"* ]]' _ "$hostport" 2>/dev/null
 }
 
+# build_offline builds ./caddy-offline unless it is built from this source
+# already (./caddy-offline.stamp holds the stamp it was built with).
+build_offline() {
+	if [ -x ./caddy-offline ] && [ "$(cat ./caddy-offline.stamp 2>/dev/null)" = "$(stamp)" ]; then
+		echo "xcaddy.sh: ./caddy-offline is built from this source already" >&2
+	else
+		build ./caddy-offline "${OFFLINE_PACKAGES[@]}"
+		stamp >./caddy-offline.stamp
+	fi
+}
+
+# image builds ./caddy and the container image from it, without a
+# registry: docker/rootfs.sh lays out the image's files (the binary, the
+# Caddyfile, CA certificates, time zones, the user) in a directory, and
+# docker/Dockerfile takes them from there instead of from its builder
+# stage (BESLUITBRON_ROOTFS=prebuilt). One Dockerfile, so the image an
+# operator builds from the registry's golang image is this one.
+image() {
+	local v tag engine ctx
+	v=$(stamp)
+	build ./caddy
+	if ! go version -m ./caddy | grep -q 'CGO_ENABLED=0'; then
+		echo "xcaddy.sh: ./caddy is not static (CGO_ENABLED=0); the image has no C library" >&2
+		return 1
+	fi
+	if command -v podman >/dev/null 2>&1; then
+		# podman's default OCI format has no HEALTHCHECK.
+		engine=(podman build --format docker)
+	elif command -v docker >/dev/null 2>&1; then
+		engine=(docker build)
+	else
+		echo "xcaddy.sh: neither podman nor docker is installed" >&2
+		return 1
+	fi
+	ctx=$(mktemp -d)
+	# shellcheck disable=SC2064 # the directory is known now
+	trap "rm -rf '$ctx'" EXIT
+	docker/rootfs.sh ./caddy "$ctx/rootfs"
+	# An image tag has no "+": a build's metadata follows "_" there.
+	tag=${v//+/_}
+	echo "xcaddy.sh: building the image besluitbron:${tag} with ${engine[0]}" >&2
+	"${engine[@]}" -f docker/Dockerfile \
+		--build-arg BESLUITBRON_ROOTFS=prebuilt \
+		--build-arg "BESLUITBRON_VERSION=${v}" \
+		-t "besluitbron:${tag}" -t besluitbron:latest \
+		"$ctx"
+	if [ "${engine[0]}" = podman ]; then
+		# The prebuilt stage's layers, kept by podman as build cache, are
+		# a second copy of the binary.
+		podman image prune -f --filter label=org.besluitbron.stage=prebuilt >/dev/null
+	fi
+}
+
 case "${1:-}" in
 build)
 	build ./caddy
@@ -198,12 +265,7 @@ offline)
 	# neither build over each other nor both start emulators.
 	exec 9>"${TMPDIR:-/tmp}/besluitbron-offline.lock"
 	if command -v flock >/dev/null 2>&1; then flock 9; fi
-	if [ -x ./caddy-offline ] && [ "$(cat ./caddy-offline.stamp 2>/dev/null)" = "$(stamp)" ]; then
-		echo "xcaddy.sh: ./caddy-offline is built from this source already" >&2
-	else
-		build ./caddy-offline "${OFFLINE_PACKAGES[@]}"
-		stamp >./caddy-offline.stamp
-	fi
+	build_offline
 	config=Caddyfile.offline
 	if emulators_running; then
 		# Caddy binds with SO_REUSEPORT: a second set of emulators on the
@@ -226,11 +288,17 @@ offline)
 	exec 9>&-
 	wait "$pid"
 	;;
+offline-build)
+	build_offline
+	;;
+image)
+	image
+	;;
 version)
 	stamp
 	;;
 *)
-	echo "usage: $0 build|run|offline|version" >&2
+	echo "usage: $0 build|run|offline|offline-build|image|version" >&2
 	exit 2
 	;;
 esac
