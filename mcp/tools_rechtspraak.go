@@ -30,7 +30,8 @@ type rechtspraakSearchIn struct {
 	Type      string `json:"type,omitempty" jsonschema_description:"Uitspraak (ruling) or Conclusie (opinion)." jsonschema_extras:"enum=Uitspraak|Conclusie"`
 	Sort      string `json:"sort,omitempty" jsonschema_description:"Without query: by modification time, DESC (newest first, the default; relevance means the same) or ASC. With query: relevance (best match first, the default) or DESC (newest decision first)." jsonschema_extras:"enum=relevance|DESC|ASC"`
 	Limit     int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=rechtspraak.MaxLimit,default=20"`
-	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=100000,default=0"`
+	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page). With query and sort=DESC at most 1000: page deeper with after." jsonschema_extras:"minimum=0,maximum=100000,default=0"`
+	After     string `json:"after,omitempty" jsonschema_description:"With query and sort=DESC: next_after of the previous page, for the page after it (a page this way costs the same however deep). Not with offset."`
 	datesIn
 }
 
@@ -38,11 +39,15 @@ type rechtspraakSearchIn struct {
 type rechtspraakSearchOut struct {
 	pageOut
 	Provenance string `json:"provenance,omitempty" jsonschema_description:"With query: BesluitBron's index of Rechtspraak's feed answered, and how complete it is."`
+	NextAfter  string `json:"next_after,omitempty" jsonschema_description:"With query, newest first: pass as after for the next page (given instead of next_offset)."`
 }
 
 func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*rechtspraakSearchOut, *mcpgo.CallToolResult) {
 	if strings.TrimSpace(in.Query) != "" {
 		return c.rechtspraakWords(ctx, in)
+	}
+	if in.After != "" {
+		return nil, invalid(errors.New("after pages a query's newest-first results (query with sort=DESC); without query, page with offset"))
 	}
 	if in.Sort == "" || in.Sort == "relevance" {
 		// Without words nothing is more relevant than another: newest
@@ -99,8 +104,8 @@ func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn
 	}
 	k := c.calls(ctx, platforms.Rechtspraak)
 	env := adapters.Env{Get: k.getFrom, Memo: &c.lists, Now: c.now()}
-	pg, err := rechtspraak.SearchByWords(ctx, env, idx, rechtspraak.WordQuery{Words: in.Query, Court: in.Court,
-		From: in.DateFrom, To: in.DateTo, Type: in.Type, Sort: order, Limit: in.Limit, Offset: in.Offset})
+	pg, next, err := rechtspraak.SearchByWords(ctx, env, idx, rechtspraak.WordQuery{Words: in.Query, Court: in.Court,
+		From: in.DateFrom, To: in.DateTo, Type: in.Type, Sort: order, Limit: in.Limit, Offset: in.Offset, After: in.After})
 	var unfit *adapters.UnfitError
 	switch {
 	case errors.As(err, &unfit) && unfit.Reason == adapters.UnfitIndexUnavailable:
@@ -110,7 +115,11 @@ func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn
 	case err != nil:
 		return nil, k.failed(err)
 	}
-	return &rechtspraakSearchOut{pageOut: *page(platforms.Rechtspraak, pg, in.Offset, k.answers...), Provenance: pg.Provenance}, nil
+	out := &rechtspraakSearchOut{pageOut: *page(platforms.Rechtspraak, pg, in.Offset, k.answers...), Provenance: pg.Provenance, NextAfter: next}
+	if next != "" {
+		out.NextOffset = 0 // newest first, the cursor is the way on: an offset stops at 1000
+	}
+	return out, nil
 }
 
 type rechtspraakFetchIn struct {

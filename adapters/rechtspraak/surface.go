@@ -142,33 +142,40 @@ func courtError(v string, err error) error {
 
 // byWords asks the index the fan-out's question.
 func byWords(ctx context.Context, env adapters.Env, words WordIndex, q adapters.Question) (adapters.Page, error) {
-	return SearchByWords(ctx, env, words, WordQuery{Words: q.Words, Court: q.Organisation, From: q.From, To: q.To, Sort: q.Sort, Limit: q.Limit})
+	pg, _, err := SearchByWords(ctx, env, words, WordQuery{Words: q.Words, Court: q.Organisation, From: q.From, To: q.To, Sort: q.Sort, Limit: q.Limit})
+	return pg, err
 }
 
 // SearchByWords asks the index q, whose Court may be any way of naming a
 // court (abbreviation, name, identifier: ResolveItem), as the surfaces
 // do. An index that cannot answer is an *adapters.UnfitError with reason
 // index_unavailable; a court that names none, one with unknown_court; a
-// question the index refuses, one with query_unfit.
-func SearchByWords(ctx context.Context, env adapters.Env, words WordIndex, q WordQuery) (adapters.Page, error) {
+// question the index refuses, one with query_unfit. next, in date order,
+// is the cursor of the page after this one (WordQuery.After), "" when
+// none follows.
+func SearchByWords(ctx context.Context, env adapters.Env, words WordIndex, q WordQuery) (pg adapters.Page, next string, err error) {
 	if org := strings.TrimSpace(q.Court); org != "" {
 		it, err := ResolveItem(env.Memo, env.Now, "Instanties", org, env.Bind(ctx, platforms.Rechtspraak))
 		if err != nil {
-			return adapters.Page{}, courtError(org, err)
+			return adapters.Page{}, "", courtError(org, err)
 		}
 		q.Court = it.Label
 	}
 	wp, err := words.SearchWords(ctx, q)
 	if errors.Is(err, ErrIndexUnavailable) {
-		return adapters.Page{}, &adapters.UnfitError{Why: err.Error(), Reason: adapters.UnfitIndexUnavailable}
+		return adapters.Page{}, "", &adapters.UnfitError{Why: err.Error(), Reason: adapters.UnfitIndexUnavailable}
 	}
 	if err != nil {
-		return adapters.Page{}, adapters.Unfit(err)
+		return adapters.Page{}, "", adapters.Unfit(err)
 	}
-	pg := adapters.Page{Total: wp.Total, HasMore: q.Offset+len(wp.Hits) < wp.Total, Hits: []adapters.Hit{}, Provenance: wp.Provenance}
+	hasMore := q.Offset+len(wp.Hits) < wp.Total
+	if wp.Next != "" || q.After != "" { // paged by cursor: the index knows whether a page follows
+		hasMore = wp.Next != ""
+	}
+	pg = adapters.Page{Total: wp.Total, HasMore: hasMore, Hits: []adapters.Hit{}, Provenance: wp.Provenance}
 	for _, h := range wp.Hits {
 		pg.Hits = append(pg.Hits, adapters.Hit{ID: h.ECLI, Type: h.Type, Title: h.Title, Date: h.Date, Source: h.Court,
 			Snippet: adapters.Snippet(h.Summary, adapters.SnippetLen), URL: DocumentURL(h.ECLI), Citation: Citation(h.ECLI, h.Court, h.Date)})
 	}
-	return pg, nil
+	return pg, wp.Next, nil
 }

@@ -22,6 +22,10 @@ type WordQuery struct {
 	Sort     string // relevance (default) or date
 	Limit    int
 	Offset   int
+	// After is the previous page's WordPage.Next: in date order, the page
+	// after it, however deep, at the cost of a first page. Offset is 0
+	// with it.
+	After string
 }
 
 // WordPage is the index's answer: hits in its order (BM25 for relevance)
@@ -32,6 +36,9 @@ type WordPage struct {
 	// Provenance says where the hits came from and how complete the index
 	// is, in English.
 	Provenance string
+	// Next, in date order, is the cursor of the page after this one (for
+	// WordQuery.After); "" when no hit follows, and in relevance order.
+	Next string
 }
 
 // WordHit is one decision the index found.

@@ -36,7 +36,7 @@ func (w caseLawWords) SearchWords(ctx context.Context, q rechtspraak.WordQuery) 
 		return rechtspraak.WordPage{}, unavailable(progress.Stopped)
 	}
 	res, err := idx.Search(ctx, caselaw.Query{Words: q.Words, Court: q.Court, DateFrom: q.From, DateTo: q.To,
-		Type: q.Type, Sort: q.Sort, Limit: q.Limit, Offset: q.Offset})
+		Type: q.Type, Sort: q.Sort, Limit: q.Limit, Offset: q.Offset, After: q.After})
 	var down *caselaw.UnavailableError
 	if errors.As(err, &down) {
 		k.noteBroken(err)
@@ -45,7 +45,7 @@ func (w caseLawWords) SearchWords(ctx context.Context, q rechtspraak.WordQuery) 
 	if err != nil {
 		return rechtspraak.WordPage{}, err
 	}
-	page := rechtspraak.WordPage{Total: int(res.Total), Provenance: provenance(progress)}
+	page := rechtspraak.WordPage{Total: int(res.Total), Provenance: provenance(progress), Next: res.Next}
 	for _, hit := range res.Hits {
 		page.Hits = append(page.Hits, rechtspraak.WordHit{ECLI: hit.ECLI, Title: hit.Title, Summary: hit.Snippet,
 			Court: hit.Court, Date: hit.Date, Type: hit.Type})

@@ -24,7 +24,11 @@ type Query struct {
 	Type     string // "Uitspraak" or "Conclusie", case-insensitive
 	Sort     string // SortRelevance (the default) or SortDate (newest first)
 	Limit    int    // 1..MaxLimit; 0 means DefaultLimit
-	Offset   int    // 0..MaxOffset
+	Offset   int    // 0..MaxOffset; in date order 0..MaxDateOffset
+	// After is the previous page's Result.Next: in date order, the page
+	// that follows it, at the cost of a first page however deep (cursor.go).
+	// Offset must be 0 with it.
+	After string
 }
 
 // The orders a result can have.
@@ -34,11 +38,16 @@ const (
 )
 
 // Bounds of a query. MaxOffset is Elasticsearch's default result window:
-// past it, paging is a crawl, and the collector's cost grows with it.
+// past it, paging is a crawl, and the collector's cost grows with it. In
+// date order an offset past the newest windows also sorts every window
+// it skips (search.go), so there the bound is lower, MaxDateOffset, and
+// deeper pages are reached by cursor (Query.After), whose cost does not
+// grow with depth (docs/benchmarks.md, issue 31).
 const (
 	DefaultLimit  = 10
 	MaxLimit      = 100
 	MaxOffset     = 10_000
+	MaxDateOffset = 1_000
 	MaxTerms      = 16   // words and phrases; each is a posting-list walk
 	MaxWordsBytes = 1000 // the whole words text
 )
@@ -51,6 +60,8 @@ type plan struct {
 	byDate   bool          // newest first; otherwise by BM25 score
 	limit    int
 	offset   int
+	after    *place   // date order: the hits after this place (Query.After)
+	cursorOf []byte   // the query's fingerprint, for the cursor of the next page
 	stems    []string // the analyzed words, to place the snippet
 	ignored  []string // words the analyzer drops (common words): they match nothing
 }
@@ -113,7 +124,35 @@ func planQuery(q Query, an analyzers) (plan, error) {
 	default:
 		return p, queryErrorf("sort", "%.40q is not an order; use %q or %q", q.Sort, SortRelevance, SortDate)
 	}
+	if err := p.checkDatePaging(q); err != nil {
+		return p, err
+	}
 	return p, nil
+}
+
+// checkDatePaging holds the date order to MaxDateOffset and reads its
+// cursor; a cursor in the relevance order is refused.
+func (p *plan) checkDatePaging(q Query) error {
+	after := strings.TrimSpace(q.After)
+	switch {
+	case !p.byDate && after != "":
+		return queryErrorf("after", "a cursor pages the date order only; give sort=%q with it, or page the relevance order by offset", SortDate)
+	case !p.byDate:
+		return nil
+	case p.offset > MaxDateOffset:
+		return queryErrorf("offset", "%d is past %d, the deepest offset in date order: page on with after (each page's next), or narrow the dates (date_from, date_to)", p.offset, MaxDateOffset)
+	case after != "" && p.offset != 0:
+		return queryErrorf("offset", "%d given with after: the cursor already says where the page starts; leave offset out", p.offset)
+	}
+	p.cursorOf = queryFingerprint(q)
+	if after != "" {
+		at, err := decodeCursor(after, q)
+		if err != nil {
+			return err
+		}
+		p.after = &at
+	}
+	return nil
 }
 
 // phrasePairs are the pairs that stand for a phrase. A pair of two common

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // Result is one page of a search.
@@ -19,6 +20,9 @@ type Result struct {
 	// Ignored lists the words left out because the analyzer drops them
 	// (common words such as "de", "het"): they restrict nothing.
 	Ignored []string
+	// Next, in date order, is the cursor of the page after this one
+	// (Query.After); "" when no hit follows, and in relevance order.
+	Next string
 }
 
 // Hit is one matching decision.
@@ -46,15 +50,16 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	var total uint64
 	var hits search.DocumentMatchCollection
+	var next string
 	if p.byDate {
-		total, hits, err = i.newestFirst(ctx, p)
+		total, hits, next, err = i.newestFirst(ctx, p)
 	} else {
 		total, hits, err = i.bestFirst(ctx, p)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	out := Result{Total: total, Ignored: p.ignored, Hits: make([]Hit, 0, len(hits))}
+	out := Result{Total: total, Ignored: p.ignored, Next: next, Hits: make([]Hit, 0, len(hits))}
 	for _, h := range hits {
 		out.Hits = append(out.Hits, hitOf(h, p.stems))
 	}
@@ -86,15 +91,28 @@ var dateWindows = []int{1, 3, 7, 15}
 // whole range, without sorting or scoring (nothing is scored in date
 // order). The count and the windows are separate searches: a batch stored
 // between them can make the total differ from the pages by that batch.
-func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, error) {
+//
+// A page after a cursor (p.after) reads no window newer than the cursor's
+// day, and the rest only from that day down, skipping the day's decisions
+// up to the cursor's with bleve's search_after (cursor.go). Each page asks
+// one hit more than it shows: that one says whether a next page exists.
+func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, string, error) {
 	count := bleve.NewSearchRequestOptions(p.boolean(), 0, 0, false)
 	count.Score = "none"
 	res, err := i.search(ctx, count)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, "", err
 	}
 	total := res.Total
-	skip, need := p.offset, p.limit
+	skip, need := p.offset, p.limit+1
+	upTo := p.to // the newest day a hit can have
+	var fromCursor []query.Query
+	if p.after != nil {
+		if upTo.IsZero() || p.after.date.Before(upTo) {
+			upTo = p.after.date
+		}
+		fromCursor = []query.Query{dateRange(time.Time{}, p.after.date.AddDate(0, 0, 1))}
+	}
 	var hits search.DocumentMatchCollection
 	now := time.Now().UTC()
 	newer := time.Time{} // the window's upper bound: open for the first
@@ -105,10 +123,10 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 		}
 		from, to := older, newer
 		newer = older
-		if outside(from, to, p.from, p.to) {
+		if outside(from, to, p.from, upTo) {
 			continue
 		}
-		req := bleve.NewSearchRequestOptions(p.boolean(dateRange(from, to)), need, skip, false)
+		req := bleve.NewSearchRequestOptions(p.boolean(append(fromCursor, dateRange(from, to))...), need, skip, false)
 		req.Fields = hitFields
 		// Many rulings share a day: the id breaks the tie, so every
 		// window, page and full sort agree on one order (without it,
@@ -116,9 +134,12 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 		// page could repeat or skip a ruling of the day it cuts).
 		req.SortBy([]string{"-" + fieldDay, "_id"})
 		req.Score = "none"
+		if p.after != nil {
+			req.SearchAfter = []string{p.after.day, p.after.ecli}
+		}
 		res, err := i.search(ctx, req)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, "", err
 		}
 		if uint64(skip) >= res.Total { // the page starts in an older window
 			skip -= int(res.Total)
@@ -127,7 +148,13 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 		hits = append(hits, res.Hits...)
 		skip, need = 0, need-len(res.Hits)
 	}
-	return total, hits, nil
+	if len(hits) <= p.limit {
+		return total, hits, "", nil
+	}
+	hits = hits[:p.limit]
+	last := hits[len(hits)-1]
+	day, _ := last.Fields[fieldDay].(string)
+	return total, hits, encodeCursor(p.cursorOf, day, last.ID), nil
 }
 
 // outside reports whether the window [older, newer) misses the query's

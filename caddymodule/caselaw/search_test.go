@@ -285,7 +285,7 @@ func TestDateOrderPagesLikeOneFullSort(t *testing.T) {
 		{Words: "vergunning", Sort: SortDate, Limit: 50, DateFrom: "2020-01-01", DateTo: "2024-06-30"},
 		{Words: "vergunning", Sort: SortDate, Limit: 50, DateTo: "2012-12-31"},
 		{Court: "Rechtbank Amsterdam", Limit: 100, Offset: 20},
-		{Words: "hof", Sort: SortDate, Limit: 100, Offset: MaxOffset}, // past the end
+		{Words: "hof", Sort: SortDate, Limit: 100, Offset: MaxDateOffset}, // past the end
 	} {
 		got := run(t, ix, q)
 		p, err := planQuery(q, ix.analyzers)
@@ -306,7 +306,7 @@ func TestDateOrderPagesLikeOneFullSort(t *testing.T) {
 		if !slices.Equal(eclis(got), wantIDs) || got.Total != want.Total {
 			t.Fatalf("%s: %d hits of %d, want %d of %d\n got %v\nwant %v", describe(q), len(got.Hits), got.Total, len(wantIDs), want.Total, eclis(got), wantIDs)
 		}
-		if q.Offset < MaxOffset && len(got.Hits) == 0 {
+		if q.Offset < MaxDateOffset && len(got.Hits) == 0 {
 			t.Fatalf("%s: no hits: the test proves nothing", describe(q))
 		}
 	}

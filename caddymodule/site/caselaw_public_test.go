@@ -76,7 +76,7 @@ func TestCaseLawFailureNamesNoInternals(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			dir := c.arrange(t, root)
-			h := loadBrokenCaseLawHouse(t, dir)
+			h := loadCaseLawHouse(t, dir, "all")
 			internals := []string{secretDirName, root, c.cause}
 
 			st := h.await(t, "the index's failure", func(st caselawStatusForTest) bool { return st.Error != "" })
@@ -149,21 +149,22 @@ func TestCaseLawFailureNamesNoInternals(t *testing.T) {
 // caselawStatusForTest is the part of /status.json's case-law index this
 // test reads.
 type caselawStatusForTest struct {
-	Error string `json:"error"`
+	Error     string `json:"error"`
+	Decisions uint64 `json:"decisions"`
 }
 
-type brokenCaseLawHouse struct{ base, admin, log string }
+type mcpCaseLawHouse struct{ base, admin, log string }
 
-// loadBrokenCaseLawHouse runs a site, the Rechtspraak route and an MCP
-// connector over the case-law index in dir, with the admin API on and the
-// log in a file.
-func loadBrokenCaseLawHouse(t *testing.T, dir string) brokenCaseLawHouse {
+// loadCaseLawHouse runs a site, the Rechtspraak route and an MCP
+// connector over the case-law index in dir, harvesting since, with the
+// admin API on and the log in a file.
+func loadCaseLawHouse(t *testing.T, dir, since string) mcpCaseLawHouse {
 	t.Helper()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	emu := httptest.NewServer(rechtspraak.New(rechtspraak.Config{Seed: 1, Now: func() time.Time { return at }}))
 	t.Cleanup(emu.Close)
 	port, adminPort := testproc.FreePort(t), testproc.FreePort(t)
-	h := brokenCaseLawHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort),
+	h := mcpCaseLawHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort),
 		log: filepath.Join(t.TempDir(), "caddy.log")}
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin 127.0.0.1:%d
@@ -175,7 +176,7 @@ func loadBrokenCaseLawHouse(t *testing.T, dir string) brokenCaseLawHouse {
 	besluitbron {
 		allow_private 127.0.0.1/8
 		caselaw {
-			since all
+			since %s
 			dir %s
 		}
 		platform rechtspraak {
@@ -201,12 +202,12 @@ http://:%d {
 		deadline 1m
 	}
 }
-`, adminPort, h.log, dir, emu.URL, port))
+`, adminPort, h.log, since, dir, emu.URL, port))
 	return h
 }
 
 // await polls /status.json until ok says so: an event, with a bound.
-func (h brokenCaseLawHouse) await(t *testing.T, what string, ok func(caselawStatusForTest) bool) caselawStatusForTest {
+func (h mcpCaseLawHouse) await(t *testing.T, what string, ok func(caselawStatusForTest) bool) caselawStatusForTest {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -257,9 +258,15 @@ func connectMCP(t *testing.T, url string) *client.Client {
 	return c
 }
 
-// callMCPTool calls a tool and returns its text (and structured content)
-// and isError.
+// callMCPTool calls a tool and returns its text, then its structured
+// content as JSON, and isError.
 func callMCPTool(t *testing.T, c *client.Client, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	text, structured, isError := callMCPToolParts(t, c, name, args)
+	return text + structured, isError
+}
+
+func callMCPToolParts(t *testing.T, c *client.Client, name string, args map[string]any) (text, structured string, isError bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -275,7 +282,7 @@ func callMCPTool(t *testing.T, c *client.Client, name string, args map[string]an
 	}
 	if res.StructuredContent != nil {
 		js, _ := json.Marshal(res.StructuredContent)
-		sb.Write(js)
+		structured = string(js)
 	}
-	return sb.String(), res.IsError
+	return sb.String(), structured, res.IsError
 }
