@@ -58,6 +58,19 @@ func CheckLink(raw string) (link, dropped string) {
 	case u.User != nil:
 		return "", LinkHasUser
 	}
+	// Go keeps a query as written; a space in it would end the link where
+	// an assistant's text shows it.
+	if strings.IndexFunc(u.RawQuery, unicode.IsSpace) >= 0 {
+		var b strings.Builder
+		for _, r := range u.RawQuery {
+			if unicode.IsSpace(r) {
+				b.WriteString(url.PathEscape(string(r)))
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		u.RawQuery = b.String()
+	}
 	return u.String(), ""
 }
 

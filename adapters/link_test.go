@@ -2,8 +2,10 @@ package adapters
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 func TestCheckLink(t *testing.T) {
@@ -67,4 +69,37 @@ func TestDroppedLinkInJSON(t *testing.T) {
 	if b, _ := json.Marshal(d); !strings.Contains(string(b), `"source_url":"https://example.nl/x"`) || strings.Contains(string(b), "dropped") {
 		t.Fatal(string(b))
 	}
+}
+
+// FuzzCheckLink: whatever a platform writes, CheckLink keeps an absolute
+// http(s) URL with a host and no user, control or format character, which
+// it keeps again as it is; or it keeps nothing and says why (nothing only
+// for a blank link).
+func FuzzCheckLink(f *testing.F) {
+	for _, s := range []string{"https://zoek.officielebekendmakingen.nl/kst-26100-1.html", " JaVaScRiPt:alert(1)", "//x.nl/a",
+		"https://a@b.nl", "https://x.nl/\u202e", "http://[::1]:80/x", "https://x.nl/a b?c=d#e", "HTTP://X.NL", "https:x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		link, dropped := CheckLink(raw)
+		if link == "" {
+			if dropped == "" && strings.TrimSpace(raw) != "" {
+				t.Fatalf("%q dropped without a reason", raw)
+			}
+			return
+		}
+		if dropped != "" {
+			t.Fatalf("%q kept as %q and dropped", raw, link)
+		}
+		u, err := url.Parse(link)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			t.Fatalf("%q kept as %q", raw, link)
+		}
+		if strings.IndexFunc(link, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) }) >= 0 {
+			t.Fatalf("%q kept as %q, with a control, format or space character", raw, link)
+		}
+		if again, _ := CheckLink(link); again != link {
+			t.Fatalf("%q kept as %q, then as %q", raw, link, again)
+		}
+	})
 }
