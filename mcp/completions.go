@@ -254,9 +254,15 @@ func fold(s string) string {
 const completionRetry = time.Minute
 
 // memoised returns the list under key from the memo, else loads it (a
-// platform call through the route) unless a load failed within
-// completionRetry; ok is false when there is no list.
-func (c *connector) memoised(key string, load func() (any, error)) (any, bool) {
+// platform call through the route) unless the platform failed to give it
+// within completionRetry; ok is false when there is no list.
+//
+// The memo is the connector's, shared by every session, so only a
+// failure of the platform's own is remembered (platformFault): one
+// session's cancelled request, its deadline or its budget share running
+// out says nothing of the list, and must not empty the completions of
+// every other session for a minute.
+func (c *connector) memoised(ctx context.Context, key string, load func() (any, error)) (any, bool) {
 	now := c.now()
 	if v, ok := c.lists.Get(key, now); ok {
 		return v, true
@@ -266,21 +272,37 @@ func (c *connector) memoised(key string, load func() (any, error)) (any, bool) {
 	}
 	v, err := load()
 	if err != nil {
-		c.lists.Put("failed:"+key, now, now)
+		if platformFault(ctx, err) {
+			c.lists.Put("failed:"+key, now, now)
+		}
 		return nil, false
 	}
 	return v, true
 }
 
+// platformFault tells whether err, the failure of a call made for ctx,
+// came from the platform (it failed, refused, was missing or answered
+// in a form that did not parse) rather than from the caller: ctx ended
+// (a hang-up, the request's deadline), or BesluitBron's budget had no
+// room for this caller now.
+func platformFault(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, errNoOrigin) || errors.Is(err, errNotStored) {
+		return false
+	}
+	var re *adapters.RouteError
+	if errors.As(err, &re) {
+		return re.Kind != adapters.KindOverBudget
+	}
+	return true
+}
+
 // organisationChoices are OpenBesluitvorming's organisations (the
 // imported ones): by key, matched on key and name, or by name.
 func (c *connector) organisationChoices(ctx context.Context, byKey bool) []choice {
-	v, ok := c.memoised("obv:sources", func() (any, error) {
-		l, _, fail := c.obvSources(ctx) // keeps it in the memo
-		if fail != nil {
-			return nil, errCompletionList
-		}
-		return l, nil
+	v, ok := c.memoised(ctx, "obv:sources", func() (any, error) {
+		l, _, err := c.loadOBVSources(ctx) // keeps it in the memo
+		return l, err
 	})
 	if !ok {
 		return nil
@@ -303,7 +325,7 @@ func (c *connector) organisationChoices(ctx context.Context, byKey bool) []choic
 // on name and abbreviation (rechtspraak.List: the memo, else the route).
 func (c *connector) rechtspraakChoices(ctx context.Context, list string) []choice {
 	k := c.calls(ctx, platforms.Rechtspraak)
-	v, ok := c.memoised("rechtspraak:"+strings.ToLower(list), func() (any, error) {
+	v, ok := c.memoised(ctx, "rechtspraak:"+strings.ToLower(list), func() (any, error) {
 		return rechtspraak.List(&c.lists, c.now(), list, k.get)
 	})
 	if !ok {
@@ -324,7 +346,7 @@ func tkListKey(set string) string { return "tk:list:" + set }
 // abbreviation, which minutes print), matched on name and abbreviation.
 func (c *connector) tkChoices(ctx context.Context, set string, byAbbreviation bool) []choice {
 	k := c.calls(ctx, platforms.TK)
-	v, ok := c.memoised(tkListKey(set), func() (any, error) {
+	v, ok := c.memoised(ctx, tkListKey(set), func() (any, error) {
 		e, err := c.tkEntity(k, set)
 		if err != nil {
 			return nil, err
@@ -349,6 +371,3 @@ func (c *connector) tkChoices(ctx context.Context, set string, byAbbreviation bo
 	}
 	return out
 }
-
-// errCompletionList: a list a completion needed could not be had.
-var errCompletionList = errors.New("the list could not be read")

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
@@ -203,13 +205,29 @@ func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOu
 // obvSources returns the sources list, through the platform route (the
 // platform cache keeps it long) and memoised for argument checks.
 func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *subrequest.Answer, *mcpgo.CallToolResult) {
-	ans, fail := c.call(ctx, platforms.OBV, obv.SourcesRequest())
-	if fail != nil {
-		return nil, nil, fail
+	list, ans, err := c.loadOBVSources(ctx)
+	var pe *adapters.ParseError
+	switch {
+	case errors.As(err, &pe):
+		return nil, nil, parseFailed(platforms.OBV, pe.Err)
+	case err != nil:
+		return nil, nil, mcpgo.NewToolResultError(failureText(platforms.OBV, err))
+	}
+	return list, ans, nil
+}
+
+// loadOBVSources reads the sources list through the route and keeps it
+// in the memo; an answer that does not parse is an *adapters.ParseError,
+// a failed call the route's error (completions tell the two apart from
+// the caller's own failures: platformFault).
+func (c *connector) loadOBVSources(ctx context.Context) ([]obv.Source, *subrequest.Answer, error) {
+	ans, err := c.ask(ctx, platforms.OBV, obv.SourcesRequest())
+	if err != nil {
+		return nil, nil, err
 	}
 	list, err := obv.ParseSources(ans.Body)
 	if err != nil {
-		return nil, nil, parseFailed(platforms.OBV, err)
+		return nil, nil, &adapters.ParseError{Err: err}
 	}
 	c.lists.Put("obv:sources", list, c.now())
 	return list, ans, nil
