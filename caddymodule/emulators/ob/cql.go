@@ -59,6 +59,9 @@ type token struct {
 	kind tokKind
 	text string
 	pos  int
+	// lit marks the runes of a quoted term's text that a backslash made
+	// literal: an escaped * is the character, not a wildcard.
+	lit []bool
 }
 
 func tokenize(q string) ([]token, *diag) {
@@ -70,28 +73,30 @@ func tokenize(q string) ([]token, *diag) {
 		case unicode.IsSpace(c):
 			i++
 		case c == '(':
-			toks = append(toks, token{tLParen, "(", i})
+			toks = append(toks, token{kind: tLParen, text: "(", pos: i})
 			i++
 		case c == ')':
-			toks = append(toks, token{tRParen, ")", i})
+			toks = append(toks, token{kind: tRParen, text: ")", pos: i})
 			i++
 		case c == '/':
-			toks = append(toks, token{tSlash, "/", i})
+			toks = append(toks, token{kind: tSlash, text: "/", pos: i})
 			i++
 		case c == '=' || c == '<' || c == '>':
 			j := i + 1
 			if j < len(rs) && (rs[j] == '=' || (c == '<' && rs[j] == '>')) {
 				j++
 			}
-			toks = append(toks, token{tRel, string(rs[i:j]), i})
+			toks = append(toks, token{kind: tRel, text: string(rs[i:j]), pos: i})
 			i = j
 		case c == '"':
 			var b strings.Builder
+			var lit []bool
 			j := i + 1
 			closed := false
 			for j < len(rs) {
 				if rs[j] == '\\' && j+1 < len(rs) {
 					b.WriteRune(rs[j+1])
+					lit = append(lit, true)
 					j += 2
 					continue
 				}
@@ -101,12 +106,13 @@ func tokenize(q string) ([]token, *diag) {
 					break
 				}
 				b.WriteRune(rs[j])
+				lit = append(lit, false)
 				j++
 			}
 			if !closed {
 				return nil, diagf(10, "unterminated quoted term at position "+strconv.Itoa(i+1))
 			}
-			toks = append(toks, token{tQuoted, b.String(), i})
+			toks = append(toks, token{kind: tQuoted, text: b.String(), pos: i, lit: lit})
 			i = j
 		default:
 			// A word runs until whitespace, a parenthesis, a quote or a
@@ -117,11 +123,11 @@ func tokenize(q string) ([]token, *diag) {
 			for j < len(rs) && !unicode.IsSpace(rs[j]) && !strings.ContainsRune("()\"=<>", rs[j]) {
 				j++
 			}
-			toks = append(toks, token{tWord, string(rs[i:j]), i})
+			toks = append(toks, token{kind: tWord, text: string(rs[i:j]), pos: i})
 			i = j
 		}
 	}
-	toks = append(toks, token{tEOF, "", len(rs)})
+	toks = append(toks, token{kind: tEOF, text: "", pos: len(rs)})
 	return toks, nil
 }
 
@@ -138,6 +144,27 @@ type clause struct {
 	index    string // lowercased; "cql.serverchoice" for a bare term
 	relation string // =, ==, <>, <, >, <=, >=, any, all, exact
 	term     string
+	lit      []bool // as token.lit
+}
+
+// truncated tells whether the term ends in a wildcard: an unescaped *.
+func (c *clause) truncated() bool {
+	r := []rune(c.term)
+	n := len(r) - 1
+	return n >= 0 && r[n] == '*' && !(n < len(c.lit) && c.lit[n])
+}
+
+// words is the term in lower case for the word relations, an escaped *
+// (a character of the text, which no word holds) made a space.
+func (c *clause) words() string {
+	r := []rune(c.term)
+	for i := range r {
+		r[i] = unicode.ToLower(r[i])
+		if r[i] == '*' && i < len(c.lit) && c.lit[i] {
+			r[i] = ' '
+		}
+	}
+	return string(r)
 }
 
 func (*boolNode) isNode() {}
@@ -297,7 +324,7 @@ func (p *parser) clause() (node, *diag) {
 		if t.kind == tWord && isReserved(t.text) {
 			return nil, diagf(10, fmt.Sprintf("unexpected %q at position %d", t.text, t.pos+1))
 		}
-		return &clause{index: "cql.serverchoice", relation: "=", term: t.text}, nil
+		return &clause{index: "cql.serverchoice", relation: "=", term: t.text, lit: t.lit}, nil
 	}
 	if t.kind == tQuoted {
 		return nil, diagf(10, "an index name cannot be quoted")
@@ -314,7 +341,7 @@ func (p *parser) clause() (node, *diag) {
 	if _, ok := indexes[idx]; !ok {
 		return nil, diagf(16, t.text)
 	}
-	c := &clause{index: idx, relation: rel, term: term.text}
+	c := &clause{index: idx, relation: rel, term: term.text, lit: term.lit}
 	if def := indexes[idx]; def.date && c.relation != "any" && c.relation != "all" {
 		if _, err := time.Parse(time.DateOnly, c.term); err != nil && !isYear(c.term) {
 			return nil, diagf(36, c.term)
@@ -406,7 +433,7 @@ func compileClause(c *clause) func(*pub) bool {
 	term := strings.ToLower(c.term)
 	switch c.relation {
 	case "==", "exact":
-		if strings.HasSuffix(term, "*") {
+		if c.truncated() {
 			pre := strings.TrimSuffix(term, "*")
 			return func(p *pub) bool { return strings.HasPrefix(strings.ToLower(def.get(p)), pre) }
 		}
@@ -425,7 +452,7 @@ func compileClause(c *clause) func(*pub) bool {
 			return compareRel(c.relation, cmp(v, term, def.num))
 		}
 	case "any", "all":
-		words := tokens(term)
+		words := tokens(c.words())
 		if len(words) == 0 {
 			return func(*pub) bool { return false }
 		}
@@ -447,7 +474,7 @@ func compileClause(c *clause) func(*pub) bool {
 		if def.date {
 			return func(p *pub) bool { return strings.HasPrefix(def.get(p), term) }
 		}
-		words := tokens(term)
+		words := tokens(c.words())
 		if len(words) == 0 {
 			return func(*pub) bool { return false }
 		}

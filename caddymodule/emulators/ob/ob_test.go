@@ -340,6 +340,17 @@ func TestCQLSemantics(t *testing.T) {
 	if n := count(t, h, "dt.identifier==stb-2024-*"); n != count(t, h, "c.content-area==officielepublicaties/stb/2024") {
 		t.Errorf("wildcard: %d", n)
 	}
+	// An escaped * is the character (what the adapter sends for a word a
+	// user typed with one: adapters/koopsru.Term), no wildcard.
+	if n, all := count(t, h, `dt.identifier=="stb-2024-\*"`), count(t, h, `dt.identifier=="stb-2024-*"`); n != 0 || all == 0 {
+		t.Errorf("escaped wildcard in ==: %d (unescaped %d)", n, all)
+	}
+	if n, w := count(t, h, `cql.textAndIndexes="asbes\*"`), count(t, h, `cql.textAndIndexes="asbes*"`); n != 0 || w == 0 {
+		t.Errorf("escaped wildcard in a word: %d (unescaped %d)", n, w)
+	}
+	if n := count(t, h, `cql.textAndIndexes="asbest\*"`); n != count(t, h, "asbest") {
+		t.Errorf("asbest and a literal *: %d", n)
+	}
 	if n := count(t, h, "asbest"); n == 0 {
 		t.Error("serverChoice found nothing")
 	}
