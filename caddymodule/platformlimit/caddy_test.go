@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	obvemu "github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
@@ -55,21 +56,24 @@ func adminStatus(t *testing.T, admin int, platform string) Status {
 // (its RateLimit headers and a 429) acting on the budget.
 func TestThroughCaddyAgainstOBVEmulator(t *testing.T) {
 	clk := withFakeClock(t)
-	port, emu, admin := testproc.FreePort(t), testproc.FreePort(t), testproc.FreePort(t)
+	// The emulator's bucket runs on the same fake clock as ours: on real
+	// time it refilled a unit whenever the machine was slow between the
+	// drain below and the request that must meet the drained bucket.
+	emulator := httptest.NewServer(obvemu.New(obvemu.Config{Now: clk.Now}))
+	t.Cleanup(emulator.Close)
+	emu := strings.TrimPrefix(emulator.URL, "http://127.0.0.1:")
+	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 	metrics
 }
 http://127.0.0.1:%d {
-	besluitbron_emulator obv
-}
-http://127.0.0.1:%d {
 	route /platforms/obv/* {
 		uri strip_prefix /platforms/obv
 		platform_limit obv
-		reverse_proxy 127.0.0.1:%d
+		reverse_proxy 127.0.0.1:%s
 	}
-}`, admin, emu, port, emu))
+}`, admin, port, emu))
 	base := fmt.Sprintf("http://127.0.0.1:%d/platforms/obv", port)
 
 	// Ten searches of limit=100 (5 units each) from two sessions: 50 units.
@@ -104,7 +108,7 @@ http://127.0.0.1:%d {
 	// Someone else on our address drains the platform behind our back: the
 	// platform's 429 pauses our budget for its Retry-After.
 	for i := 0; i < 100; i++ {
-		if resp, _ := get(t, fmt.Sprintf("http://127.0.0.1:%d/api/sources", emu)); resp.StatusCode == 429 {
+		if resp, _ := get(t, emulator.URL+"/api/sources"); resp.StatusCode == 429 {
 			break
 		}
 	}
