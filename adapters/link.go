@@ -42,9 +42,7 @@ func CheckLink(raw string) (link, dropped string) {
 		return "", ""
 	case len(s) > MaxLinkLen:
 		return "", LinkTooLong
-	case strings.IndexFunc(s, func(r rune) bool {
-		return r == unicode.ReplacementChar || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
-	}) >= 0:
+	case strings.IndexFunc(s, controlOrFormat) >= 0:
 		return "", LinkHasControl
 	}
 	u, err := url.Parse(s)
@@ -81,3 +79,13 @@ func (h *Hit) SetURL(raw string) { h.URL, h.URLDropped = CheckLink(raw) }
 // SetURL sets the document's link to raw when CheckLink keeps it, and
 // says otherwise why it was dropped.
 func (d *Document) SetURL(raw string) { d.URL, d.URLDropped = CheckLink(raw) }
+
+// controlOrFormat tells the characters no link holds: control and format
+// characters, and bytes that are no UTF-8; an ASCII link is decided
+// without Unicode's tables.
+func controlOrFormat(r rune) bool {
+	if r < 0x80 {
+		return r < 0x20 || r == 0x7f
+	}
+	return r == unicode.ReplacementChar || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}

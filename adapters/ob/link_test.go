@@ -56,3 +56,30 @@ func TestHostileLinks(t *testing.T) {
 		t.Fatalf("%+v %v", d, err)
 	}
 }
+
+// What checking a link costs beside parsing the search record it comes
+// from (docs/benchmarks.md, issue 31): one real record, and CheckLink of
+// its preferredUrl and two file links, as ParseSearch and fetch check them.
+func BenchmarkLinkCheck(b *testing.B) {
+	rec := string(fixture.Read(b, "ob", "sru-record-gmb.fragment.xml"))
+	body := []byte(`<searchRetrieveResponse><numberOfRecords>1</numberOfRecords><records>` + rec + `</records></searchRetrieveResponse>`)
+	links := []string{"https://zoek.officielebekendmakingen.nl/gmb-2023-174296.html",
+		"https://repository.overheid.nl/frbr/officielepublicaties/gmb/2023/gmb-2023-174296/1/pdf/gmb-2023-174296.pdf",
+		"https://repository.overheid.nl/frbr/officielepublicaties/gmb/2023/gmb-2023-174296/1/html/gmb-2023-174296.html"}
+	b.Run("parse_record", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := ParseSearch(body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("check_3_links", func(b *testing.B) {
+		for b.Loop() {
+			for _, l := range links {
+				if k, _ := adapters.CheckLink(l); k == "" {
+					b.Fatal(l)
+				}
+			}
+		}
+	})
+}
