@@ -287,7 +287,7 @@ func (c *connector) memoised(ctx context.Context, key string, load func() (any, 
 // room for this caller now.
 func platformFault(ctx context.Context, err error) bool {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, errNoOrigin) || errors.Is(err, errNotStored) {
+		errors.Is(err, errNoOrigin) {
 		return false
 	}
 	var re *adapters.RouteError

@@ -30,7 +30,7 @@ func TestCompletionsRememberOnlyPlatformFailures(t *testing.T) {
 		{"the caller's context ended, whatever the error says", cancelled, &adapters.RouteError{Kind: adapters.KindUnavailable, Status: 502}, false},
 		{"the request's deadline", live, &adapters.UnreachedError{Err: context.DeadlineExceeded}, false},
 		{"this caller's budget share", live, &adapters.RouteError{Kind: adapters.KindOverBudget, Status: 429, RetryAfter: 30, RetryKnown: true}, false},
-		{"a fast-path call that found no stored answer", live, errNotStored, false},
+		{"no Caddy server to ask", live, errNoOrigin, false},
 		{"the platform failed", live, &adapters.RouteError{Kind: adapters.KindUnavailable, Status: 503}, true},
 		{"the platform limited us", live, &adapters.RouteError{Kind: adapters.KindRateLimited, Status: 429}, true},
 		{"the list is not there", live, &adapters.RouteError{Kind: adapters.KindNotFound, Status: 404}, true},
