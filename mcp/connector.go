@@ -60,6 +60,7 @@ type connector struct {
 	health health
 	lists  adapters.Memo
 	search atomic.Pointer[engineSlot] // search_all's engine for the current settings
+	fast   *fastPath                  // cached tools/call answered beside mcp-go (fastpath.go)
 	// now is the clock of the tools (health, list memos, snapshots):
 	// time.Now, or a test's own.
 	now func() time.Time
@@ -70,7 +71,12 @@ type connector struct {
 // (Handler.checkHostOrigin), since Caddy does the host routing.
 func newConnector(name string, idle time.Duration, reg *session.Registry) *connector {
 	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name, ttl: idle}, now: time.Now}
+	c.fast = newFastPath(c, "besluitbron-"+name, version.Current(), idle)
+	// The fast path runs tool handlers beside mcp-go, without mcp-go's
+	// hooks: hooks on tool calls (AddBeforeCallTool, AddAfterCallTool,
+	// AddOnError) would not see its calls, so none are set.
 	hooks := &server.Hooks{}
+	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { c.fast.forget(s.SessionID()) })
 	hooks.AddAfterReadResource(func(ctx context.Context, _ any, _ *mcpgo.ReadResourceRequest, r *mcpgo.ReadResourceResult) {
 		if o := outcomeOf(ctx); o != nil && r != nil {
 			o.hints(r)
@@ -104,7 +110,9 @@ const instructions = `BesluitBron answers questions about Dutch public decision-
 func (c *connector) configure(s settings) {
 	s.surfaces = registry.Surfaces(s.adapterSettings())
 	c.cfg.Store(&s)
-	c.mcp.SetTools(c.toolsFor(s.platforms)...)
+	tools := c.toolsFor(s.platforms)
+	c.mcp.SetTools(tools...)
+	c.fast.setTools(tools)
 	c.mcp.SetResourceTemplates(c.resourcesFor(&s)...)
 	c.mcp.SetResources(c.listsFor(&s)...)
 	c.mcp.SetPrompts(c.promptsFor(s.platforms)...)

@@ -285,6 +285,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	if h.conn.refuseUnknownSession(w, r) {
 		return nil
 	}
+	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	o := subrequest.Origin{Server: srv, Host: r.Host, RemoteAddr: clientRemoteAddr(r), Key: h.conn.ids.reg.Key(r)}
+	if k := h.conn.settings().laadstatus; k != nil && srv != nil {
+		k.Seen(srv, r.Host)
+	}
+	r = r.WithContext(subrequest.WithOrigin(r.Context(), o))
 	var readID json.RawMessage
 	var readURI string
 	if r.Method == http.MethodPost {
@@ -295,6 +301,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 		}
 		if over {
 			writeTooLarge(w, h.MaxBodyBytes)
+			return nil
+		}
+		// A cached tools/call it fully recognises is answered here;
+		// anything else goes on to mcp-go untouched (fastpath.go).
+		if h.conn.fast.serve(w, r, body) {
 			return nil
 		}
 		var uri, method string
@@ -313,12 +324,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 			}
 		}
 	}
-	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	o := subrequest.Origin{Server: srv, Host: r.Host, RemoteAddr: clientRemoteAddr(r), Key: h.conn.ids.reg.Key(r)}
-	if k := h.conn.settings().laadstatus; k != nil && srv != nil {
-		k.Seen(srv, r.Host)
-	}
-	r = r.WithContext(subrequest.WithOrigin(r.Context(), o))
 	if readID != nil {
 		ctx, outcome := withOutcome(r.Context())
 		rw := newHeldWriter(flushWriter{w})

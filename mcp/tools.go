@@ -13,6 +13,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 )
@@ -130,6 +131,18 @@ func (c *connector) ask(ctx context.Context, platform string, req adapters.Reque
 		return nil, errNoOrigin
 	}
 	a, err := subrequest.Do(ctx, o, platform, req)
+	if so := storedOnlyOf(ctx); so != nil && a != nil {
+		// A fast-path call (fastpath.go): the cache's 504 for an answer
+		// it does not hold is no platform failure, and is kept out of
+		// the health; the call goes to mcp-go, which asks again.
+		if a.Status == http.StatusGatewayTimeout && subrequest.CacheDetail(a.Cache) == cache.DetailNotStored {
+			so.missed.Store(true)
+			return nil, errNotStored
+		}
+		if a.Cache == "" {
+			so.uncached.Store(true)
+		}
+	}
 	if re := c.observe(platform, a, err); re != nil {
 		return nil, re
 	}
@@ -157,6 +170,9 @@ func (c *connector) observe(platform string, a *subrequest.Answer, err error) *a
 	c.health.record(platform, a, "", 0, now)
 	return nil
 }
+
+// errNotStored: a fast-path call's platform answer is not in the cache.
+var errNotStored = errors.New("the platform's answer is not in BesluitBron's cache")
 
 // errNoOrigin: a tool call reached the tools without the Caddy server
 // that serves the platform routes.

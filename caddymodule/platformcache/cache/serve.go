@@ -95,6 +95,9 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 		return canonical.ErrBodyOnRead(r.Method)
 	}
 	if reason := bypassReason(r, pol); reason != "" {
+		if StoredOnly(r.Context()) {
+			return notStored(w)
+		}
 		return s.passBy(w, r, pol, next, reason)
 	}
 	// Conditional requests: the platform is asked for the whole answer
@@ -152,6 +155,9 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 			return s.writeEntry(w, r, inm, e, now, revalidateStatus(ttlSeconds(e.Expires.Sub(now))), "")
 		}
 		stale = e
+	}
+	if StoredOnly(r.Context()) {
+		return notStored(w) // no platform request, no budget, no miss counted
 	}
 	if r.Method == http.MethodHead {
 		return s.passBy(w, r, pol, next, "head-miss")
