@@ -42,6 +42,7 @@ func TestFigureDatePaging(t *testing.T) {
 	if c := count(t, ix); c != uint64(n) {
 		t.Fatalf("index holds %d decisions, want %d", c, n)
 	}
+	settle(t, ix) // merges a resumed build left
 	warm(t, ix)
 
 	queries := []Query{

@@ -10,7 +10,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 )
 
 // Result is one page of a search.
@@ -92,10 +91,11 @@ var dateWindows = []int{1, 3, 7, 15}
 // order). The count and the windows are separate searches: a batch stored
 // between them can make the total differ from the pages by that batch.
 //
-// A page after a cursor (p.after) reads no window newer than the cursor's
-// day, and the rest only from that day down, skipping the day's decisions
-// up to the cursor's with bleve's search_after (cursor.go). Each page asks
-// one hit more than it shows: that one says whether a next page exists.
+// A page after a cursor (p.after) counts its windows back from the
+// cursor's day instead of today, reads only from that day down, and skips
+// the day's decisions up to the cursor's with bleve's search_after
+// (cursor.go). Each page asks one hit more than it shows: that one says
+// whether a next page exists.
 func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, string, error) {
 	count := bleve.NewSearchRequestOptions(p.boolean(), 0, 0, false)
 	count.Score = "none"
@@ -106,15 +106,17 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 	total := res.Total
 	skip, need := p.offset, p.limit+1
 	upTo := p.to // the newest day a hit can have
-	var fromCursor []query.Query
-	if p.after != nil {
-		if upTo.IsZero() || p.after.date.Before(upTo) {
-			upTo = p.after.date
-		}
-		fromCursor = []query.Query{dateRange(time.Time{}, p.after.date.AddDate(0, 0, 1))}
+	if p.after != nil && (upTo.IsZero() || p.after.date.Before(upTo)) {
+		upTo = p.after.date
 	}
 	var hits search.DocumentMatchCollection
-	now := time.Now().UTC()
+	now := time.Now().UTC() // the windows count back from here
+	if p.after != nil {
+		// From the cursor's day instead: the page after it sorts a year
+		// of matches, as a first page does, not the wider windows of
+		// older years it may lie in.
+		now = p.after.date.AddDate(0, 0, 1)
+	}
 	newer := time.Time{} // the window's upper bound: open for the first
 	for n := 0; n <= len(dateWindows) && need > 0 && uint64(skip) < total; n++ {
 		older := time.Time{}
@@ -126,7 +128,13 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 		if outside(from, to, p.from, upTo) {
 			continue
 		}
-		req := bleve.NewSearchRequestOptions(p.boolean(append(fromCursor, dateRange(from, to))...), need, skip, false)
+		if p.after != nil && to.IsZero() {
+			// The newest window ends with the cursor's day: one range, as
+			// narrow as a first page's (a second, open range beside it
+			// would walk the terms of every older date).
+			to = now
+		}
+		req := bleve.NewSearchRequestOptions(p.boolean(dateRange(from, to)), need, skip, false)
 		req.Fields = hitFields
 		// Many rulings share a day: the id breaks the tie, so every
 		// window, page and full sort agree on one order (without it,
