@@ -157,6 +157,12 @@ type Probe struct {
 	Documented []byte
 	DocSource  string
 	Ext        string // the extension a saved answer gets
+	// Absent reads an answer that holds none of what was asked (a lookup
+	// of one record that found none); nil when any answer holds it. Such
+	// an answer is reported as not found, with AbsentHint saying what to
+	// ask instead, never as a shape that is not as expected.
+	Absent     func(body []byte) bool
+	AbsentHint string
 }
 
 // Sample is a real payload file a probe's answer is held against, with

@@ -112,5 +112,8 @@ func probe(cfg adapters.ProbeConfig) (adapters.Probe, error) {
 	return adapters.Probe{Name: "record", Request: r, Ext: "xml", Samples: []adapters.Sample{
 		{File: "sru-record-gmb.fragment.xml", IgnoreNamespaces: true, Anywhere: true},
 		{File: "sru-enricheddata.fragment.xml", IgnoreNamespaces: true, Anywhere: true},
-	}}, err
+	}, Absent: func(body []byte) bool {
+		page, _, err := ParseSearch(body)
+		return err == nil && page.Total == 0
+	}, AbsentHint: "pick another publication with -ob-id"}, err
 }

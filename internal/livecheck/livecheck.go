@@ -208,6 +208,12 @@ func check(ctx context.Context, o Options, p Probe, samples [][]byte) Result {
 		r.Error = fmt.Sprintf("answer larger than %d bytes: not a one-row answer", MaxBody)
 		return r
 	}
+	if p.Absent != nil && p.Absent(b) {
+		// Nothing to hold against the samples: the platform answered
+		// that it has no such record.
+		r.Error = "not found: the platform holds no such record; " + p.AbsentHint
+		return r
+	}
 	compare(&r, p, samples)
 	return r
 }

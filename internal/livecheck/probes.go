@@ -36,6 +36,10 @@ type Probe struct {
 	DocSource  string
 	// Ext is the file extension a saved answer gets.
 	Ext string
+	// Absent and AbsentHint as adapters.Probe's: an answer without the
+	// record asked is "not found", not a shape failure.
+	Absent     func(body []byte) bool
+	AbsentHint string
 }
 
 // Basis says what the answer's shape is checked against.
@@ -86,7 +90,7 @@ func Probes(cfg Config) ([]Probe, error) {
 			return nil, fmt.Errorf("platform %s: %v", k, err)
 		}
 		ps = append(ps, Probe{Platform: k, Name: p.Name, Request: p.Request, Samples: samples(p.Samples),
-			Documented: p.Documented, DocSource: p.DocSource, Ext: p.Ext})
+			Documented: p.Documented, DocSource: p.DocSource, Ext: p.Ext, Absent: p.Absent, AbsentHint: p.AbsentHint})
 	}
 	return ps, nil
 }

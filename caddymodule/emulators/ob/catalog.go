@@ -142,6 +142,12 @@ func buildCatalog(seed int64, now time.Time) *catalog {
 		byType[o.Type] = append(byType[o.Type], o)
 	}
 	for ki := range kinds {
+		// The real record first: a generated one of the same id gives way.
+		if k := &kinds[ki]; k.code == "gmb" && first <= 2023 && 2023 <= last {
+			c.add(sampleRecord(k))
+		}
+	}
+	for ki := range kinds {
 		k := &kinds[ki]
 		for y := first; y <= last; y++ {
 			if k.firstYear != 0 && y < k.firstYear {
