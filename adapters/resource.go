@@ -42,6 +42,9 @@ const PageVar = "page"
 // left out, as RFC 6570 says. It fails only on a template that does not
 // parse, which the platforms' tests rule out.
 func ExpandURI(template string, vars map[string]string) (string, error) {
+	if u, ok := expandSimple(template, vars); ok {
+		return u, nil
+	}
 	t, err := parsedTemplate(template)
 	if err != nil {
 		return "", err
