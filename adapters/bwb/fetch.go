@@ -105,8 +105,9 @@ func Fetch(get func(adapters.Request) ([]byte, error), p FetchParams, today stri
 // read cuts the part p asks for out of version v's toestand t.
 func read(t *Toestand, v Version, p FetchParams) (Law, error) {
 	law := Law{Version: v, Publications: t.Publications()}
-	d := adapters.Document{ID: t.ID, Type: t.Kind, Title: t.Title, Date: v.From, URL: PageURL(t.ID, v.From),
+	d := adapters.Document{ID: t.ID, Type: t.Kind, Title: t.Title, Date: v.From,
 		Meta: map[string]string{"version": v.Label, "in_force_from": v.From, "in_force_until": v.Until}}
+	d.SetURL(PageURL(t.ID, v.From)) // the version's date is the answer's
 	pubs := law.Publications
 	switch {
 	case p.Article != "":

@@ -110,7 +110,8 @@ func ParseSearch(body []byte) (adapters.Page, error) {
 		}
 		seen[id] = true
 		h := adapters.Hit{ID: id, Type: strings.TrimSpace(k.Type), Title: adapters.Cut(adapters.Squash(k.Title), 500),
-			Date: strings.TrimSpace(r.Meta.IPM.From), Source: adapters.Squash(k.Authority), URL: PageURL(id, "")}
+			Date: strings.TrimSpace(r.Meta.IPM.From), Source: adapters.Squash(k.Authority)}
+		h.SetURL(PageURL(id, ""))
 		h.Citation = Citation(h.Title, "", "", "")
 		var snip []string
 		if from := strings.TrimSpace(r.Meta.IPM.From); from != "" {

@@ -194,7 +194,9 @@ func ParseSearch(body []byte, p SearchParams) (adapters.Page, error) {
 		}
 		h.SetURL(href)
 		if h.URL == "" && h.ID != "" {
-			h.URL = DocumentURL(h.ID)
+			// The page built from the ECLI, itself checked, keeps the
+			// reason the answer's own link was dropped.
+			h.URL, _ = adapters.CheckLink(DocumentURL(h.ID))
 		}
 		h.Type = HitType(h.ID, p.Type)
 		h.Citation = Citation(h.ID, h.Source, h.Date)
@@ -285,7 +287,7 @@ func ParseContent(body []byte) (adapters.Document, error) {
 		return adapters.Document{}, fmt.Errorf("Rechtspraak document has no identifier")
 	}
 	d.Title = strings.TrimSpace(strings.Join([]string{d.ID, d.Source, d.Date}, ", "))
-	d.URL = DocumentURL(d.ID)
+	d.SetURL(DocumentURL(d.ID))
 	d.Citation = Citation(d.ID, d.Source, d.Date)
 	d.References = references(body)
 	summary, err := adapters.XMLText(body, []string{"inhoudsindicatie"}, blocks)

@@ -316,7 +316,9 @@ func (d document) hit() adapters.Hit {
 		h.Snippet = adapters.Snippet(d.Titel, adapters.SnippetLen)
 	}
 	if d.ID != "" {
-		h.URL = ResourceURL(d.ID)
+		// The id is the answer's: a link built from it is held to the
+		// same check as a link the answer gives.
+		h.SetURL(ResourceURL(d.ID))
 	}
 	return h
 }
