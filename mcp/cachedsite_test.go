@@ -32,12 +32,22 @@ func cachedKeys() []string { return platforms.Keys() }
 // connector alles; it returns the connector's URL.
 func cachedSite(t testing.TB) string {
 	t.Helper()
+	url, _ := cachedSiteEmulators(t)
+	return url
+}
+
+// cachedSiteEmulators is cachedSite, and each platform's emulator base URL
+// (for its request counts, testproc.EmulatorRequests).
+func cachedSiteEmulators(t testing.TB) (string, map[string]string) {
+	t.Helper()
+	emulators := map[string]string{}
 	dir := t.TempDir()
 	port := testproc.FreePort(t)
 	var emus, bases, rts strings.Builder
 	for _, k := range cachedKeys() {
 		p := testproc.FreePort(t)
 		up := fmt.Sprintf("127.0.0.1:%d", p)
+		emulators[k] = "http://" + up
 		fmt.Fprintf(&bases, "\t\tplatform %s {\n\t\t\tbase_url http://%s\n\t\t}\n", k, up)
 		fmt.Fprintf(&emus, "http://:%d {\n\tbesluitbron_emulator %s\n}\n", p, k)
 		fmt.Fprintf(&rts, "\troute /platforms/%s/* {\n\t\turi strip_prefix /platforms/%s\n\t\tplatform_cache %s {\n\t\t\tdir %s\n\t\t}\n\t\treverse_proxy %s {\n\t\t\theader_up Host {upstream_hostport}\n\t\t}\n\t}\n",
@@ -63,7 +73,7 @@ http://:%d {
 }
 `, bases.String(), emus.String(), port, rts.String(), strings.Join(cachedKeys(), " "))
 	testcaddy.Load(t, site)
-	return fmt.Sprintf("http://127.0.0.1:%d/mcp/alles", port)
+	return fmt.Sprintf("http://127.0.0.1:%d/mcp/alles", port), emulators
 }
 
 // toolCall is one tools/call of the corpus.

@@ -90,14 +90,22 @@ func (call *fastCall) parseMeta(raw json.RawMessage) bool {
 				return false
 			}
 		case mcpgo.MetaKeyClientCapabilities:
-			var caps mcpgo.ClientCapabilities
-			if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &caps) != nil {
+			// mcp-go refuses capabilities that do not decode (-32602);
+			// {} always does, and is what most clients send.
+			if len(v) == 0 || v[0] != '{' {
 				return false
+			}
+			if string(v) != "{}" {
+				var caps mcpgo.ClientCapabilities
+				if json.Unmarshal(v, &caps) != nil {
+					return false
+				}
 			}
 			call.hasCaps = true
 		case mcpgo.MetaKeyClientInfo:
-			var info mcpgo.Implementation
-			if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &info) != nil {
+			// mcp-go reads a client's identity that does not decode as
+			// none, which changes no answer.
+			if len(v) == 0 || v[0] != '{' {
 				return false
 			}
 		default:

@@ -71,6 +71,7 @@ type fastPath struct {
 
 // fastTool is one tool the fast path may run.
 type fastTool struct {
+	tool    mcpgo.Tool
 	handler server.ToolHandlerFunc
 }
 
@@ -96,7 +97,7 @@ func (f *fastPath) setTools(tools []server.ServerTool) {
 		if fastIneligible[t.Tool.Name] || len(mcpgo.ExtractParamHeaderBindings(&t.Tool)) > 0 {
 			continue
 		}
-		m[t.Tool.Name] = fastTool{handler: t.Handler}
+		m[t.Tool.Name] = fastTool{tool: t.Tool, handler: t.Handler}
 	}
 	f.tools.Store(&m)
 }
@@ -119,6 +120,9 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 	if !ok {
 		return false
 	}
+	if fastCosts.decodes {
+		mcpgoDecodes(body)
+	}
 	tools := f.tools.Load()
 	if tools == nil {
 		return false
@@ -130,6 +134,9 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 	}
 	if _, uncached := f.uncachedTools.Load(call.name); uncached {
 		return false
+	}
+	if fastCosts.bindings {
+		_ = mcpgo.ExtractParamHeaderBindings(&tool.tool)
 	}
 	if !f.eraAllows(r, &call) {
 		return false
@@ -222,6 +229,9 @@ func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall) (res *mcp
 	req.Method = string(mcpgo.MethodToolsCall)
 	req.Params.Name = call.name
 	req.Params.Arguments = args
+	if fastCosts.session {
+		defer mcpgoSession()()
+	}
 	defer func() {
 		// mcp-go recovers a handler's panic (WithRecovery) into its own
 		// error answer: hand the request to it.
@@ -269,7 +279,7 @@ func (f *fastPath) write(w http.ResponseWriter, call *fastCall, res *mcpgo.CallT
 		buf.Write(f.serverInfo)
 		buf.WriteString(`,"resultType":"complete",`)
 	}
-	if !writeResultBody(buf, res) {
+	if fastCosts.mapEncode || !writeResultBody(buf, res) {
 		// Content this writer does not know: encode as mcp-go does.
 		buf.Reset()
 		if call.modern {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // The fast path held to mcp-go (issue 33 point 2): every request of a
@@ -292,4 +294,44 @@ func openSession(t testing.TB, url string) string {
 	postRaw(t, &http.Client{}, url, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
 		map[string]string{"Mcp-Session-Id": id, mcpgo.HeaderProtocolVersion: mcpgo.ProtocolVersion20251125})
 	return id
+}
+
+// TestFastPathMissCostsOnePlatformRequest: a call whose platform answer is
+// not in the cache goes to mcp-go, and the fast path's stored-only try
+// asks the platform nothing: the platform sees one request, the answer is
+// mcp-go's (from_cache false) and the connector's health counts no failure;
+// the same call again is the fast path's, from the cache, with no request.
+func TestFastPathMissCostsOnePlatformRequest(t *testing.T) {
+	base, emulators := cachedSiteEmulators(t)
+	f := pooled(t, "alles").fast
+	hc := &http.Client{}
+	requests := func() int64 { return testproc.EmulatorRequests(t, emulators["rechtspraak"]) }
+	call := func(id int) (map[string]any, int64) {
+		t.Helper()
+		served := f.served.Load()
+		body, hdr := rawToolCall(rawEra{modern: true}, id, "rechtspraak_lists", map[string]any{"list": "Rechtsgebieden"})
+		resp, b := postRaw(t, hc, base, body, hdr)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("HTTP %d: %s", resp.StatusCode, b)
+		}
+		var reply struct {
+			Result mcpgo.CallToolResult `json:"result"`
+		}
+		if err := json.Unmarshal(b, &reply); err != nil || reply.Result.IsError || len(reply.Result.Content) == 0 {
+			t.Fatalf("reply: %v %s", err, b)
+		}
+		return decodeResult(t, reply.Result.Content[0].(mcpgo.TextContent).Text), f.served.Load() - served
+	}
+	before := requests()
+	first, byFast := call(1)
+	if n := requests() - before; n != 1 || first["from_cache"] != false || byFast != 0 {
+		t.Fatalf("a miss: %d platform requests (want 1), from_cache %v, %d answered by the fast path (want 0)", n, first["from_cache"], byFast)
+	}
+	second, byFast := call(2)
+	if n := requests() - before; n != 1 || second["from_cache"] != true || byFast != 1 {
+		t.Fatalf("the hit after it: %d platform requests in all (want 1), from_cache %v, %d answered by the fast path (want 1)", n, second["from_cache"], byFast)
+	}
+	if h := pooled(t, "alles").health.get("rechtspraak"); h.State != "ok" || h.Errors != 0 {
+		t.Fatalf("health after a stored-only miss: %+v", h)
+	}
 }

@@ -179,18 +179,27 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 	}
 }
 
-// hitpathVariants are the tool call with the levers of issue 23 on
-// ("tool"), all off ("tool-before"), and each one off alone, for before,
-// after and each lever's share in one run.
+// hitpathVariants are the tool call through the fast path of issue 33
+// ("tool"), through mcp-go with issue 23's levers on ("tool-mcpgo") and
+// all off ("tool-before"), each of those levers off alone, and the fast
+// path with one of mcp-go's per-call costs added back (fastCosts: what
+// each upstream proposal would save), all in one run.
 var hitpathVariants = []struct {
 	name                              string
+	mcpgo                             bool // the fast path is off
 	parseCache, encodeOnce, rawSchema bool // the lever is off
+	decodes, bindings, session, enc   bool // fastCosts
 }{
 	{name: "tool"},
-	{name: "tool-before", parseCache: true, encodeOnce: true, rawSchema: true},
-	{name: "tool-without-parsecache", parseCache: true},
-	{name: "tool-without-encodeonce", encodeOnce: true},
-	{name: "tool-without-rawschema", rawSchema: true},
+	{name: "tool-mcpgo", mcpgo: true},
+	{name: "tool-before", mcpgo: true, parseCache: true, encodeOnce: true, rawSchema: true},
+	{name: "tool-without-parsecache", mcpgo: true, parseCache: true},
+	{name: "tool-without-encodeonce", mcpgo: true, encodeOnce: true},
+	{name: "tool-without-rawschema", mcpgo: true, rawSchema: true},
+	{name: "fast-plus-decodes", decodes: true},
+	{name: "fast-plus-bindings", bindings: true},
+	{name: "fast-plus-session", session: true},
+	{name: "fast-plus-mapencode", enc: true},
 }
 
 // set turns the variant's levers off and hands the connector's tools to
@@ -199,11 +208,25 @@ var hitpathVariants = []struct {
 func (h *hitpath) set(v int) (undo func()) {
 	x := hitpathVariants[v]
 	hitpathOff.parseCache, hitpathOff.encodeOnce, hitpathOff.rawSchema = x.parseCache, x.encodeOnce, x.rawSchema
+	fastCosts.decodes, fastCosts.bindings, fastCosts.session, fastCosts.mapEncode = x.decodes, x.bindings, x.session, x.enc
+	h.fast(!x.mcpgo)
 	h.retool()
 	return func() {
 		hitpathOff.parseCache, hitpathOff.encodeOnce, hitpathOff.rawSchema = false, false, false
+		fastCosts.decodes, fastCosts.bindings, fastCosts.session, fastCosts.mapEncode = false, false, false, false
+		h.fast(true)
 		h.retool()
 	}
+}
+
+// fast turns the connector's fast path on or off.
+func (h *hitpath) fast(on bool) {
+	v, _, err := connectors.LoadOrNew("raad", nil)
+	if err != nil {
+		panic(err)
+	}
+	defer connectors.Delete("raad")
+	v.(*connector).fast.off.Store(!on)
 }
 
 func (h *hitpath) retool() {
@@ -246,7 +269,7 @@ func BenchmarkCachedAnswerHTTP(b *testing.B) {
 		req, _ := http.NewRequest(http.MethodGet, direct, nil)
 		return req
 	}
-	for i, v := range hitpathVariants[:2] {
+	for i, v := range hitpathVariants[:3] {
 		b.Run(v.name, func(b *testing.B) {
 			defer h.set(i)()
 			var dl, tl []time.Duration

@@ -70,10 +70,20 @@ func TestLoadFigures(t *testing.T) {
 		t.Fatalf("not from the cache: %s", text)
 	}
 	t.Logf("GOMAXPROCS=%d", runtime.GOMAXPROCS(0))
-	t.Logf("| era | sessions | heap per idle session | calls/s (max, closed loop) | p50 | p99 | calls/s offered (1 per session per 10 s) | p50 | p99 | errors |")
-	t.Logf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	// Each size and era through mcp-go (the fast path off: issue 23's
+	// figures) and through the fast path (issue 33), one after the other.
+	fast := pooled(t, "raad").fast
+	defer fast.off.Store(false)
+	t.Logf("| path | era | sessions | heap per idle session | calls/s (max, closed loop) | p50 | p99 | calls/s offered (1 per session per 10 s) | p50 | p99 | errors |")
+	t.Logf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, n := range ns {
-		for _, legacy := range []bool{true, false} {
+		for _, run := range []struct {
+			path   string
+			legacy bool
+		}{{"mcp-go", true}, {"fast path", true}, {"mcp-go", false}, {"fast path", false}} {
+			legacy := run.legacy
+			fast.off.Store(run.path == "mcp-go")
+			runtime.GC()
 			r := runLoad(t, base, org, n, legacy)
 			era := "2026-07-28"
 			if legacy {
@@ -83,7 +93,7 @@ func TestLoadFigures(t *testing.T) {
 			if legacy {
 				perSession = fmt.Sprintf("%.1f KiB", r.heapPerSession/1024)
 			}
-			t.Logf("| %s | %d | %s | %.0f | %s | %s | %.0f | %s | %s | %d |", era, n, perSession,
+			t.Logf("| %s | %s | %d | %s | %.0f | %s | %s | %.0f | %s | %s | %d |", run.path, era, n, perSession,
 				r.maxRate, ms(r.maxP50), ms(r.maxP99), r.openRate, ms(r.openP50), ms(r.openP99), r.errors)
 		}
 	}

@@ -77,17 +77,22 @@ func TestParseCacheBounded(t *testing.T) {
 	}
 }
 
-// A caller may change its page's hits without changing the cached page.
+// A caller may change its page's hits without changing the cached page;
+// the hits come with their resource URIs.
 func TestParsePageHandsOutItsOwnHits(t *testing.T) {
-	body := []byte(`{"results":[{"id":"a","title":"A"}],"totalCount":1}`)
+	body := []byte(`{"results":[{"id":"document:a:b:c:1","title":"A"}],"totalCount":1}`)
 	parse := func(b []byte) (adapters.Page, error) {
-		return adapters.Page{Total: 1, Hits: []adapters.Hit{{ID: "a", Title: "A"}}}, nil
+		return adapters.Page{Total: 1, Hits: []adapters.Hit{{ID: "document:a:b:c:1", Type: "Document", Title: "A"}}}, nil
 	}
-	p1, _ := parsePage(t.Name(), body, parse)
-	p1.Hits[0].Title = "changed"
-	p2, _ := parsePage(t.Name(), body, parse)
-	if p2.Hits[0].Title != "A" {
+	p1, _ := parsePage("obv", t.Name(), body, parse)
+	uri := p1.Hits[0].URI
+	p1.Hits[0].Title, p1.Hits[0].URI = "changed", "changed"
+	p2, _ := parsePage("obv", t.Name(), body, parse)
+	if p2.Hits[0].Title != "A" || p2.Hits[0].URI != uri {
 		t.Fatalf("cached page changed: %+v", p2.Hits[0])
+	}
+	if !strings.HasPrefix(uri, "besluitbron://obv/") {
+		t.Fatalf("hit without its resource URI: %q", uri)
 	}
 }
 

@@ -84,7 +84,7 @@ func (c *connector) obvSearch(ctx context.Context, in obvSearchIn) (*obvSearchOu
 	if fail != nil {
 		return nil, fail
 	}
-	pg, err := parsePage("obv.search", ans.Body, obv.ParseSearch)
+	pg, err := parsePage(platforms.OBV, "obv.search", ans.Body, obv.ParseSearch)
 	if err != nil {
 		return nil, parseFailed(platforms.OBV, err)
 	}
