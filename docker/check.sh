@@ -8,9 +8,9 @@
 #   - a request to /platforms/obv/ reaches the OpenBesluitvorming emulator
 #     on the host (./caddy-offline serving the emulator alone: the image
 #     holds none) through BESLUITBRON_OBV_URL;
-#   - SIGTERM with an answer in flight: the answer arrives whole and Caddy
-#     exits 0 within the stop grace period (podman would kill it at the
-#     end of the period, exit 137);
+#   - SIGTERM with an answer in flight and an MCP client's event stream
+#     open: the answer arrives whole and Caddy exits 0 within the stop
+#     grace period (podman would kill it at the end, exit 137);
 #   - the cache survives the container: a new container on the same volume
 #     serves the answers the first one stored, the last one written just
 #     before SIGTERM, without asking the emulator again;
@@ -195,6 +195,7 @@ start() {
 		-e BESLUITBRON_PORT="$http_port" -e BESLUITBRON_ADMIN="127.0.0.1:$admin_port" \
 		-e BESLUITBRON_OBV_URL="$emulator" -e BESLUITBRON_ALLOW_PRIVATE=127.0.0.1/8 \
 		-e BESLUITBRON_CASELAW=off -e BESLUITBRON_CONTACT=ci@besluitbron.invalid \
+		-e BESLUITBRON_GRACE_PERIOD=3s \
 		"$image" >/dev/null 2>"$work/run.err"; then
 		if [ "$name" = bb-check-1 ]; then
 			cannot_run "podman run failed: $(tail -n 3 "$work/run.err")"
@@ -258,6 +259,27 @@ after=$(emulator_searches)
 	fail "GET $first did not reach the emulator once (searches before $before, after $after; Cache-Status: $status): $(curl -sS "$emulator/_emulator/stats")"
 say "a search reached the emulator through BESLUITBRON_OBV_URL (Cache-Status: $status)"
 
+# An MCP client holding its event stream open when SIGTERM comes: the
+# stream never ends by itself, so Caddy must end it after its grace period
+# (BESLUITBRON_GRACE_PERIOD, 3 s here) and still exit 0 within podman's
+# 10 s.
+mcp_post() {
+	curl -sS -X POST "$base/mcp/alles" -H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' "$@"
+}
+session=$(mcp_post -D - -o /dev/null -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"docker-check","version":"1"}}}' |
+	tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p')
+[ -n "$session" ] || fail "POST /mcp/alles initialize gave no Mcp-Session-Id"
+mcp_post -H "Mcp-Session-Id: $session" -o /dev/null -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+curl -sS -N -D "$work/stream.headers" -o /dev/null "$base/mcp/alles" \
+	-H 'Accept: text/event-stream' -H "Mcp-Session-Id: $session" 2>/dev/null &
+stream_pid=$!
+for _ in $(seq 1 200); do
+	grep -q '^HTTP/1.1 200' "$work/stream.headers" 2>/dev/null && break
+	sleep 0.01
+done
+grep -q '^HTTP/1.1 200' "$work/stream.headers" || fail "GET /mcp/alles did not open an event stream: $(cat "$work/stream.headers")"
+
 # An answer in flight when SIGTERM comes: the emulator holds it for 2 s.
 curl -fsS -X POST "$emulator/_emulator/faults" -d '{"path_prefix":"/api/search","latency":"2s","count":1}' >/dev/null
 slow=$base'/platforms/obv/api/search?query=dijkversterking&limit=3'
@@ -272,14 +294,17 @@ for _ in $(seq 1 200); do
 	sleep 0.01
 done
 [ "$(emulator_in_flight)" -ge 1 ] || fail "the slow search never reached the emulator"
+kill -0 "$stream_pid" 2>/dev/null || fail "the MCP event stream ended before SIGTERM"
 t0=$(date +%s%N)
 stop bb-check-1
 t1=$(date +%s%N)
+# podman has stopped the container, so the stream has ended too.
+wait "$stream_pid" || true
 wait "$slow_pid"
 # curl exits non-zero on an answer cut short of its length.
 [ "$(cat "$work/slow.status")" = 200 ] && [ "$(cat "$work/slow.exit")" = 0 ] ||
 	fail "the answer in flight at SIGTERM: status $(cat "$work/slow.status"), curl exit $(cat "$work/slow.exit") $(cat "$work/slow.err")"
-say "SIGTERM with an answer in flight: the answer arrived whole (200), caddy exited 0 after $(((t1 - t0) / 1000000)) ms (grace ${grace} s)"
+say "SIGTERM with an answer in flight and an MCP stream open: the answer arrived whole (200), caddy exited 0 after $(((t1 - t0) / 1000000)) ms (podman's grace ${grace} s, Caddy's 3 s)"
 
 # An answer stored just before SIGTERM, then a new container on the same
 # volume: both searches are hits there, the emulator is not asked.
