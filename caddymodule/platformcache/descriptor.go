@@ -22,7 +22,7 @@ type kindDefaults struct {
 // loads its matchers (path, path_regexp, query: the same request matchers
 // a Caddyfile kind block would name).
 func descriptorKind(ctx caddy.Context, desc platforms.Platform, kind string) (kindDefaults, error) {
-	gen := platforms.CacheLifetimes[kind]
+	gen, _ := platforms.CacheLifetime(kind)
 	k := desc.Cache[kind]
 	pick := func(own, generic time.Duration) caddy.Duration {
 		if own != 0 {

@@ -269,7 +269,7 @@ func (h *Handler) validateConfig() error {
 		return fmt.Errorf("platform_cache: unknown platform %q (want one of %v)", h.Platform, platforms.Keys())
 	}
 	for kind := range h.Kinds {
-		if _, ok := platforms.CacheLifetimes[kind]; !ok {
+		if _, ok := platforms.CacheLifetime(kind); !ok {
 			return fmt.Errorf("platform_cache %s: unknown kind %q (want list, search, document or other)", h.Platform, kind)
 		}
 	}

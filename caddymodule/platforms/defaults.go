@@ -45,7 +45,7 @@ type Search struct {
 
 // CacheKind is one cache kind of a platform: the requests it takes (any of
 // Paths, or PathRegexp; both further narrowed by Query, exact values) and
-// lifetimes that replace the generic ones (CacheLifetimes) where not zero.
+// lifetimes that replace the generic ones (CacheLifetime) where not zero.
 // Off turns caching off for the kind.
 type CacheKind struct {
 	Paths                []string
@@ -80,14 +80,23 @@ const (
 	KindOther    = "other"
 )
 
-// CacheLifetimes are the generic lifetimes per kind (docs/rules.md, "Cache" rule 2):
-// lists change rarely, documents almost never once published, searches
-// find new decisions within minutes.
-var CacheLifetimes = map[string]CacheKind{
-	KindList:     {TTL: 7 * 24 * time.Hour, StaleWhileRevalidate: 24 * time.Hour, StaleIfError: 30 * 24 * time.Hour},
-	KindSearch:   {TTL: 10 * time.Minute},
-	KindDocument: {TTL: 21 * 24 * time.Hour, StaleWhileRevalidate: 24 * time.Hour, StaleIfError: 60 * 24 * time.Hour},
-	KindOther:    {TTL: time.Hour},
+// CacheLifetime is the generic lifetime of a kind (docs/rules.md, "Cache"
+// rule 2): lists change rarely, documents almost never once published,
+// searches find new decisions within minutes. ok is false for a name that
+// is no kind. A function, not a map, so no caller can change the defaults
+// of every platform at once.
+func CacheLifetime(kind string) (CacheKind, bool) {
+	switch kind {
+	case KindList:
+		return CacheKind{TTL: 7 * 24 * time.Hour, StaleWhileRevalidate: 24 * time.Hour, StaleIfError: 30 * 24 * time.Hour}, true
+	case KindSearch:
+		return CacheKind{TTL: 10 * time.Minute}, true
+	case KindDocument:
+		return CacheKind{TTL: 21 * 24 * time.Hour, StaleWhileRevalidate: 24 * time.Hour, StaleIfError: 60 * 24 * time.Hour}, true
+	case KindOther:
+		return CacheKind{TTL: time.Hour}, true
+	}
+	return CacheKind{}, false
 }
 
 // DefaultContact is the operator address put in the User-Agent when the
