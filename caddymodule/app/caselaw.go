@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // CaseLawConfig turns on BesluitBron's own full-text index of
@@ -169,7 +170,7 @@ func (a *App) newCaseLawKeeper(dir string, cfg CaseLawConfig) *caseLawKeeper {
 	}
 	hc := caselaw.HarvesterConfig{
 		Fetch:    a.feedFetcher(),
-		Gate:     visitorsFirst(budget, caselaw.WallClock{}, visitorsFirstPoll),
+		Gate:     visitorsFirst(budget, clock.Wall{}, visitorsFirstPoll),
 		Interval: time.Duration(cfg.Interval),
 		Since:    cfg.since(),
 	}

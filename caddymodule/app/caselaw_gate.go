@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // Visitors and assistants go first: the harvester asks Rechtspraak's
@@ -30,10 +30,10 @@ type budgetRoom struct {
 func (b budgetRoom) leavesRoom() bool { return b.Waiting == 0 && b.Available >= b.Capacity/2 }
 
 // visitorsFirst is the harvester's gate: it returns when budget leaves
-// room, looking every poll on clock, or when ctx ends. Where no budget
+// room, looking every poll on clk, or when ctx ends. Where no budget
 // is kept for the platform (a route without platform_limit), a page goes
 // at most every poll: the harvest is never unbounded.
-func visitorsFirst(budget func() (budgetRoom, bool), clock caselaw.Clock, poll time.Duration) func(context.Context) error {
+func visitorsFirst(budget func() (budgetRoom, bool), clk clock.Clock, poll time.Duration) func(context.Context) error {
 	return func(ctx context.Context) error {
 		for {
 			room, kept := budget()
@@ -41,7 +41,7 @@ func visitorsFirst(budget func() (budgetRoom, bool), clock caselaw.Clock, poll t
 				return nil
 			}
 			tick := make(chan struct{})
-			t := clock.AfterFunc(poll, func() { close(tick) })
+			t := clk.AfterFunc(poll, func() { close(tick) })
 			select {
 			case <-ctx.Done():
 				t.Stop()

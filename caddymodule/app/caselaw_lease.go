@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // Case law on several instances (docs/scaling.md): one instance harvests
@@ -214,7 +215,7 @@ func (a *App) shareCaseLaw(ctx context.Context, hc *caselaw.HarvesterConfig) {
 	scope, _ := caselaw.ParseScope(hc.Since) // checked at Provision
 	lease := newCaseLawLease(store, scope)
 	relay := &caselaw.Relay{Role: lease.role, Board: caseLawBoard{lease: lease},
-		Clock: caselaw.WallClock{}, Poll: visitorsFirstPoll}
+		Clock: clock.Wall{}, Poll: visitorsFirstPoll}
 	hc.PassStart, hc.Follow, hc.Stored = relay.PassStart, relay.Follow, relay.Stored
 	go lease.keep(ctx)
 }

@@ -132,7 +132,7 @@ func newNotedClock(start time.Time) *notedClock {
 	return &notedClock{Clock: fakeclock.New(start), waits: make(chan time.Duration, 64)}
 }
 
-func (c *notedClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *notedClock) AfterFunc(d time.Duration, f func()) fakeclock.Timer {
 	t := c.Clock.AfterFunc(d, f)
 	c.waits <- d
 	return t

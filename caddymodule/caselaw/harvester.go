@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // HarvesterConfig is what a Harvester needs. Index and Fetch are required.
@@ -19,7 +21,7 @@ type HarvesterConfig struct {
 	// in Rechtspraak's budget). nil: every page goes at once.
 	Gate func(ctx context.Context) error
 	// Clock: nil is the wall clock.
-	Clock Clock
+	Clock clock.Clock
 	// PassStart chooses the start of a new pass (the pass's upper bound on
 	// modified) from now and the checkpoint before it; nil takes now.
 	// Instances that share one harvest (relay.go) make a follower take the
@@ -74,7 +76,7 @@ type Harvester struct {
 	follow   func(ctx context.Context, cp Checkpoint) error
 	stored   func(ctx context.Context, cp Checkpoint)
 	start    func(ctx context.Context, now time.Time, last Checkpoint) (time.Time, error)
-	clock    Clock
+	clock    clock.Clock
 	pageSize int
 	interval time.Duration
 	scope    string // "" or YYYY-MM-DD
@@ -103,9 +105,7 @@ func NewHarvester(cfg HarvesterConfig) (*Harvester, error) {
 	if h.gate == nil {
 		h.gate = func(context.Context) error { return nil }
 	}
-	if h.clock == nil {
-		h.clock = WallClock{}
-	}
+	h.clock = clock.Or(h.clock)
 	if h.follow == nil {
 		h.follow = func(context.Context, Checkpoint) error { return nil }
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/clock"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
@@ -19,7 +20,7 @@ var (
 	passTime = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 )
 
-func newTestHarvester(t *testing.T, ix *Index, f *fakeFeed, clock Clock, pageSize int) *Harvester {
+func newTestHarvester(t *testing.T, ix *Index, f *fakeFeed, clock clock.Clock, pageSize int) *Harvester {
 	t.Helper()
 	h, err := NewHarvester(HarvesterConfig{Index: ix, Fetch: f.fetch, Clock: clock, PageSize: pageSize})
 	if err != nil {

@@ -3,6 +3,8 @@ package caselaw
 import (
 	"context"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // Several instances, one harvest (docs/scaling.md, "Case law on several
@@ -59,7 +61,7 @@ type Relay struct {
 	Role  func() Role
 	Board Board
 	// Clock and Poll: a waiting follower asks the board again every Poll.
-	Clock Clock
+	Clock clock.Clock
 	Poll  time.Duration
 }
 

@@ -27,24 +27,12 @@ import (
 	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // Doer runs one request against /platforms/<platform>/...; it must return
 // when ctx ends. A non-2xx answer is an answer (nil error).
 type Doer func(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error)
-
-// Clock is the time source; fakeclock.Clock fits it.
-type Clock interface {
-	Now() time.Time
-	AfterFunc(d time.Duration, f func()) interface{ Stop() bool }
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-func (systemClock) AfterFunc(d time.Duration, f func()) interface{ Stop() bool } {
-	return time.AfterFunc(d, f)
-}
 
 // DefaultDeadline is how long a search waits for the platforms: long
 // enough for a platform that answers a first question within its budget,
@@ -84,7 +72,7 @@ type Options struct {
 	// work was asked for, and its answer serves whoever asks next.
 	Grace time.Duration
 	// Clock is the time source; default the system clock.
-	Clock Clock
+	Clock clock.Clock
 	// Adapters are the operator's per-platform adapter settings (the
 	// Tweede Kamer's OData root, Open Archivaris' endpoints), as the
 	// besluitbron app's platform blocks set them.
@@ -97,7 +85,7 @@ type Engine struct {
 	platforms []string
 	deadline  time.Duration
 	grace     time.Duration
-	clock     Clock
+	clock     clock.Clock
 	surfaces  map[string]adapters.Surface
 	memo      adapters.Memo // the TK schema, Rechtspraak's court list, ORI names, for an hour
 }
@@ -122,9 +110,7 @@ func New(o Options) (*Engine, error) {
 	if e.deadline < 0 || e.deadline > MaxDeadline {
 		return nil, fmt.Errorf("fanout: deadline %v is out of range: use more than 0 and at most %v", o.Deadline, MaxDeadline)
 	}
-	if e.clock == nil {
-		e.clock = systemClock{}
-	}
+	e.clock = clock.Or(e.clock)
 	if o.Adapters.TKRoot != "" {
 		if err := tk.CheckRoot(o.Adapters.TKRoot); err != nil {
 			return nil, fmt.Errorf("fanout: %v", err)

@@ -27,9 +27,9 @@ var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 func withFakeClock(t *testing.T) *fakeclock.Clock {
 	t.Helper()
 	clk := fakeclock.New(t0)
-	old := clock
-	clock = clk
-	t.Cleanup(func() { clock = old })
+	old := budgetClock
+	budgetClock = clk
+	t.Cleanup(func() { budgetClock = old })
 	return clk
 }
 
@@ -161,7 +161,7 @@ func TestRejectionHasRetryAfterFromBacklog(t *testing.T) {
 		t.Fatalf("Retry-After %q; want 4 (3 calls queued + this one at 1/s)", got)
 	}
 	// Cleanup: let the waiting ones go.
-	clock.(*fakeclock.Clock).Advance(3 * time.Second)
+	budgetClock.(*fakeclock.Clock).Advance(3 * time.Second)
 }
 
 func TestUpstream429PausesBudget(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/globalbudget"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 func init() {
@@ -120,7 +121,7 @@ type Handler struct {
 	sessions *session.Registry // the issued MCP sessions (the app's)
 	app      *app.App          // the config's besluitbron app, which starts it
 	budget   budget
-	clock    fairqueue.Clock
+	clock    clock.Clock
 	poolKey  string
 	pooled   bool
 	logger   *zap.Logger
@@ -228,7 +229,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
 	}
-	h.clock = clock
+	h.clock = budgetClock
 	logger := h.logger.With(zap.String("platform", h.Platform))
 	// With a shared store, the budget lives in Redis and is shared by
 	// every instance (globalbudget); without one, in this process.
@@ -240,13 +241,13 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	val, _, err := budgets.LoadOrNew(h.poolKey, func() (caddy.Destructor, error) {
 		pb := &pooledBudget{platform: h.Platform}
 		if store != nil {
-			g, err := globalbudget.New(globalbudget.Options{Platform: h.Platform, Store: store, Config: cfg, Clock: clock, Logger: logger})
+			g, err := globalbudget.New(globalbudget.Options{Platform: h.Platform, Store: store, Config: cfg, Clock: budgetClock, Logger: logger})
 			if err != nil {
 				return nil, err
 			}
 			pb.budget, pb.global, pb.instance = g, g, store.Instance()
 		} else {
-			b, err := fairqueue.New(cfg, clock)
+			b, err := fairqueue.New(cfg, budgetClock)
 			if err != nil {
 				return nil, err
 			}
@@ -492,8 +493,8 @@ func (h *Handler) observe(status int, hdr http.Header) {
 // budgets holds one budget per platform, across config reloads.
 var budgets = caddy.NewUsagePool()
 
-// clock is the budgets' clock; tests swap it.
-var clock fairqueue.Clock = fairqueue.RealClock{}
+// budgetClock is the budgets' clock; tests swap it.
+var budgetClock clock.Clock = clock.Wall{}
 
 // budget is what the handler needs of a platform's budget: a
 // fairqueue.Budget in one process, or a globalbudget.Budget shared by the

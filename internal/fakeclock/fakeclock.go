@@ -1,7 +1,7 @@
 // Package fakeclock is the tests' clock: time moves only when a test moves
 // it, and timers run in the goroutine that moves it, so no test sleeps. It
-// satisfies the fair queue's Clock (and any interface of the same shape)
-// without importing it.
+// satisfies internal/clock's Clock, the one every mechanism that waits
+// takes, without importing it.
 package fakeclock
 
 import (
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Timer is a pending AfterFunc call (the same type as fairqueue.Timer).
+// Timer is a pending AfterFunc call (the same type as clock.Timer).
 type Timer = interface{ Stop() bool }
 
 // Clock is a clock that only moves when told to. Timers run in the

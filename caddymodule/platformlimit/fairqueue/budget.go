@@ -57,6 +57,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // Shared is the client key of the shared session (the search page and
@@ -193,7 +195,7 @@ var ErrBadCost = errors.New("fairqueue: cost must be a finite number of units â‰
 // Budget is one platform's budget and fair queue. Its methods are safe for
 // concurrent use.
 type Budget struct {
-	clock Clock
+	clock clock.Clock
 
 	mu       sync.Mutex
 	cfg      Config
@@ -214,7 +216,7 @@ type Budget struct {
 	epoch    uint64           // bumped when the queue empties; older tags are void
 	seq      uint64
 
-	timer   Timer
+	timer   clock.Timer
 	timerAt int64
 
 	pausedUntil int64
@@ -236,7 +238,7 @@ type waiter struct {
 	done    func(Admission, error)
 	state   int
 	adm     Admission
-	timer   Timer
+	timer   clock.Timer
 	// prev and next link the client's waiting calls in arrival order, so
 	// the newest is at hand when a full queue must refuse one.
 	prev, next *waiter
@@ -249,17 +251,15 @@ const (
 )
 
 // New returns a budget with a full bucket. A nil clock means the wall clock.
-func New(cfg Config, clock Clock) (*Budget, error) {
+func New(cfg Config, clk clock.Clock) (*Budget, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if clock == nil {
-		clock = RealClock{}
-	}
-	now := clock.Now().UnixNano()
+	clk = clock.Or(clk)
+	now := clk.Now().UnixNano()
 	return &Budget{
-		clock:    clock,
+		clock:    clk,
 		cfg:      cfg,
 		windowNS: int64(cfg.Window),
 		tat:      now,

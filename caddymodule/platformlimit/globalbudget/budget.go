@@ -51,6 +51,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // Defaults of Options' zero fields.
@@ -90,7 +91,7 @@ type Options struct {
 	// Clock gives the time passed to every script (nil: the wall clock).
 	// Instances' clocks should agree to within a few milliseconds (NTP);
 	// see docs/fair-queue.md.
-	Clock fairqueue.Clock
+	Clock clock.Clock
 	// Poll is how often an instance with waiting calls asks Redis even
 	// without a notice, and refreshes its heartbeat (default 1s). A
 	// flow's heartbeat lapses after 3 × Poll.
@@ -109,7 +110,7 @@ type Options struct {
 type Budget struct {
 	store    *sharedstore.Store
 	platform string
-	clock    fairqueue.Clock
+	clock    clock.Clock
 	logger   *zap.Logger
 	poll     time.Duration
 	skew     time.Duration
@@ -129,7 +130,7 @@ type Budget struct {
 	// The pump: one goroutine runs every decision of this instance.
 	kick    chan struct{}
 	busy    bool // a decision loop is running or a kick is pending
-	timer   fairqueue.Timer
+	timer   clock.Timer
 	timerAt int64 // µs; 0: none
 	closed  chan struct{}
 	wg      sync.WaitGroup
@@ -162,7 +163,7 @@ func New(o Options) (*Budget, error) {
 		return nil, err
 	}
 	if o.Clock == nil {
-		o.Clock = fairqueue.RealClock{}
+		o.Clock = clock.Wall{}
 	}
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // Degraded mode: while Redis does not answer, this instance keeps a
@@ -32,7 +33,7 @@ type fallback struct {
 	since   time.Time
 	spent   []spend // local admissions of the last window
 	base    int     // index of spent[0] among all of them
-	timer   fairqueue.Timer
+	timer   clock.Timer
 }
 
 type spend struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/internal/clock"
 )
 
 // This instance's local queue: its waiting calls by flow (client,
@@ -46,7 +47,7 @@ type waiter struct {
 	arrived int64 // µs
 	ch      chan result
 	state   int
-	timer   fairqueue.Timer
+	timer   clock.Timer
 	elem    *list.Element // in its client's waiters, arrival order
 }
 
