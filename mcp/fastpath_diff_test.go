@@ -32,10 +32,13 @@ type rawCase struct {
 func answerOf(resp *http.Response, body []byte) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "HTTP %d\n", resp.StatusCode)
-	for _, h := range []string{"Content-Type", "Mcp-Session-Id", "Allow", "Cache-Control", "Www-Authenticate"} {
+	for _, h := range []string{"Content-Type", "Allow", "Cache-Control", "Www-Authenticate"} {
 		if v := resp.Header.Values(h); len(v) > 0 {
 			fmt.Fprintf(&sb, "%s: %s\n", h, strings.Join(v, ", "))
 		}
+	}
+	if resp.Header.Get("Mcp-Session-Id") != "" {
+		sb.WriteString("Mcp-Session-Id: (issued)\n") // each initialize gets a new one
 	}
 	var v any
 	if json.Unmarshal(body, &v) != nil {
