@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Visitors and assistants go first: the harvester asks Rechtspraak's

@@ -14,7 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Case law on several instances (docs/scaling.md): one instance harvests

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // wait returns once d has passed on clock, or with ctx's error.

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // HarvesterConfig is what a Harvester needs. Index and Fetch are required.

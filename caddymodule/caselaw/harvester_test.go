@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Several instances, one harvest (docs/scaling.md, "Case law on several

@@ -27,7 +27,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/globalbudget"
 	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 func init() {

@@ -1,6 +1,6 @@
 // Package fakeclock is the tests' clock: time moves only when a test moves
 // it, and timers run in the goroutine that moves it, so no test sleeps. It
-// satisfies internal/clock's Clock, the one every mechanism that waits
+// satisfies clock's Clock (the package clock), the one every mechanism that waits
 // takes, without importing it.
 package fakeclock
 

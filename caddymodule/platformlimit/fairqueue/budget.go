@@ -58,7 +58,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Shared is the client key of the shared session (the search page and

@@ -51,7 +51,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Defaults of Options' zero fields.

@@ -7,7 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Degraded mode: while Redis does not answer, this instance keeps a

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
-	"github.com/besluitbron/besluitbron/internal/clock"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // This instance's local queue: its waiting calls by flow (client,
