@@ -97,9 +97,16 @@ http://:%d {
 `, adminPort, port, platform, seed)
 }
 
+// fresh is a client that opens a connection per request. The test loads
+// configs on a port an earlier config served: a kept-alive connection to
+// the old config's server could be closed by its shutdown just after a
+// request was written on it, and Go does not send such a request again
+// (it may have been served), so the test saw EOF.
+var fresh = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 func getJSON(t *testing.T, url string, v any) *http.Response {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := fresh.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +136,7 @@ func TestCaddyServesOBVAndCountsSurviveReload(t *testing.T) {
 	// The proxy sends the platform's own Host; the site has no host matcher.
 	req, _ := http.NewRequest("GET", base+"/api/sources", nil)
 	req.Host = "openbesluitvorming.nl"
-	if r, err := http.DefaultClient.Do(req); err != nil || r.StatusCode != 200 {
+	if r, err := fresh.Do(req); err != nil || r.StatusCode != 200 {
 		t.Fatalf("request with the platform's Host: %v %v", err, r)
 	} else {
 		r.Body.Close()
@@ -142,7 +149,7 @@ func TestCaddyServesOBVAndCountsSurviveReload(t *testing.T) {
 	}
 
 	// A fault over HTTP: the next request gets a 503.
-	r, err := http.Post(base+"/_emulator/faults", "application/json", strings.NewReader(`{"status":503,"count":1}`))
+	r, err := fresh.Post(base+"/_emulator/faults", "application/json", strings.NewReader(`{"status":503,"count":1}`))
 	if err != nil || r.StatusCode != 201 {
 		t.Fatalf("adding a fault: %v %v", err, r)
 	}
@@ -152,7 +159,7 @@ func TestCaddyServesOBVAndCountsSurviveReload(t *testing.T) {
 	}
 
 	// A connection reset through Caddy's response writer (hijack works).
-	r, err = http.Post(base+"/_emulator/faults", "application/json", strings.NewReader(`{"reset":true,"count":1}`))
+	r, err = fresh.Post(base+"/_emulator/faults", "application/json", strings.NewReader(`{"reset":true,"count":1}`))
 	if err != nil || r.StatusCode != 201 {
 		t.Fatalf("adding a reset fault: %v %v", err, r)
 	}
@@ -208,7 +215,7 @@ func TestEveryBuiltInEmulator(t *testing.T) {
 	}
 	testcaddy.Load(t, cf)
 	for k, p := range ports {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/no-such-path-%s", p, k))
+		resp, err := fresh.Get(fmt.Sprintf("http://127.0.0.1:%d/no-such-path-%s", p, k))
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
