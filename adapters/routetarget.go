@@ -25,8 +25,9 @@ var ErrOutsidePlatform = errors.New("the request's path leaves its platform's ro
 // (caddymodule/subrequest) sends only what it gives.
 //
 // This is the second wall behind each platform's id check
-// (CheckIDChars): it holds whatever a platform's pattern lets through. Caddy decodes a request's path once and
-// cleans it before its path matchers look (reference/caddy-mcp-internals.md),
+// (CheckIDChars): it holds whatever a platform's pattern lets through.
+// Caddy decodes a request's path once and cleans it before its path
+// matchers look (caddyhttp's MatchPath, Caddy v2.11),
 // so /platforms/obv/api/entities/x:..%2F..%2Ftk/... is served by the tk
 // route; and what the route passes on, a platform's server may decode and
 // clean again. So the path is judged decoded, by what a matcher or a
