@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // budgetWaiting is how many calls wait in a platform's budget (the admin
@@ -59,7 +59,7 @@ func TestSkippingTheCacheNeverSkipsTheBudget(t *testing.T) {
 		t.Run(tc.platform, func(t *testing.T) {
 			desc, _ := platforms.Get(tc.platform)
 			if desc.Budget == nil {
-				t.Fatalf("platform %s has no budget in caddymodule/platforms", tc.platform)
+				t.Fatalf("platform %s has no budget in platforms", tc.platform)
 			}
 			capacity, rate := desc.Budget.Capacity, desc.Budget.Capacity/desc.Budget.Window.Seconds()
 			n := int(4*capacity) + 4 // well past what one window admits

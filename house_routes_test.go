@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // offlineHouse runs the default Caddyfile as ./xcaddy.sh offline does

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -83,7 +83,7 @@ func TestDefaultCaddyfileHasEveryPlatform(t *testing.T) {
 			t.Errorf("platform %s: no platform_limit between platform_cache and platform_proxy", p.Key)
 		}
 		if p.Budget == nil {
-			t.Errorf("platform %s: no budget in caddymodule/platforms", p.Key)
+			t.Errorf("platform %s: no budget in platforms", p.Key)
 		}
 		if !strings.Contains(string(src), testproc.BaseURLEnv(p.Key)) {
 			t.Errorf("the Caddyfile does not document %s", testproc.BaseURLEnv(p.Key))

@@ -40,7 +40,7 @@ func goListDeps(t *testing.T, pkgs ...string) []string {
 }
 
 // notProduct says whether a package of ours must stay out of the product:
-// the emulators (caddymodule/emulator and caddymodule/emulators/...) and
+// the emulators (caddymodule/emulator and emulators/...) and
 // the test-only helpers under internal/.
 func notProduct(p string) bool {
 	rel, ok := strings.CutPrefix(p, ourModule+"/")

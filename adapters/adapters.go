@@ -5,7 +5,7 @@
 // every surface tells apart (ErrNoDocument, InvalidError,
 // UnreachedError), and text helpers (snippets, tag stripping, bounded
 // paging of full text). Each platform has its own Caddy-free subpackage
-// (adapters/obv, adapters/tk, ...) that builds its requests, parses its
+// (platforms/obv, platforms/tk, ...) that builds its requests, parses its
 // real payloads and runs its lookups through a getter it is given.
 package adapters
 

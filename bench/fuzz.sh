@@ -22,19 +22,19 @@ FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-10s}
 
 # package:target, the platform answer parsers first.
 TARGETS=(
-	./adapters/obv:FuzzParse
-	./adapters/tk:FuzzParse
-	./adapters/ob:FuzzParse
-	./adapters/rechtspraak:FuzzParse
-	./adapters/rechtspraak:FuzzParseFeed
-	./adapters/opentk:FuzzParse
-	./adapters/ori:FuzzParse
-	./adapters/oa:FuzzParse
-	./adapters/bwb:FuzzParse
-	./adapters/cvdr:FuzzParse
-	./caddymodule/platformcache/cache:FuzzKey
-	./caddymodule/platformproxy/canonical:FuzzBuild
-	./caddymodule/platformproxy/canonical:FuzzMultipart
+	./platforms/obv:FuzzParse
+	./platforms/tk:FuzzParse
+	./platforms/ob:FuzzParse
+	./platforms/rechtspraak:FuzzParse
+	./platforms/rechtspraak:FuzzParseFeed
+	./platforms/opentk:FuzzParse
+	./platforms/ori:FuzzParse
+	./platforms/oa:FuzzParse
+	./platforms/bwb:FuzzParse
+	./platforms/cvdr:FuzzParse
+	./cache:FuzzKey
+	./canonical:FuzzBuild
+	./canonical:FuzzMultipart
 	./caddymodule/platformcache:FuzzUnmarshalCaddyfile
 	./caddymodule/platformlimit:FuzzUnmarshalCaddyfile
 	./caddymodule/platformproxy:FuzzUnmarshalCaddyfile

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/cachestatus"
+
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 
@@ -96,7 +97,7 @@ func TestThroughCacheAndBudget(t *testing.T) {
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	if cs := resp.Header.Get("Cache-Status"); !subrequest.CacheHit(cs) {
+	if cs := resp.Header.Get("Cache-Status"); !cachestatus.Hit(cs) {
 		t.Fatalf("direct request after the tool call: Cache-Status %q", cs)
 	}
 }
@@ -148,7 +149,7 @@ func BenchmarkCachedAnswer(b *testing.B) {
 			}
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
-			if i == 0 && !subrequest.CacheHit(resp.Header.Get("Cache-Status")) {
+			if i == 0 && !cachestatus.Hit(resp.Header.Get("Cache-Status")) {
 				b.Fatalf("direct request not from the cache: %q", resp.Header.Get("Cache-Status"))
 			}
 		}

@@ -15,13 +15,13 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/bwb"
-	"github.com/besluitbron/besluitbron/adapters/ob"
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/adapters/opentk"
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/adapters/tk"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/bwb"
+	"github.com/besluitbron/besluitbron/platforms/ob"
+	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/opentk"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // Completions (completion/complete) for every prompt argument and

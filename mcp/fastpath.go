@@ -13,7 +13,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+	"github.com/besluitbron/besluitbron/cache"
 )
 
 // The fast path (issue 33). A cached tools/call costs little of its own

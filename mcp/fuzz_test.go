@@ -10,11 +10,11 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters/oa"
-	"github.com/besluitbron/besluitbron/adapters/tk"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/oa"
+	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // FuzzUnmarshalCaddyfile fuzzes the mcp directive's parser, seeded with

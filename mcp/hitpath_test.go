@@ -12,10 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/cachestatus"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
@@ -154,7 +155,7 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 	h := newHitpath(b)
 	w := &discardWriter{h: http.Header{}, keep: true}
 	h.serveDirect(w)
-	if w.status != http.StatusOK || !subrequest.CacheHit(w.h.Get("Cache-Status")) {
+	if w.status != http.StatusOK || !cachestatus.Hit(w.h.Get("Cache-Status")) {
 		b.Fatalf("direct: status %d, Cache-Status %q", w.status, w.h.Get("Cache-Status"))
 	}
 	w = &discardWriter{h: http.Header{}, keep: true}

@@ -15,12 +15,12 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/httpx"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 func init() {
@@ -85,7 +85,7 @@ type Handler struct {
 }
 
 // OAEndpoints configures the Open Archivaris adapter; empty fields keep
-// their defaults (see adapters/oa). The same as the app's platform oa
+// their defaults (see platforms/oa). The same as the app's platform oa
 // settings, which a connector's own replace.
 type OAEndpoints = app.OAEndpoints
 

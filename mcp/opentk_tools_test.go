@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/adapters/opentk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms/opentk"
 )
 
 // OpenTK hits carry their category; documents and minutes are fetched,

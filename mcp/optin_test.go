@@ -138,7 +138,7 @@ func TestORIOptInAgainstEmulator(t *testing.T) {
 	}
 	// A province (osi_) and a water board (owi_) by prefixed key, and the
 	// province by its bare key. (The emulator's corpus has no Limburg, so
-	// OpenBesluitvorming's renamed keys are tested in adapters/ori; here
+	// OpenBesluitvorming's renamed keys are tested in platforms/ori; here
 	// one finds no index and so nothing, without an error.)
 	prov := search(map[string]any{"query": "document", "source": "osi_gelderland", "limit": 5})
 	check(prov)

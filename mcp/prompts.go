@@ -17,11 +17,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/bwb"
-	"github.com/besluitbron/besluitbron/adapters/ob"
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/adapters/opentk"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/bwb"
+	"github.com/besluitbron/besluitbron/platforms/ob"
+	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/opentk"
 )
 
 // The prompts: a good first question per kind of work, each a plan of

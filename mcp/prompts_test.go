@@ -15,8 +15,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
 
 // promptKeys are the platforms the prompt and completion tests run.

@@ -3,7 +3,7 @@ package mcp
 import (
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // Every platform of the table has tools in the tool table, and the tool

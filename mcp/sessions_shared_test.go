@@ -11,10 +11,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 const toolsList = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`

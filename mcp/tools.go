@@ -9,13 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/besluitbron/besluitbron/cachestatus"
+
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // readOnly is the annotation every BesluitBron tool carries: it reads public
@@ -135,7 +136,7 @@ func (c *connector) ask(ctx context.Context, platform string, req adapters.Reque
 		// A fast-path call (fastpath.go): the cache's 504 for an answer
 		// it does not hold is no platform failure, and is kept out of
 		// the health; the call goes to mcp-go, which asks again.
-		if a.Status == http.StatusGatewayTimeout && subrequest.CacheDetail(a.Cache) == cache.DetailNotStored {
+		if a.Status == http.StatusGatewayTimeout && cachestatus.Detail(a.Cache) == cachestatus.DetailNotStored {
 			so.missed.Store(true)
 			return nil, errNotStored
 		}

@@ -9,8 +9,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/bwb"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/bwb"
 )
 
 const bwbSearchDesc = `Search the Dutch laws and national regulations (wetten.overheid.nl, KOOP's Basiswettenbestand) by words in their title, by type (wet, AMvB, ministeriele-regeling, ...), in force on a date (default today). Returns the BWB identifier (e.g. BWBR0005537, for bwb_fetch), title, type, ministry, the period in force and a link. The service indexes titles, not texts: use the words of a law's name (Algemene wet bestuursrecht, Gemeentewet, Omgevingswet).

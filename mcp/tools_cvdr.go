@@ -7,8 +7,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters/cvdr"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/cvdr"
 )
 
 const cvdrSearchDesc = `Search the local regulations of Dutch municipalities, provinces and water boards (verordeningen, beleidsregels: lokaleregelgeving.overheid.nl, KOOP's CVDR) by words and by organisation (its name, e.g. Kampen), in force on a date (default today). Returns the CVDR identifier of the version (e.g. CVDR100394_2, for cvdr_fetch), title, organisation, the day it came in force and a link.

@@ -6,9 +6,9 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters/oa"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/oa"
 )
 
 const oaSearchDesc = `Search Open Archivaris, a full-text archive of documents from council information systems, municipal websites and other sources (municipalities, water boards, provinces). Returns id, title, date, organisation, snippet and link.

@@ -6,8 +6,8 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters/ob"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/ob"
 )
 
 const obSearchDesc = `Search the Dutch official publications (Staatsblad, Staatscourant, Kamerstukken, Gemeenteblad, Provinciaal blad, Waterschapsblad...) through KOOP's SRU service, newest first. Returns identifier (e.g. stb-2024-1), title, publication, issuing body, date, abstract and a link.

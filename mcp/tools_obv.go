@@ -8,19 +8,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/besluitbron/besluitbron/cachestatus"
+
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/obv"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // obvSearchDesc says what a search costs in the words of the platforms
 // table (its budget and its price for a search), so the price is written
-// once, in caddymodule/platforms.
+// once, in platforms.
 var obvSearchDesc = obvSearchDescFor(obvBudget(), obv.SearchCost())
 
 func obvBudget() platforms.Budget {
@@ -189,7 +191,7 @@ func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOu
 		rows = rows[:in.Limit]
 	}
 	age := c.now().Sub(snap.Fetched).Round(time.Second)
-	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || subrequest.CacheHit(snap.Cache)},
+	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || cachestatus.Hit(snap.Cache)},
 		GeneratedAt: snap.Status.GeneratedAt, FetchedAt: snap.Fetched.UTC().Format(time.RFC3339), AgeSeconds: int(age.Seconds()),
 		States: counts, Suppliers: snap.Status.Suppliers, Sources: rows, HasMore: more,
 		MaintainedBy: "BesluitBron maintenance (shared session)"}

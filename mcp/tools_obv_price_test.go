@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // obv_search's Cost sentence and its budget_units come from the platforms
-// table (caddymodule/platforms/defaults.go), where OBV's price is written
+// table (platforms/defaults.go), where OBV's price is written
 // once: the description names the table's divisor and allowance, and a
 // different price gives a different description.
 func TestOBVSearchPriceFromTable(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/opentk"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/opentk"
 )
 
 const opentkSearchDesc = `Full-text search in what the Tweede Kamer publishes, through OpenTK. Each hit's type is its category: Document (parliamentary papers), Verslag (minutes of a meeting; its id is the meeting's), Activiteit (debates and other agenda items), Toezegging (a minister's commitment), PersoonGeschenk (a member's registered gift) or OODocument (an open.overheid.nl publication). Documents and minutes can be read with opentk_fetch; the others are described by their hit and opened through its link. Results are newest first. Syntax: words are ANDed; "exact phrase", NEAR(a b), AND/OR/NOT in capitals and prefix* work. Page through the (at most 280) results with offset.

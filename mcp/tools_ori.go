@@ -7,8 +7,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/ori"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/ori"
 )
 
 const oriSearchDesc = `Search the operator's ORI-compatible index of council documents (the Open Raadsinformatie "Classic" format: municipalities ori_*, provinces osi_*, water boards owi_*). The public ORI service was switched off on 2026-11-01; its data lives on in OpenBesluitvorming, so prefer obv_search unless you need this index. Returns id, title, date, organisation name, snippet and link.

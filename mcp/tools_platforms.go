@@ -7,7 +7,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 const platformsDesc = `List the platforms this connector answers from, their tools, whether BesluitBron keeps a request budget for them, and their health as seen by recent calls (ok, failing, over_budget with retry_after_seconds, or unknown when not called yet).

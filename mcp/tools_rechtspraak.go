@@ -9,9 +9,9 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
 
 const rechtspraakSearchDesc = `List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date, or found by words (query) in BesluitBron's own index of the platform's feed, which says how complete it is (provenance). The platform itself has no free-text search: without query, narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.

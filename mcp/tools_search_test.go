@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // TestSearchAllAgainstEmulators: search_all asks every platform of the

@@ -16,9 +16,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	emu "github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	emu "github.com/besluitbron/besluitbron/platforms/tk/emulator"
 )
 
 // tkUpstream is a TK emulator behind an httptest server that logs the

@@ -9,14 +9,14 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/adapters/oa"
-	"github.com/besluitbron/besluitbron/adapters/ob"
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/adapters/opentk"
-	"github.com/besluitbron/besluitbron/adapters/ori"
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/adapters/tk"
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
+	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/platforms/oa"
+	"github.com/besluitbron/besluitbron/platforms/ob"
+	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/opentk"
+	"github.com/besluitbron/besluitbron/platforms/ori"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // A tool's input schema is generated from its input struct by mcp-go's

@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	emu "github.com/besluitbron/besluitbron/caddymodule/emulators/koopsru"
+	emu "github.com/besluitbron/besluitbron/emulators/koopsru"
 )
 
 func TestTerm(t *testing.T) {

@@ -8,16 +8,16 @@ import (
 	"context"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/adapters/bwb"
-	"github.com/besluitbron/besluitbron/adapters/cvdr"
-	"github.com/besluitbron/besluitbron/adapters/oa"
-	"github.com/besluitbron/besluitbron/adapters/ob"
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/adapters/opentk"
-	"github.com/besluitbron/besluitbron/adapters/ori"
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/adapters/tk"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/bwb"
+	"github.com/besluitbron/besluitbron/platforms/cvdr"
+	"github.com/besluitbron/besluitbron/platforms/oa"
+	"github.com/besluitbron/besluitbron/platforms/ob"
+	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/opentk"
+	"github.com/besluitbron/besluitbron/platforms/ori"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // Settings are the operator's per-platform adapter settings (the

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // Every platform of the table is registered with every piece the

@@ -7,7 +7,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // Every platform whose documents are read offers them as resources: its

@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/besluitbron/besluitbron/adapters/oa"
 	"github.com/besluitbron/besluitbron/adapters/registry"
-	"github.com/besluitbron/besluitbron/adapters/tk"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/oa"
+	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // OAEndpoints names Open Archivaris' endpoints (its API is not published:
 // the defaults are the assumption docs/emulators.md writes down); empty
-// fields keep adapters/oa's defaults.
+// fields keep platforms/oa's defaults.
 type OAEndpoints struct {
 	SearchPath   string `json:"search_path,omitempty"`
 	QueryParam   string `json:"query_param,omitempty"`
@@ -24,7 +24,7 @@ type OAEndpoints struct {
 	TextPath     string `json:"text_path,omitempty"`
 }
 
-// Endpoints lays e over adapters/oa's defaults.
+// Endpoints lays e over platforms/oa's defaults.
 func (e *OAEndpoints) Endpoints() oa.Endpoints {
 	var out oa.Endpoints
 	if e != nil {
@@ -68,7 +68,7 @@ func checkAdapterSettings(key string, c *PlatformConfig) error {
 }
 
 // TKODataRoot is the Tweede Kamer's OData root of this config (platform
-// tk's odata_root, default adapters/tk.DefaultRoot), which the MCP
+// tk's odata_root, default platforms/tk.DefaultRoot), which the MCP
 // connectors, the fan-out and the reader read field names from.
 func (a *App) TKODataRoot() string {
 	if c := a.Platforms[platforms.TK]; c != nil && c.ODataRoot != "" {
@@ -78,7 +78,7 @@ func (a *App) TKODataRoot() string {
 }
 
 // OAEndpoints are Open Archivaris' endpoints of this config (platform
-// oa's endpoint options over adapters/oa's defaults).
+// oa's endpoint options over platforms/oa's defaults).
 func (a *App) OAEndpoints() oa.Endpoints {
 	if c := a.Platforms[platforms.OA]; c != nil {
 		return c.OA.Endpoints()

@@ -1,5 +1,5 @@
 // Package app is the besluitbron Caddy app: one descriptor per platform
-// (the defaults table of caddymodule/platforms with the configuration laid
+// (the defaults table of platforms with the configuration laid
 // over it) and the global settings every BesluitBron handler reads. The
 // handlers (platform_cache, platform_limit, platform_proxy, client_limit
 // and the mcp connector) find it with ctx.App("besluitbron"); a config
@@ -22,10 +22,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/sharedstore"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // ID is the app's module ID and its name for ctx.App.
@@ -37,7 +37,7 @@ func init() {
 
 // App holds the platforms' descriptors and BesluitBron's global settings.
 // Every field is optional; what is left out comes from the defaults table
-// (caddymodule/platforms).
+// (platforms).
 type App struct {
 	// Platforms overrides the defaults table, by platform key (ori, obv,
 	// tk, opentk, ob, rechtspraak, oa). A key missing here keeps its
@@ -139,7 +139,7 @@ type PlatformConfig struct {
 	// search, platforms.Platform.Mounts).
 	BaseURLs []string `json:"base_urls,omitempty"`
 	// Capacity is the budget's bucket size in units. Default: the
-	// table's (caddymodule/platforms/defaults.go, with each reason).
+	// table's (platforms/defaults.go, with each reason).
 	Capacity float64 `json:"capacity,omitempty"`
 	// Window is the time the empty bucket takes to refill. Default: the
 	// table's.
@@ -163,12 +163,12 @@ type PlatformConfig struct {
 	// below its base URL, whose $metadata gives the field names to the
 	// MCP tools, the fan-out and the reader. Default /OData/v5, the new
 	// version's root as one third party reports it (unconfirmed;
-	// adapters/tk.DefaultRoot); /OData/v4/2.0 is the old version's. An mcp
+	// platforms/tk.DefaultRoot); /OData/v4/2.0 is the old version's. An mcp
 	// connector's or the site's own tk_odata_root replaces it for that
 	// handler.
 	ODataRoot string `json:"odata_root,omitempty"`
 	// OA, for oa only, names Open Archivaris' endpoints. Default: the
-	// assumption adapters/oa writes down. An mcp connector's own oa_*
+	// assumption platforms/oa writes down. An mcp connector's own oa_*
 	// options replace it for that connector.
 	OA *OAEndpoints `json:"oa,omitempty"`
 }

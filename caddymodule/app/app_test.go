@@ -11,10 +11,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/besluitbron/besluitbron/adapters/oa"
-	"github.com/besluitbron/besluitbron/adapters/tk"
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/oa"
+	"github.com/besluitbron/besluitbron/platforms/tk"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 func parse(t *testing.T, input string) (*App, error) {

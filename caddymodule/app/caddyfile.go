@@ -9,7 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 func init() {
@@ -70,7 +70,7 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 // used), or no caselaw, keeps it off.
 // odata_root belongs to platform tk (its OData root, default /OData/v5);
 // search_path to organisation_param to platform oa (Open Archivaris'
-// assumed endpoints). Every option may be left out: the defaults table (caddymodule/platforms)
+// assumed endpoints). Every option may be left out: the defaults table (platforms)
 // holds the platforms' addresses, budgets, searches and caches. contact,
 // allow_private, trusted_sources, cache_dir, store, instances, store_prefix
 // and base_url may stand without a value,

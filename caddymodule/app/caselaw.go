@@ -11,14 +11,14 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 )
 
 // CaseLawConfig turns on BesluitBron's own full-text index of
-// Rechtspraak's feed (caddymodule/caselaw), which answers words for the
+// Rechtspraak's feed (platforms/rechtspraak/caselaw), which answers words for the
 // one platform without a word search: the fan-out, rechtspraak_search's
 // query and the status page use it. docs/caselaw.md says how it harvests.
 type CaseLawConfig struct {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 )
 
 // feedFetcher asks Rechtspraak's feed for one page through its route

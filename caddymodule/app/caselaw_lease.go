@@ -12,9 +12,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // Case law on several instances (docs/scaling.md): one instance harvests

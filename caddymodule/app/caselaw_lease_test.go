@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/internal/redistest"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // One instance holds the case-law lease at a time; another takes it once

@@ -11,8 +11,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 )
 
 // A corrupt index stops the harvest with an error the operator sees
@@ -28,7 +28,7 @@ func TestCorruptCaseLawIndexIsReportedNotServed(t *testing.T) {
 	if err := idx.Close(); err != nil {
 		t.Fatal(err)
 	}
-	// Its metadata garbled (caddymodule/caselaw's own tests garble each
+	// Its metadata garbled (platforms/rechtspraak/caselaw's own tests garble each
 	// of its files in turn).
 	if err := os.WriteFile(filepath.Join(dir, "index", "index_meta.json"), []byte("not an index"), 0o644); err != nil {
 		t.Fatal(err)

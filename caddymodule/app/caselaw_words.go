@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/besluitbron/besluitbron/adapters/rechtspraak"
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 )
 
 // caseLawWords is the case-law index as Rechtspraak's surface asks it

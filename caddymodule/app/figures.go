@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/cache"
+	"github.com/besluitbron/besluitbron/fairqueue"
+	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // Figures are the read-only figures the modules publish for the status

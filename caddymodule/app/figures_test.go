@@ -6,8 +6,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/cache"
+	"github.com/besluitbron/besluitbron/fairqueue"
 )
 
 // A module's figures are read through any config's app while its config

@@ -11,8 +11,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/adapters/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // OpenBesluitvorming's load status ("Laadstatus") is kept fresh by one

@@ -7,7 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/adapters/obv"
+	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // The load status keeper is the app's: a config one of whose modules

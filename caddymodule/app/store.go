@@ -8,7 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // This file opens the store several instances share (a Redis URL in the

@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // This file shows the shared store's mode to operators: the admin route

@@ -1,6 +1,6 @@
 // Package clientlimit is the Caddy handler http.handlers.client_limit: the
 // inbound limits of docs/rules.md, "Inbound limits". The limiter itself is the Caddy-free
-// package caddymodule/clientlimit/inbound.
+// package inbound.
 package clientlimit
 
 import (
@@ -18,9 +18,9 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/httpx"
+	"github.com/besluitbron/besluitbron/inbound"
 )
 
 func init() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
+	"github.com/besluitbron/besluitbron/inbound"
 )
 
 // A browser that navigates into a limit (a search page's form sent too

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/inbound"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // Through Caddy with the besluitbron app's store set: the address bucket

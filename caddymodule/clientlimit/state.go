@@ -7,8 +7,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/clientlimit/inbound"
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/inbound"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // pool holds the limiter state, so it survives config reloads: the key

@@ -26,7 +26,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		instance <name>
 //	}
 //
-// <platform> is a key of the platforms table (caddymodule/platforms). seed
+// <platform> is a key of the platforms table (platforms). seed
 // (an integer, default 1) chooses the generated data: the same seed gives the
 // same organisations, documents and texts. Handlers with the same platform,
 // seed and instance share one emulator, also across config reloads, so

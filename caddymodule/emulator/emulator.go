@@ -6,7 +6,7 @@
 // own (./xcaddy.sh offline, cmd/caddy-offline), and tests that serve an
 // emulator import it from a _test.go file.
 //
-// The emulators themselves live in caddymodule/emulators/<key>; this
+// The emulators themselves live in emulators/<key>; this
 // adapter only maps a platform key to its constructor and keeps one
 // instance per key and seed across config reloads, so counts, faults and a
 // rate-limit bucket survive a reload.
@@ -22,8 +22,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
+	"github.com/besluitbron/besluitbron/emulators/fault"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 func init() {

@@ -3,15 +3,15 @@ package emulator
 import (
 	"net/http"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/bwb"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/cvdr"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/oa"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/ob"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/opentk"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/ori"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/tk"
+	bwb "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
+	cvdr "github.com/besluitbron/besluitbron/platforms/cvdr/emulator"
+	oa "github.com/besluitbron/besluitbron/platforms/oa/emulator"
+	ob "github.com/besluitbron/besluitbron/platforms/ob/emulator"
+	obv "github.com/besluitbron/besluitbron/platforms/obv/emulator"
+	opentk "github.com/besluitbron/besluitbron/platforms/opentk/emulator"
+	ori "github.com/besluitbron/besluitbron/platforms/ori/emulator"
+	rechtspraak "github.com/besluitbron/besluitbron/platforms/rechtspraak/emulator"
+	tk "github.com/besluitbron/besluitbron/platforms/tk/emulator"
 )
 
 // constructors maps a platform key to its emulator, one for each of the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 )

@@ -1,4 +1,4 @@
-// Package platformcache is the Caddy adapter of caddymodule/platformcache/cache: the
+// Package platformcache is the Caddy adapter of cache: the
 // http.handlers.platform_cache handler (one per platform route), its
 // Caddyfile directive, the admin.api.platform_cache admin routes and the
 // Prometheus metrics. Stores live in a caddy.UsagePool keyed by platform,
@@ -16,13 +16,13 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
-	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/canonical"
+	"github.com/besluitbron/besluitbron/httpx"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 func init() {
@@ -33,7 +33,7 @@ func init() {
 // decided by request matchers per kind (first match in the order list,
 // document, search; else other); each kind has its own lifetimes. The
 // matchers and lifetimes default to the platform's descriptor in the
-// besluitbron app (caddymodule/platforms: its cache kinds over the
+// besluitbron app (platforms: its cache kinds over the
 // generic lifetimes of docs/rules.md, "Cache" rule 2); a kind configured here replaces
 // the descriptor's matchers when it names any, and each lifetime it sets.
 type Handler struct {

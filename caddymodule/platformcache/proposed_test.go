@@ -12,7 +12,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 )

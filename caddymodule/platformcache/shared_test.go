@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
+	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 func sharedConfig(adminPort, port int, prefix, upstream string) string {

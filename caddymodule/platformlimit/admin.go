@@ -11,7 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/fairqueue"
 )
 
 func init() {

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	obv "github.com/besluitbron/besluitbron/platforms/obv/emulator"
 )
 
 // TestAdversaryBesideHonest is issue 10's figure, through Caddy

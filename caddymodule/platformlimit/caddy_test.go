@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	obvemu "github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms"
+	obvemu "github.com/besluitbron/besluitbron/platforms/obv/emulator"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 )

@@ -51,7 +51,7 @@ func caddyJSON(v any) json.RawMessage { return caddyconfig.JSON(v, nil) }
 // optionally followed by the parameter's default and cap. cost rules are
 // tried in order; a request none matches costs 1. With no capacity and
 // window, the budget of the platform's descriptor applies (the
-// besluitbron app over caddymodule/platforms: obv, oa, ob, rechtspraak);
+// besluitbron app over platforms: obv, oa, ob, rechtspraak);
 // with no cost rules, its prices (obv). trusted_sources may be repeated;
 // from those addresses each session counts as a client of its own;
 // without it, the besluitbron app's trusted_sources apply.

@@ -9,8 +9,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/fairqueue"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
@@ -108,7 +108,7 @@ func TestCaddyfileBadInput(t *testing.T) {
 
 func TestValidateBadConfig(t *testing.T) {
 	bad := map[string]Handler{
-		"platform without a limit": {Platform: "unlisted"}, // every listed platform has one (caddymodule/platforms)
+		"platform without a limit": {Platform: "unlisted"}, // every listed platform has one (platforms)
 		"negative capacity":        {Platform: "x", Capacity: -1, Window: caddy.Duration(time.Second)},
 		"no window":                {Platform: "x", Capacity: 5},
 		"negative max_queue":       {Platform: "obv", MaxQueue: -1},

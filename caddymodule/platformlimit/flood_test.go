@@ -21,10 +21,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms"
+	obv "github.com/besluitbron/besluitbron/platforms/obv/emulator"
 )
 
 // TestFlood is figure 3 of docs/benchmarks/fair-queue.md: a real-time

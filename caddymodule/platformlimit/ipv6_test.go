@@ -8,8 +8,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/fairqueue"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 

@@ -1,7 +1,7 @@
 // Package platformlimit is the Caddy module http.handlers.platform_limit:
 // it keeps a platform's outbound budget on BesluitBron's side and shares it
 // fairly between clients and their sessions (docs/rules.md, "Who a client is" and "Budgets and fair shares"). The mechanism is the Caddy-free
-// caddymodule/platformlimit/fairqueue; this package is the adapter: config, Caddyfile,
+// fairqueue; this package is the adapter: config, Caddyfile,
 // the request's cost and session, the upstream's answer, metrics and the
 // admin status.
 package platformlimit
@@ -22,12 +22,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/globalbudget"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/fairqueue"
+	"github.com/besluitbron/besluitbron/globalbudget"
+	"github.com/besluitbron/besluitbron/httpx"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 func init() {
@@ -79,11 +79,11 @@ func init() {
 type Handler struct {
 	// Platform is the platform key. Every platform of the table has a
 	// budget in its descriptor (the besluitbron app over
-	// caddymodule/platforms; docs/rules.md, "The platforms and their
+	// platforms; docs/rules.md, "The platforms and their
 	// limits"); any other key needs capacity and window.
 	Platform string `json:"platform"`
 	// Capacity is the bucket's size in units. Default: the platform
-	// descriptor's (caddymodule/platforms/defaults.go, with each reason).
+	// descriptor's (platforms/defaults.go, with each reason).
 	Capacity float64 `json:"capacity,omitempty"`
 	// Window is the time the empty bucket takes to refill completely, and
 	// the starvation bound (each waiting client gets at least one call

@@ -6,7 +6,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/caddymodule/platformlimit/fairqueue"
+	"github.com/besluitbron/besluitbron/fairqueue"
 )
 
 // When a call's units go back to the budget.

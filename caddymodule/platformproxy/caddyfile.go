@@ -11,7 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 func init() {

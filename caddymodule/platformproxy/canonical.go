@@ -3,8 +3,8 @@ package platformproxy
 import (
 	"net/http"
 
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
-	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
+	"github.com/besluitbron/besluitbron/canonical"
+	"github.com/besluitbron/besluitbron/httpx"
 )
 
 // canonicalRequest makes the request the platform receives: the

@@ -11,7 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // forward sends out, the canonical request (canonical.go), through the

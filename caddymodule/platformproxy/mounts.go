@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // mountProxy serves the paths below prefix of a platform that lives on

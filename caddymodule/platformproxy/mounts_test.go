@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"testing"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // liveHandler is the provisioned platform_proxy of platform key.

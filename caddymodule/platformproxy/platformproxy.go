@@ -19,12 +19,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
-	"github.com/besluitbron/besluitbron/caddymodule/platformproxy/canonical"
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/canonical"
+	"github.com/besluitbron/besluitbron/httpx"
+	"github.com/besluitbron/besluitbron/platforms"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 func init() {

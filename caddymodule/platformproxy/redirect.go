@@ -6,7 +6,7 @@ import (
 
 	"go.uber.org/zap"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // refuseRedirect answers a platform's redirect outside its base URLs with

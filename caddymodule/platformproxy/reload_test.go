@@ -12,10 +12,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // provisionAlone provisions h in a context of the running config (which

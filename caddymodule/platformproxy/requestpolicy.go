@@ -8,7 +8,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
+	"github.com/besluitbron/besluitbron/httpx"
 )
 
 // defaultMaxBody is the default request body cap: an ORI _msearch or an

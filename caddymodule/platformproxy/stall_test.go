@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/fault"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
+	"github.com/besluitbron/besluitbron/emulators/fault"
+	"github.com/besluitbron/besluitbron/httpx"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 

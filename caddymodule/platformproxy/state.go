@@ -7,7 +7,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // pool holds what outlives a config: per platform the hosts' in-flight

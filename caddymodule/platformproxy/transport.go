@@ -3,7 +3,7 @@ package platformproxy
 import (
 	"net/http"
 
-	up "github.com/besluitbron/besluitbron/caddymodule/platformproxy/upstream"
+	up "github.com/besluitbron/besluitbron/upstream"
 )
 
 // upstream is one base URL of a platform.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/internal/redistest"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // instances returns n registries sharing one Redis prefix, as n instances

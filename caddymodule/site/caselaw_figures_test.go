@@ -18,7 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
+	"github.com/besluitbron/besluitbron/fanout"
 )
 
 // TestFigureCaseLaw measures the case-law harvest through Caddy against

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 )
 
 // TestCaseLawDeepPagingOverMCP pages rechtspraak_search's newest-first

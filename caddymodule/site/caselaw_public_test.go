@@ -16,10 +16,10 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/caselaw"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
+	rechtspraak "github.com/besluitbron/besluitbron/platforms/rechtspraak/emulator"
 
 	_ "github.com/besluitbron/besluitbron/mcp" // the mcp directive
 )

@@ -14,13 +14,13 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	rsfeed "github.com/besluitbron/besluitbron/adapters/rechtspraak"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/rechtspraak"
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
+	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
+	rsfeed "github.com/besluitbron/besluitbron/platforms/rechtspraak"
+	rechtspraak "github.com/besluitbron/besluitbron/platforms/rechtspraak/emulator"
 )
 
 // caseLawHouse serves Rechtspraak's emulator at a fixed moment (its feed
@@ -177,7 +177,7 @@ func TestCaseLawThroughCaddy(t *testing.T) {
 	// Resumed, not started over: after the restart it asked the pages
 	// left, give or take a few (a page asked before and never stored is
 	// asked again; each page starts a second before the last one's end,
-	// caddymodule/caselaw/paging.go, so a pass reads a little more than
+	// platforms/rechtspraak/caselaw/paging.go, so a pass reads a little more than
 	// its count).
 	pagesTotal := int64(want+999) / 1000
 	if after := h.pages.Load() - before; after > pagesTotal-before+3 {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/fanout"
 )
 
 var timeNow = time.Now

@@ -28,12 +28,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/adapters/registry"
-	"github.com/besluitbron/besluitbron/adapters/tk"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
+	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 func init() {

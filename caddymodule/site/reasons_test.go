@@ -15,7 +15,7 @@ import (
 )
 
 // TestEveryReasonHasItsText: every reason code the fan-out engine names
-// (the Reason* constants of caddymodule/fanout, read from its source so
+// (the Reason* constants of fanout, read from its source so
 // that a new one is not missed) has its text in every language of the
 // page; otherwise the page would fall back to the engine's English.
 func TestEveryReasonHasItsText(t *testing.T) {
@@ -36,7 +36,7 @@ func TestEveryReasonHasItsText(t *testing.T) {
 }
 
 // TestEveryQueryErrorHasItsText: every code of a refused question the
-// fan-out engine names (the Code* constants of caddymodule/fanout, read
+// fan-out engine names (the Code* constants of fanout, read
 // from its source) has its text in every language of the page, and each
 // language's text uses the same parameters, so no language drops a value
 // the visitor needs (the date, the platform, the bound).
@@ -67,11 +67,11 @@ func TestEveryQueryErrorHasItsText(t *testing.T) {
 }
 
 // fanoutConstants reads the string constants whose names start with
-// prefix from caddymodule/fanout's file (read from source, so that a new
+// prefix from fanout's file (read from source, so that a new
 // one is not missed).
 func fanoutConstants(t *testing.T, file, prefix string) []string {
 	t.Helper()
-	return constantsOf(t, filepath.Join("caddymodule", "fanout", file), prefix)
+	return constantsOf(t, filepath.Join("fanout", file), prefix)
 }
 
 // constantsOf are the string constants named prefix... in the repository

@@ -10,9 +10,9 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/fanout"
 )
 
 // searcher is the fan-out engine as the page uses it.

@@ -13,14 +13,14 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/fanout"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/httpx"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // The site's paths.

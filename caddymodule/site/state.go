@@ -6,8 +6,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/site/rolling"
 )
 

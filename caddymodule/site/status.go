@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 func allKeys() []string { return platforms.Keys() }

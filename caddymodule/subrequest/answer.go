@@ -4,12 +4,11 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/httpx"
-	"github.com/besluitbron/besluitbron/caddymodule/platformcache/cache"
+	"github.com/besluitbron/besluitbron/cachestatus"
+	"github.com/besluitbron/besluitbron/httpx"
 )
 
 // Answer is a platform route's answer to a sub-request.
@@ -26,7 +25,7 @@ type Answer struct {
 // served from the cache: a hit (fresh or stale-while-revalidate), or the
 // last good copy served because the platform failed (stale-if-error).
 func (a *Answer) FromCache() bool {
-	return CacheHit(a.Cache) || StaleIfError(a.Cache)
+	return cachestatus.Hit(a.Cache) || cachestatus.StaleIfError(a.Cache)
 }
 
 // OverBudget tells whether BesluitBron's own budget turned the call away:
@@ -34,44 +33,18 @@ func (a *Answer) FromCache() bool {
 // by its type, says so in Cache-Status (detail=over-budget). A 429 or 503
 // the platform itself sent never carries it.
 func (a *Answer) OverBudget() bool {
-	return a.Status >= 400 && CacheDetail(a.Cache) == cache.DetailOverBudget
+	return a.Status >= 400 && cachestatus.Detail(a.Cache) == cachestatus.DetailOverBudget
 }
 
 // OK tells whether the platform route answered 2xx.
 func (a *Answer) OK() bool { return a.Status >= 200 && a.Status < 300 }
-
-// CacheHit tells whether a Cache-Status header value names a hit (the
-// bare "hit" parameter; a detail that merely says "hit" is not one).
-func CacheHit(cs string) bool {
-	for _, part := range strings.Split(cs, ";") {
-		if strings.EqualFold(strings.TrimSpace(part), "hit") {
-			return true
-		}
-	}
-	return false
-}
-
-// CacheDetail returns Cache-Status's detail parameter.
-func CacheDetail(cs string) string { return cacheParam(cs, "detail=") }
-
-// cacheParam returns the value of Cache-Status's parameter name (given
-// with its "="), or "".
-func cacheParam(cs, name string) string {
-	for _, part := range strings.Split(cs, ";") {
-		part = strings.TrimSpace(part)
-		if len(part) > len(name) && strings.EqualFold(part[:len(name)], name) {
-			return part[len(name):]
-		}
-	}
-	return ""
-}
 
 // FreshFor is how long the cache keeps the answer fresh from now
 // (Cache-Status ttl=, on a hit and on an answer just stored; 0 once
 // stale); ok is false when the cache says nothing of it (bypassed, not
 // stored).
 func (a *Answer) FreshFor() (time.Duration, bool) {
-	ttl, err := strconv.ParseInt(cacheParam(a.Cache, "ttl="), 10, 64)
+	ttl, err := strconv.ParseInt(cachestatus.Param(a.Cache, "ttl="), 10, 64)
 	if err != nil {
 		return 0, false
 	}
@@ -86,20 +59,6 @@ func (a *Answer) FetchedAt(now time.Time) time.Time {
 		return now
 	}
 	return now.Add(-time.Duration(age) * time.Second)
-}
-
-// StaleIfError tells whether Cache-Status says a stale copy answered for
-// a failed platform (RFC 9211 fwd=stale; the detail says it was served).
-func StaleIfError(cs string) bool {
-	if CacheDetail(cs) != "stale-if-error" {
-		return false
-	}
-	for _, part := range strings.Split(cs, ";") {
-		if strings.EqualFold(strings.TrimSpace(part), "fwd=stale") {
-			return true
-		}
-	}
-	return false
 }
 
 // RetryAfter reads Retry-After (httpx.RetryAfter) as whole seconds to

@@ -20,9 +20,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // Header marks BesluitBron's own sub-request (for logs, and as a second

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
+	obv "github.com/besluitbron/besluitbron/platforms/obv/emulator"
 )
 
 // TestCrossInstanceWait is the issue-13 figure "cross-instance wait":

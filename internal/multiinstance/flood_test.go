@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/emulators/obv"
-	"github.com/besluitbron/besluitbron/caddymodule/platforms"
 	"github.com/besluitbron/besluitbron/internal/redistest"
+	"github.com/besluitbron/besluitbron/platforms"
+	obv "github.com/besluitbron/besluitbron/platforms/obv/emulator"
 )
 
 // TestFloodAcrossThreeInstances is the issue-13 figure run: three

@@ -20,8 +20,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/besluitbron/besluitbron/caddymodule/sharedstore"
 	"github.com/besluitbron/besluitbron/internal/testtier"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 // URL returns the Redis URL tests use.

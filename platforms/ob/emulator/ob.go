@@ -1,0 +1,122 @@
+// Package emulator emulates the KOOP SRU 2.0 service of Officiële Bekendmakingen
+// (https://repository.overheid.nl/sru) and the FRBR files its records link
+// to, offline and deterministically.
+//
+// The handler serves the platform as seen below its base URL: "/" is the SRU
+// endpoint (operation=searchRetrieve|explain). The real full-text files live
+// at https://repository.overheid.nl/frbr/..., outside the /sru base, which a
+// platform route based at /sru cannot reach; the emulator therefore serves
+// them below its base, at /frbr/officielepublicaties/<series>/<year or
+// dossier>/<id>/1/<manifestation>/<file>, and every itemUrl it hands out
+// points there on the request's own scheme and host.
+//
+// The catalogue (about 15,000 publications over twenty years: Staatsblad,
+// Staatscourant, Kamerstukken, Tractatenblad, Gemeenteblad, Provinciaal blad
+// and Waterschapsblad) is built from the seed on the first request; full
+// texts are generated per identifier when asked for.
+package emulator
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults of the SRU paging parameters. KOOP documents no figures; these
+// are the ones third-party clients observe (1000-row pages work, larger ones
+// are cut to 1000).
+const (
+	DefaultMaximumRecords = 50
+	MaxMaximumRecords     = 1000
+)
+
+// Config configures the emulator.
+type Config struct {
+	// Seed selects the generated catalogue.
+	Seed int64
+	// Now is the clock (nil = time.Now). Publications dated after Now are
+	// not yet visible; the catalogue spans the twenty calendar years up to
+	// the year of Now at the first request.
+	Now func() time.Time
+	// MaxRecords caps maximumRecords (0 = MaxMaximumRecords).
+	MaxRecords int
+	// DefaultRecords is maximumRecords when a request leaves it out
+	// (0 = DefaultMaximumRecords).
+	DefaultRecords int
+}
+
+type handler struct {
+	cfg  Config
+	once sync.Once
+	cat  *catalog
+}
+
+// New returns the emulator's HTTP handler.
+func New(cfg Config) http.Handler {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxRecords <= 0 {
+		cfg.MaxRecords = MaxMaximumRecords
+	}
+	if cfg.DefaultRecords <= 0 {
+		cfg.DefaultRecords = DefaultMaximumRecords
+	}
+	if cfg.DefaultRecords > cfg.MaxRecords {
+		cfg.DefaultRecords = cfg.MaxRecords
+	}
+	return &handler{cfg: cfg}
+}
+
+func (h *handler) catalog() *catalog {
+	h.once.Do(func() { h.cat = buildCatalog(h.cfg.Seed, h.cfg.Now()) })
+	return h.cat
+}
+
+// visible returns the publications issued on or before today.
+func (h *handler) visible() []*pub {
+	c := h.catalog()
+	today := h.cfg.Now().Format(time.DateOnly)
+	n := sort.Search(len(c.pubs), func(i int) bool { return c.pubs[i].Issued > today })
+	return c.pubs[:n]
+}
+
+// lookup returns a visible publication by identifier.
+func (h *handler) lookup(id string) *pub {
+	p := h.catalog().byID[id]
+	if p == nil || p.Issued > h.cfg.Now().Format(time.DateOnly) {
+		return nil
+	}
+	return p
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	switch p := r.URL.Path; {
+	case p == "/" || p == "" || p == "/sru" || p == "/sru/":
+		// "/sru" too, so the emulator also works with the host root as the
+		// platform's base URL (real layout: /sru and /frbr side by side).
+		h.serveSRU(w, r)
+	case strings.HasPrefix(p, "/frbr/"):
+		h.serveFRBR(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// base is the scheme://host the request came in on: links in answers point
+// there, so a client following them reaches this emulator (or the proxy in
+// front of it).
+func base(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
