@@ -1,5 +1,5 @@
 // Package besluitbron imports every BesluitBron Caddy module of the
-// product, so that
+// product and its list of platforms (platforms/standard), so that
 //
 //	xcaddy build --with github.com/besluitbron/besluitbron=.
 //
@@ -18,6 +18,9 @@
 package besluitbron
 
 import (
+	// The platforms the product fronts (each registers itself).
+	_ "github.com/besluitbron/besluitbron/platforms/standard"
+
 	_ "github.com/besluitbron/besluitbron/caddymodule/clientlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"

@@ -43,6 +43,9 @@ type Platform struct {
 	// their platforms option is left out; the fan-out searches the
 	// ToolsDefault ones when asked for no platforms.
 	Tools ToolSet
+	// Order places the platform in the table: lists (the fan-out's
+	// platforms, /status, docs) go by Order, then key.
+	Order int
 	// Authority ranks the platform as the source that stands for a
 	// document the fan-out found on several (1: most official, the
 	// court's, the publisher's or the House's own; mirrors and
@@ -85,8 +88,9 @@ const (
 // All returns the platforms in a fixed order, deep copies of the
 // table: a caller may change them freely.
 func All() []Platform {
-	out := make([]Platform, len(all))
-	for i, p := range all {
+	table := rows()
+	out := make([]Platform, len(table))
+	for i, p := range table {
 		out[i] = p.Clone()
 	}
 	return out
@@ -94,7 +98,7 @@ func All() []Platform {
 
 // Get returns (a deep copy of) the platform with the given key.
 func Get(key string) (Platform, bool) {
-	for _, p := range all {
+	for _, p := range rows() {
 		if p.Key == key {
 			return p.Clone(), true
 		}
@@ -105,7 +109,7 @@ func Get(key string) (Platform, bool) {
 // Known tells whether key names a platform, without Get's copy (the
 // sub-request of every tool call asks).
 func Known(key string) bool {
-	for _, p := range all {
+	for _, p := range rows() {
 		if p.Key == key {
 			return true
 		}
@@ -115,7 +119,7 @@ func Known(key string) bool {
 
 // AuthorityOf is the platform's Authority, 0 for an unknown key.
 func AuthorityOf(key string) int {
-	for _, p := range all {
+	for _, p := range rows() {
 		if p.Key == key {
 			return p.Authority
 		}
@@ -127,7 +131,7 @@ func AuthorityOf(key string) int {
 // default (the live ones no operator has to opt into), in table order.
 func DefaultTools() []string {
 	var keys []string
-	for _, p := range all {
+	for _, p := range rows() {
 		if p.Tools == ToolsDefault {
 			keys = append(keys, p.Key)
 		}
@@ -137,8 +141,9 @@ func DefaultTools() []string {
 
 // Keys returns the keys in a fixed order.
 func Keys() []string {
-	keys := make([]string, len(all))
-	for i, p := range all {
+	table := rows()
+	keys := make([]string, len(table))
+	for i, p := range table {
 		keys[i] = p.Key
 	}
 	return keys

@@ -1,0 +1,28 @@
+package rechtspraak
+
+import (
+	"time"
+
+	"github.com/besluitbron/besluitbron/platforms"
+)
+
+// provider is the platform as it registers itself (platforms.Provider).
+type provider struct{}
+
+func init() { platforms.Register(provider{}) }
+
+// Platform is the platform's tableRow of the table.
+func (provider) Platform() platforms.Platform { return tableRow }
+
+var tableRow = platforms.Platform{
+	Key: platforms.Rechtspraak, Order: 60, Authority: 1, Name: "Rechtspraak",
+	BaseURLs: []string{"https://data.rechtspraak.nl"},
+	// Self-imposed (docs/rules.md, "The platforms and their limits"): public guidance is "do not hammer",
+	// about 10 a second; we keep half of that.
+	Budget: &platforms.Budget{Capacity: 5, Window: time.Second},
+	Cache: map[string]platforms.CacheKind{
+		platforms.KindList:     {Paths: []string{"/Waardelijst/*"}, TTL: 30 * 24 * time.Hour},
+		platforms.KindDocument: {Paths: []string{"/uitspraken/content", "/uitspraken/image"}},
+		platforms.KindSearch:   {Paths: []string{"/uitspraken/zoeken"}},
+	},
+}
