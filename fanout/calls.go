@@ -10,49 +10,36 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
-// calls runs one platform's requests for a search and keeps their
-// answers, to name the outcome (from cache, queue wait, over budget).
+// calls runs one platform's requests for a search (subrequest.Calls, on
+// the engine's Doer and clock) and keeps their answers, to name the
+// outcome (from cache, queue wait, over budget).
 type calls struct {
+	subrequest.Calls
 	e        *Engine
 	platform string
-	answers  []*subrequest.Answer
-	refused  *subrequest.Answer // the non-2xx answer that ended the search
 }
 
-// get runs req against platform (the one the calls are for); a non-2xx
-// answer is an *adapters.RouteError.
-func (c *calls) get(ctx context.Context, platform string, req adapters.Request) ([]byte, error) {
-	a, err := c.e.do(ctx, platform, req)
-	if err != nil {
-		return nil, &adapters.UnreachedError{Err: err}
-	}
-	if a == nil {
-		return nil, errors.New("no answer")
-	}
-	if !a.OK() {
-		c.refused = a
-		return nil, a.Err(platform, c.e.clock.Now())
-	}
-	c.answers = append(c.answers, a)
-	return a.Body, nil
+func (e *Engine) calls(platform string) *calls {
+	return &calls{Calls: subrequest.Calls{Do: e.do, Clock: e.clock}, e: e, platform: platform}
 }
 
 // outcome names what became of the platform's part, from err (nil when
 // it answered) and the answers seen.
 func (c *calls) outcome(ctx context.Context, err error) Outcome {
 	o := outcomeOf(c.platform, StateAnswered)
-	for _, a := range c.answers {
+	answers := c.Answers()
+	for _, a := range answers {
 		o.QueueWaitMS += a.QueueWaitMS
 	}
-	if c.refused != nil {
-		o.QueueWaitMS += c.refused.QueueWaitMS
+	if refused := c.Refused(); refused != nil {
+		o.QueueWaitMS += refused.QueueWaitMS
 	}
 	var re *adapters.RouteError
 	var pe *adapters.ParseError
 	var unfit *adapters.UnfitError
 	switch {
 	case err == nil:
-		if len(c.answers) > 0 && allFromCache(c.answers) {
+		if len(answers) > 0 && allFromCache(answers) {
 			o.State = StateCache
 		}
 	case errors.As(err, &unfit):

@@ -32,7 +32,7 @@ import (
 
 // Doer runs one request against /platforms/<platform>/...; it must return
 // when ctx ends. A non-2xx answer is an answer (nil error).
-type Doer func(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error)
+type Doer = subrequest.Doer
 
 // DefaultDeadline is how long a search waits for the platforms: long
 // enough for a platform that answers a first question within its budget,
@@ -302,7 +302,7 @@ func outcomeOf(k, state string) Outcome {
 
 // run asks one platform and names its outcome.
 func (e *Engine) run(ctx context.Context, i int, k string, q Query, start time.Time) done {
-	c := &calls{e: e, platform: k}
+	c := e.calls(k)
 	pg, err := e.search(ctx, c, k, q)
 	o := c.outcome(ctx, err)
 	if err == nil {

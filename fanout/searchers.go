@@ -26,7 +26,7 @@ func (e *Engine) skipReason(k string, q Query) (why, reason string) {
 // calls' getter, the engine's memo and the time; each hit gets its
 // resource URI (Surface.Link).
 func (e *Engine) search(ctx context.Context, c *calls, k string, q Query) (adapters.Page, error) {
-	env := adapters.Env{Get: c.get, Memo: &e.memo, Now: e.clock.Now()}
+	env := adapters.Env{Get: c.Get, Memo: &e.memo, Now: e.clock.Now()}
 	s := e.surfaces[k]
 	pg, err := s.Search(ctx, env, q.question())
 	if err == nil {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -11,17 +10,18 @@ import (
 )
 
 // calls runs the sub-requests a platform package makes for one tool call
-// (its get is the package's getter) and keeps their answers, for
-// from_cache and queue_wait_ms.
+// (its get is the package's getter: subrequest.Calls through the
+// connector's ask) and keeps their answers, for from_cache and
+// queue_wait_ms.
 type calls struct {
-	c        *connector
+	sub      subrequest.Calls
 	ctx      context.Context
 	platform string
-	answers  []*subrequest.Answer
+	answers  []*subrequest.Answer // sub's 2xx answers, in order
 }
 
 func (c *connector) calls(ctx context.Context, platform string) *calls {
-	return &calls{c: c, ctx: ctx, platform: platform}
+	return &calls{sub: subrequest.Calls{Do: c.ask}, ctx: ctx, platform: platform}
 }
 
 // get runs r: the body of a 2xx answer, else an *adapters.UnreachedError
@@ -31,16 +31,9 @@ func (k *calls) get(r adapters.Request) ([]byte, error) { return k.getFrom(k.ctx
 // getFrom is get for a platform package that asks platform (a surface's
 // getter); the answers are kept with the others.
 func (k *calls) getFrom(ctx context.Context, platform string, r adapters.Request) ([]byte, error) {
-	a, err := k.c.ask(ctx, platform, r)
-	var re *adapters.RouteError
-	switch {
-	case errors.As(err, &re):
-		return nil, re
-	case err != nil:
-		return nil, &adapters.UnreachedError{Err: err}
-	}
-	k.answers = append(k.answers, a)
-	return a.Body, nil
+	body, err := k.sub.Get(ctx, platform, r)
+	k.answers = k.sub.Answers()
+	return body, err
 }
 
 // failed is the isError result for an error of a platform package call

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
@@ -33,12 +32,23 @@ func (c *routeCaller) seen(srv *caddyhttp.Server, host string) {
 	c.mu.Unlock()
 }
 
-// do runs req against platform's route: through the server last seen
-// when it carries the route, else through each server whose routes hold
-// the platform's proxy (subrequest.ServersFor; never an admin's other
-// sites or the offline emulators' own). A non-2xx answer is the route's
-// *adapters.RouteError.
+// do runs req against platform's route (subrequest.Calls on
+// answerFromServers): the 2xx answer, else the route's
+// *adapters.RouteError or an *adapters.UnreachedError.
 func (c *routeCaller) do(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+	calls := subrequest.Calls{Do: c.answerFromServers}
+	if _, err := calls.Get(ctx, platform, req); err != nil {
+		return nil, err
+	}
+	return calls.Answers()[0], nil
+}
+
+// answerFromServers runs req through the server last seen when it
+// carries the route, else through each server whose routes hold the
+// platform's proxy (subrequest.ServersFor; never an admin's other sites
+// or the offline emulators' own), until one answers 2xx: that answer,
+// else the last server's answer or error.
+func (c *routeCaller) answerFromServers(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
 	c.mu.Lock()
 	seenSrv, host := c.srv, c.host
 	c.mu.Unlock()
@@ -58,18 +68,15 @@ func (c *routeCaller) do(ctx context.Context, platform string, req adapters.Requ
 	if host == "" {
 		host = "localhost"
 	}
-	var last error
+	var last *subrequest.Answer
+	var lastErr error
 	for _, srv := range targets {
 		o := subrequest.Origin{Server: srv, Host: host, RemoteAddr: "127.0.0.1:0", Key: session.Shared}
 		a, err := subrequest.Do(ctx, o, platform, req)
-		switch {
-		case err != nil:
-			last = err
-		case !a.OK():
-			last = a.Err(platform, time.Now())
-		default:
+		if err == nil && a.OK() {
 			return a, nil
 		}
+		last, lastErr = a, err
 	}
-	return nil, last
+	return last, lastErr
 }
