@@ -1,33 +1,23 @@
 package site
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"time"
 
-	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/fanout"
 )
-
-var timeNow = time.Now
 
 // newSearcher builds the fan-out engine over the site's platforms. Its
 // platform calls go to the server in the request's context (the Origin
 // the site puts there), as the shared session.
 func newSearcher(h *Handler) (searcher, error) {
 	e, err := fanout.New(fanout.Options{
-		Do: func(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
-			o, ok := subrequest.OriginFrom(ctx)
-			if !ok {
-				return nil, errors.New("no Caddy server to send the platform request to")
-			}
-			return subrequest.Do(ctx, o, platform, req)
-		},
+		Do:        subrequest.DoFromContext,
 		Platforms: h.Platforms,
 		Deadline:  time.Duration(h.Deadline),
 		Adapters:  h.adapters,
+		Clock:     h.clock,
 	})
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/site/reader"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/tk"
@@ -90,6 +91,9 @@ type Handler struct {
 	names    map[string]string
 	search   searcher
 	engine   *fanout.Engine
+	// clock is the time of the page, the reader and the search's
+	// deadline: clock.Wall unless a test set its own before Provision.
+	clock clock.Clock
 }
 
 // CaddyModule returns the Caddy module information.
@@ -104,6 +108,7 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 // last-hour readings survive reloads) and builds the reader and search.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
+	h.clock = clock.Or(h.clock)
 	a, err := app.Load(ctx)
 	if err != nil {
 		return err
@@ -148,7 +153,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.adapters = a.AdapterSettings(h.Platforms)
 	h.adapters.TKRoot = h.TKODataRoot
-	h.reader = &reader.Reader{Get: h.getter(), Surfaces: registry.Surfaces(h.adapters)}
+	h.reader = &reader.Reader{Get: h.getter(), Surfaces: registry.Surfaces(h.adapters), Clock: h.clock}
 	h.search, err = newSearcher(h)
 	return err
 }

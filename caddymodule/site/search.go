@@ -180,7 +180,7 @@ func (h *Handler) readURL(pg ui.Page, platform, id, kind, source string) string 
 // status page: an answer (or a refusal by BesluitBron's own budget) says
 // the platform is reachable, a failure or a timeout that it may not be.
 func (h *Handler) recordOutcomes(outs []fanout.Outcome) {
-	now := timeNow()
+	now := h.clock.Now()
 	for _, o := range outs {
 		switch o.State {
 		case "answered", "over_budget":

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
@@ -175,28 +174,26 @@ func origin(r *http.Request) (subrequest.Origin, error) {
 }
 
 // getter runs the reader's platform requests through the platform routes
-// (the Origin is in the context) and records what they saw.
+// (the Origin is in the context: subrequest.Calls) and records what they
+// saw.
 func (h *Handler) getter() reader.Getter {
 	return func(ctx context.Context, platform string, req adapters.Request) ([]byte, error) {
-		o, ok := subrequest.OriginFrom(ctx)
-		if !ok {
-			return nil, errors.New("no Caddy server to send the platform request to")
-		}
-		a, err := subrequest.Do(ctx, o, platform, req)
-		now := time.Now()
-		if err != nil {
-			reason := fanout.ReasonUnreachable
-			if errors.Is(err, subrequest.ErrAnswerTooLarge) {
-				reason = fanout.ReasonUnexpectedAnswer // it answered, too much
-			}
-			h.state.record(platform, errors.Is(err, subrequest.ErrAnswerTooLarge), err.Error(), reason, now)
-			return nil, err
-		}
-		if a.OK() {
-			h.state.record(platform, true, "", "", now)
-			return a.Body, nil
-		}
-		re := a.Err(platform, now)
+		calls := subrequest.Calls{Clock: h.clock}
+		body, err := calls.Get(ctx, platform, req)
+		h.observe(platform, err)
+		return body, err
+	}
+}
+
+// observe records a reader call's outcome (err from subrequest.Calls) in
+// the platform's state for the status page.
+func (h *Handler) observe(platform string, err error) {
+	now := h.clock.Now()
+	var re *adapters.RouteError
+	switch {
+	case err == nil:
+		h.state.record(platform, true, "", "", now)
+	case errors.As(err, &re):
 		// A 4xx the platform sent (a wrong id) says it is reachable.
 		reason := fanout.ReasonPlatformError
 		if re.Kind == adapters.KindOverBudget {
@@ -205,9 +202,17 @@ func (h *Handler) getter() reader.Getter {
 		reachable := re.Kind != adapters.KindUnavailable && re.Kind != adapters.KindLoop
 		h.state.record(platform, reachable, routeFailure(h.platformName(platform), re), reason, now)
 		if !reachable {
-			h.logger.Debug("platform call from the reader view failed", zap.String("platform", platform), zap.Int("status", a.Status))
+			h.logger.Debug("platform call from the reader view failed", zap.String("platform", platform), zap.Int("status", re.Status))
 		}
-		return nil, re
+	default:
+		// No answer; or one too large to hold, which says the platform
+		// answered, too much.
+		tooLarge := errors.Is(err, subrequest.ErrAnswerTooLarge)
+		reason := fanout.ReasonUnreachable
+		if tooLarge {
+			reason = fanout.ReasonUnexpectedAnswer
+		}
+		h.state.record(platform, tooLarge, err.Error(), reason, now)
 	}
 }
 

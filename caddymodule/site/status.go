@@ -166,7 +166,7 @@ func laadView(figures *app.Figures) *ui.LaadView {
 }
 
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
-	now := time.Now()
+	now := h.clock.Now()
 	rows, laad := h.statusRows(now)
 	pg := h.page(r, "", "status")
 	pg.Title = pg.T("status.title")
@@ -176,7 +176,7 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) serveStatusJSON(w http.ResponseWriter, r *http.Request) error {
-	now := time.Now()
+	now := h.clock.Now()
 	rows, laad := h.statusRows(now)
 	w.Header().Set("Cache-Control", "no-store")
 	if laad != nil && !laad.Known {

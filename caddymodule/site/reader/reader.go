@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Getter runs one request against a platform's route and returns the body
@@ -37,8 +38,9 @@ type Reader struct {
 	// Surfaces are the platforms' surfaces (registry.Surfaces of the
 	// operator's settings).
 	Surfaces map[string]adapters.Surface
-	// Now is the clock (default time.Now).
-	Now func() time.Time
+	// Clock is the time the platforms' calls are made at (default
+	// clock.Wall).
+	Clock clock.Clock
 
 	memo adapters.Memo
 }
@@ -88,9 +90,4 @@ func (rd *Reader) Fetch(ctx context.Context, platform, id, kind string) (adapter
 	return d, err
 }
 
-func (rd *Reader) now() time.Time {
-	if rd.Now != nil {
-		return rd.Now()
-	}
-	return time.Now()
-}
+func (rd *Reader) now() time.Time { return clock.Or(rd.Clock).Now() }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/platforms"
 	obad "github.com/besluitbron/besluitbron/platforms/ob"
 	ob "github.com/besluitbron/besluitbron/platforms/ob/emulator"
@@ -29,7 +30,10 @@ import (
 	tkemu "github.com/besluitbron/besluitbron/platforms/tk/emulator"
 )
 
-var now = func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
+// at is the tests' clock; nothing moves it.
+var at = fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+
+var now = at.Now
 
 // house serves each platform's emulator on its own server, as the offline
 // house does; the Getter asks them over HTTP and counts the requests.
@@ -94,7 +98,7 @@ func (h *house) firstHit(t *testing.T, platform string, r adapters.Request, pars
 // parsers the MCP fetch tools use.
 func TestFetchThroughTheEmulators(t *testing.T) {
 	h := newHouse(t)
-	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{LinkBases: func(string) []string { return []string{h.urls[platforms.OB]} }}), Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{LinkBases: func(string) []string { return []string{h.urls[platforms.OB]} }}), Clock: at}
 	ctx := context.Background()
 
 	sr, _ := obvad.SearchRequest(obvad.SearchParams{Query: "besluit", Limit: 5})
@@ -144,7 +148,7 @@ func TestFetchThroughTheEmulators(t *testing.T) {
 // platform does not know is a 404.
 func TestRefusals(t *testing.T) {
 	h := newHouse(t)
-	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Clock: at}
 	ctx := context.Background()
 	for _, c := range []struct{ platform, id string }{
 		{platforms.OBV, ""},
@@ -186,7 +190,7 @@ func TestTKFetchFallsBackToTheSyncFeed(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	h := &house{urls: map[string]string{platforms.TK: srv.URL}, calls: map[string]int{}}
-	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Clock: at}
 	ctx := context.Background()
 
 	body, err := h.get(ctx, platforms.TK, adapters.Get(tkad.DefaultRoot+"/Document", url.Values{"$top": {"1"}, "$filter": {"Verwijderd eq false"}}))
@@ -227,7 +231,7 @@ func TestORIFetchNamesTheOrganisation(t *testing.T) {
 	srv := httptest.NewServer(oriemu.New(oriemu.Config{Seed: 1, Now: now}))
 	t.Cleanup(srv.Close)
 	h := &house{urls: map[string]string{platforms.ORI: srv.URL}, calls: map[string]int{}}
-	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Now: now}
+	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Clock: at}
 	ctx := context.Background()
 	get := func(r adapters.Request) ([]byte, error) { return h.get(ctx, platforms.ORI, r) }
 
