@@ -84,6 +84,10 @@ var ErrIncomplete = errors.New("upstream answer cut off")
 // without a canonical form gets the *canonical.Error, unanswered: the
 // caller answers it 400 (canonical.RefusalOf).
 func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next Next, detach Detach) error {
+	rec := hitRecorderOf(r.Context())
+	if rec != nil {
+		rec.request() // a hit on the hot set adds its Hit below
+	}
 	if pol.MaxBody <= 0 {
 		pol.MaxBody = DefaultMaxBody
 	}
@@ -134,10 +138,13 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 	bp := keyBufs.Get().(*[]byte)
 	raw := c.AppendKey((*bp)[:0], s.platform)
 	if it := s.hot.getRaw(raw); it != nil && it.e.Version == s.Version() && now.Before(it.e.Expires) {
-		*bp = raw
-		keyBufs.Put(bp)
 		s.note(pol.Kind, "hit")
 		ttl := ttlSeconds(it.e.Expires.Sub(now))
+		if rec != nil && inm == "" && r.Method != http.MethodHead {
+			rec.hit(Hit{s: s, raw: string(raw), it: it, kind: pol.Kind, ttl: ttl, age: ageSeconds(it.e, now)})
+		}
+		*bp = raw
+		keyBufs.Put(bp)
 		return s.writeEntry(w, r, inm, it.e, now, it.hitStatus(ttl), it.clen)
 	}
 	key, rawKey := hashKey(raw), string(raw)
@@ -222,10 +229,7 @@ func (s *Store) writeEntry(w http.ResponseWriter, r *http.Request, inm string, e
 	}
 	h := w.Header()
 	copyHeader(h, e.Header)
-	age := int64(now.Sub(e.StoredAt) / time.Second)
-	if age < 0 {
-		age = 0
-	}
+	age := ageSeconds(e, now)
 	// Canonical names set directly: no canonicalisation per hit.
 	h["Content-Length"] = []string{clen}
 	h["Age"] = []string{strconv.FormatInt(age, 10)}
