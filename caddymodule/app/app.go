@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/sharedstore"
 	up "github.com/besluitbron/besluitbron/upstream"
@@ -107,6 +108,9 @@ type App struct {
 	figures  *Figures           // shared by every config (figuresKey in pool); nil once released
 	shared   *sharedstore.Store // the Redis store (storeKey in pool); nil when local
 	logger   *zap.Logger
+	// clock is the time of the case-law harvest and its lease:
+	// clock.Wall unless a test set its own before Provision.
+	clock clock.Clock
 	// laadFetch fetches the load status for a keeper this config makes
 	// (tests); nil: through the running servers' OBV route.
 	laadFetch func(context.Context) (Laadstatus, error)
@@ -204,6 +208,7 @@ const figuresKey = "besluitbron.figures"
 func (a *App) Provision(ctx caddy.Context) error {
 	a.staged = new(staged)
 	a.logger = ctx.Logger()
+	a.clock = clock.Or(a.clock)
 	known := map[string]bool{}
 	for _, k := range platforms.Keys() {
 		known[k] = true

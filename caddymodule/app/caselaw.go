@@ -11,7 +11,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
-	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
@@ -170,7 +169,8 @@ func (a *App) newCaseLawKeeper(dir string, cfg CaseLawConfig) *caseLawKeeper {
 	}
 	hc := caselaw.HarvesterConfig{
 		Fetch:    a.feedFetcher(),
-		Gate:     visitorsFirst(budget, clock.Wall{}, visitorsFirstPoll),
+		Gate:     visitorsFirst(budget, a.clock, visitorsFirstPoll),
+		Clock:    a.clock,
 		Interval: time.Duration(cfg.Interval),
 		Since:    cfg.since(),
 	}

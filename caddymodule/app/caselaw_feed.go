@@ -28,7 +28,7 @@ func (a *App) feedFetcher() caselaw.Fetcher {
 			// following it asks the very same request (caselaw.Relay).
 			until := req.ModifiedUntil
 			if until.IsZero() {
-				until = time.Now()
+				until = a.clock.Now()
 			}
 			p.DateFrom, p.DateTo = req.DateFrom, until.UTC().Format(time.DateOnly)
 		}

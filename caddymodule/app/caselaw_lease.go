@@ -40,18 +40,19 @@ type caseLawLease struct {
 	store func() *sharedstore.Store // the store in force (a reload may change it); nil: none
 	owner string                    // this keeper's id, stable over reloads
 	scope string                    // "all" or the scope's date
+	clock clock.Clock
 
 	mu        sync.Mutex
 	heldUntil time.Time // by our clock, a little before Redis lets it go
 }
 
-func newCaseLawLease(store func() *sharedstore.Store, scope string) *caseLawLease {
+func newCaseLawLease(store func() *sharedstore.Store, scope string, clk clock.Clock) *caseLawLease {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	if scope == "" {
 		scope = "all"
 	}
-	return &caseLawLease{store: store, owner: hex.EncodeToString(b[:]), scope: scope}
+	return &caseLawLease{store: store, owner: hex.EncodeToString(b[:]), scope: scope, clock: clock.Or(clk)}
 }
 
 // holdScript takes the lease when nobody holds it (SET NX PX) or renews
@@ -82,7 +83,7 @@ func (l *caseLawLease) hold(ctx context.Context) bool {
 	if s == nil {
 		return false
 	}
-	asked := time.Now()
+	asked := l.clock.Now()
 	var got int64
 	err := s.Do(ctx, func(ctx context.Context, c redis.UniversalClient) error {
 		var err error
@@ -124,7 +125,7 @@ func (l *caseLawLease) role() caselaw.Role {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if time.Now().Before(l.heldUntil) {
+	if l.clock.Now().Before(l.heldUntil) {
 		return caselaw.Leader
 	}
 	return caselaw.Follower
@@ -213,9 +214,9 @@ func (a *App) shareCaseLaw(ctx context.Context, hc *caselaw.HarvesterConfig) {
 		return created // before this config is in force
 	}
 	scope, _ := caselaw.ParseScope(hc.Since) // checked at Provision
-	lease := newCaseLawLease(store, scope)
+	lease := newCaseLawLease(store, scope, a.clock)
 	relay := &caselaw.Relay{Role: lease.role, Board: caseLawBoard{lease: lease},
-		Clock: clock.Wall{}, Poll: visitorsFirstPoll}
+		Clock: a.clock, Poll: visitorsFirstPoll}
 	hc.PassStart, hc.Follow, hc.Stored = relay.PassStart, relay.Follow, relay.Stored
 	go lease.keep(ctx)
 }

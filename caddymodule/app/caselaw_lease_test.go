@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 	"github.com/besluitbron/besluitbron/sharedstore"
@@ -17,8 +18,9 @@ import (
 func TestCaseLawLeaseOneHolderTakeoverRelease(t *testing.T) {
 	store := redistest.Open(t, sharedstore.Options{})
 	of := func() *sharedstore.Store { return store }
-	a, b := newCaseLawLease(of, "2015-01-01"), newCaseLawLease(of, "2015-01-01")
-	other := newCaseLawLease(of, "") // another scope, another lease
+	clk := fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	a, b := newCaseLawLease(of, "2015-01-01", clk), newCaseLawLease(of, "2015-01-01", clk)
+	other := newCaseLawLease(of, "", clk) // another scope, another lease
 	ctx := context.Background()
 	prefix := strings.TrimSuffix(store.Key(""), ":")
 
@@ -31,7 +33,13 @@ func TestCaseLawLeaseOneHolderTakeoverRelease(t *testing.T) {
 	if !other.hold(ctx) {
 		t.Fatal("a lease of another scope was refused")
 	}
-	if !a.hold(ctx) {
+	// By its own clock a holder stops leading when its lease may have
+	// lapsed in Redis, and leads again once it renews.
+	clk.Advance(caseLawLeaseTTL)
+	if a.role() != caselaw.Follower {
+		t.Fatalf("a holder whose lease ran out by its clock is %v, want follower", a.role())
+	}
+	if !a.hold(ctx) || a.role() != caselaw.Leader {
 		t.Fatal("the holder could not renew its lease")
 	}
 	key := a.key(store)
@@ -84,7 +92,7 @@ func TestCaseLawLeaseOneHolderTakeoverRelease(t *testing.T) {
 
 // Without a store that answers, an instance harvests alone.
 func TestCaseLawLeaseWithoutStoreIsAlone(t *testing.T) {
-	l := newCaseLawLease(func() *sharedstore.Store { return nil }, "")
+	l := newCaseLawLease(func() *sharedstore.Store { return nil }, "", nil)
 	if l.hold(context.Background()) || l.role() != caselaw.Alone {
 		t.Fatalf("without a store the role is %v, want alone", l.role())
 	}

@@ -36,7 +36,7 @@ func (w caseLawWords) SearchWords(ctx context.Context, q rechtspraak.WordQuery) 
 		return rechtspraak.WordPage{}, unavailable(progress.Stopped)
 	}
 	res, err := idx.Search(ctx, caselaw.Query{Words: q.Words, Court: q.Court, DateFrom: q.From, DateTo: q.To,
-		Type: q.Type, Sort: q.Sort, Limit: q.Limit, Offset: q.Offset, After: q.After})
+		Type: q.Type, Sort: q.Sort, Limit: q.Limit, Offset: q.Offset, After: q.After, Now: w.a.clock.Now()})
 	var down *caselaw.UnavailableError
 	if errors.As(err, &down) {
 		k.noteBroken(err)

@@ -29,6 +29,10 @@ type Query struct {
 	// that follows it, at the cost of a first page however deep (cursor.go).
 	// Offset must be 0 with it.
 	After string
+	// Now is the time of the question, from the caller's clock: in date
+	// order the windows of decisions count back from its day (search.go).
+	// Zero is the wall clock's now. It changes the cost, never the hits.
+	Now time.Time
 }
 
 // The orders a result can have.
@@ -58,6 +62,7 @@ type plan struct {
 	filters  []query.Query // court, type, date range: select, never score
 	from, to time.Time     // the date range's bounds, zero when open
 	byDate   bool          // newest first; otherwise by BM25 score
+	now      time.Time     // Query.Now
 	limit    int
 	offset   int
 	after    *place   // date order: the hits after this place (Query.After)
@@ -74,7 +79,7 @@ type analyzers struct{ words, pairs analysis.Analyzer }
 // becomes term queries of analyzed tokens: no bleve syntax (+, -, field:,
 // *, ~) is ever interpreted.
 func planQuery(q Query, an analyzers) (plan, error) {
-	var p plan
+	p := plan{now: q.Now}
 	var err error
 	if p.limit, p.offset, err = checkPaging(q.Limit, q.Offset); err != nil {
 		return p, err

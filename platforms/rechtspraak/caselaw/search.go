@@ -10,6 +10,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
+
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Result is one page of a search.
@@ -110,7 +112,10 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 		upTo = p.after.date
 	}
 	var hits search.DocumentMatchCollection
-	now := time.Now().UTC() // the windows count back from here
+	now := p.now.UTC() // the windows count back from here
+	if p.now.IsZero() {
+		now = clock.Wall{}.Now().UTC()
+	}
 	if p.after != nil {
 		// From the cursor's day instead: the page after it sorts a year
 		// of matches, as a first page does, not the wider windows of
