@@ -12,6 +12,7 @@ import (
 	"time"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy" // the proxy behind the budget
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 )
@@ -25,7 +26,7 @@ import (
 // request, keep theirs. The admin status and the metrics show the
 // refunds.
 func TestRefundsThroughCaddy(t *testing.T) {
-	withFakeClock(t)
+	clk := fakeclock.New(t0)
 	closes := listen(t, func(c net.Conn) {
 		http.ReadRequest(bufio.NewReader(c)) // read it, answer nothing
 		c.Close()
@@ -62,6 +63,7 @@ func TestRefundsThroughCaddy(t *testing.T) {
 		}
 	}`, name, name, proxy)
 	}
+	budgetsOn(t, clk, "test-refused", "test-closes", "test-fails", "test-busy", "test-rp")
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 	metrics

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformproxy" // the proxy behind the budget
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 )
@@ -24,7 +25,7 @@ import (
 // many at once, leaves the budget as it was; an honest GET afterwards is
 // admitted at once and is the only request the platform sees.
 func TestProxyRefusalsAreRefunded(t *testing.T) {
-	withFakeClock(t) // the window never moves: only refunds give units back
+	clk := fakeclock.New(t0) // the window never moves: only refunds give units back
 	var reached atomic.Int64
 	var mu sync.Mutex
 	var seen []string
@@ -39,6 +40,7 @@ func TestProxyRefusalsAreRefunded(t *testing.T) {
 
 	port, admin := testproc.FreePort(t), testproc.FreePort(t)
 	// opentk: its descriptor's read-only search is POST /search.
+	budgetsOn(t, clk, "test-refusals")
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/platforms"
@@ -55,7 +56,7 @@ func adminStatus(t *testing.T, admin int, platform string) Status {
 // wait header, the admin status, the metrics, and the platform's own word
 // (its RateLimit headers and a 429) acting on the budget.
 func TestThroughCaddyAgainstOBVEmulator(t *testing.T) {
-	clk := withFakeClock(t)
+	clk := fakeclock.New(t0)
 	// The emulator's bucket runs on the same fake clock as ours: on real
 	// time it refilled a unit whenever the machine was slow between the
 	// drain below and the request that must meet the drained bucket.
@@ -63,6 +64,7 @@ func TestThroughCaddyAgainstOBVEmulator(t *testing.T) {
 	t.Cleanup(emulator.Close)
 	emu := strings.TrimPrefix(emulator.URL, "http://127.0.0.1:")
 	port, admin := testproc.FreePort(t), testproc.FreePort(t)
+	budgetsOn(t, clk, "obv")
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 	metrics
@@ -154,7 +156,7 @@ http://127.0.0.1:%d {
 // TestStalledPlatformNeverDelaysAnother: obv's upstream hangs and its
 // budget has calls queued; rechtspraak's calls still go at once.
 func TestStalledPlatformNeverDelaysAnother(t *testing.T) {
-	withFakeClock(t)
+	clk := fakeclock.New(t0)
 	release := make(chan struct{})
 	stalled := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -169,6 +171,7 @@ func TestStalledPlatformNeverDelaysAnother(t *testing.T) {
 	}))
 	defer fast.Close()
 	port, admin := testproc.FreePort(t), testproc.FreePort(t)
+	budgetsOn(t, clk, "obv", "rechtspraak")
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }
@@ -228,10 +231,11 @@ http://127.0.0.1:%d {
 // TestRejectedThroughCaddy: past max_queue the client gets the reject
 // status with a Retry-After computed from the backlog.
 func TestRejectedThroughCaddy(t *testing.T) {
-	withFakeClock(t)
+	clk := fakeclock.New(t0)
 	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer fast.Close()
 	port, admin := testproc.FreePort(t), testproc.FreePort(t)
+	budgetsOn(t, clk, "oa")
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin localhost:%d
 }
@@ -274,7 +278,7 @@ http://127.0.0.1:%d {
 // TestBudgetSurvivesCaddyReload: a config reload keeps the budget (its
 // spent units and usage) and applies the new limits in place.
 func TestBudgetSurvivesCaddyReload(t *testing.T) {
-	withFakeClock(t)
+	clk := fakeclock.New(t0)
 	fast := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer fast.Close()
 	port, admin := testproc.FreePort(t), testproc.FreePort(t)
@@ -293,7 +297,9 @@ http://127.0.0.1:%d {
 	}
 }`, admin, port, capacity, strings.TrimPrefix(fast.URL, "http://"))
 	}
+	release := budgetsOn(t, clk, "ob")
 	testcaddy.Load(t, cfg(10))
+	release() // the config holds the budget now: the reload must keep it
 	for range 4 {
 		if resp, _ := get(t, fmt.Sprintf("http://127.0.0.1:%d/platforms/ob/sru", port), "Besluitbron-Session", "x"); resp.StatusCode != 200 {
 			t.Fatalf("status %d", resp.StatusCode)

@@ -13,8 +13,10 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/fairqueue"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/platforms"
@@ -22,19 +24,11 @@ import (
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-// withFakeClock makes the budgets created during the test run on a fake
-// clock.
-func withFakeClock(t *testing.T) *fakeclock.Clock {
+// provision provisions h with its budget on clk, as Caddy does for a
+// config.
+func provision(t *testing.T, clk clock.Clock, h *Handler) *Handler {
 	t.Helper()
-	clk := fakeclock.New(t0)
-	old := budgetClock
-	budgetClock = clk
-	t.Cleanup(func() { budgetClock = old })
-	return clk
-}
-
-func provision(t *testing.T, h *Handler) *Handler {
-	t.Helper()
+	h.clock = clk
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	t.Cleanup(cancel)
 	if err := h.Provision(ctx); err != nil {
@@ -45,6 +39,36 @@ func provision(t *testing.T, h *Handler) *Handler {
 	}
 	t.Cleanup(func() { _ = h.Cleanup() })
 	return h
+}
+
+// budgetsOn makes the budgets of platforms (in this process) on clk
+// before a test loads a config: Caddy builds the handlers itself, so a
+// test cannot set their clock, but they find these budgets in the pool
+// and run on the budget's clock. The limits are the config's, applied in
+// place when it loads. release lets the budgets go with the config that
+// uses them (the test keeps them until its end otherwise).
+func budgetsOn(t *testing.T, clk clock.Clock, keys ...string) (release func()) {
+	t.Helper()
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			for _, k := range keys {
+				_, _ = budgets.Delete(k)
+			}
+		})
+	}
+	for _, k := range keys {
+		_, _, err := budgets.LoadOrNew(k, func() (caddy.Destructor, error) {
+			// Full until the config's limits apply: a budget keeps its
+			// units up to the new capacity.
+			return newPooledBudget(k, nil, fairqueue.Config{Capacity: 1e9, Window: time.Minute}, clk, zap.NewNop())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(release)
+	return release
 }
 
 func request(target string, hdr ...string) (*http.Request, *httptest.ResponseRecorder) {
@@ -70,9 +94,9 @@ func upstream(status int, hdr ...string) caddyhttp.Handler {
 }
 
 func TestOBVCosts(t *testing.T) {
-	withFakeClock(t)
-	obv := provision(t, &Handler{Platform: platforms.OBV})
-	oa := provision(t, &Handler{Platform: platforms.OA})
+	clk := fakeclock.New(t0)
+	obv := provision(t, clk, &Handler{Platform: platforms.OBV})
+	oa := provision(t, clk, &Handler{Platform: platforms.OA})
 	cases := []struct {
 		h      *Handler
 		target string
@@ -107,8 +131,8 @@ func TestOBVCosts(t *testing.T) {
 }
 
 func TestQueueWaitHeader(t *testing.T) {
-	clk := withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-wait", Capacity: 2, Window: caddy.Duration(2 * time.Second)})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-wait", Capacity: 2, Window: caddy.Duration(2 * time.Second)})
 	for range 2 {
 		r, w := request("/x")
 		if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
@@ -134,8 +158,8 @@ func TestQueueWaitHeader(t *testing.T) {
 }
 
 func TestRejectionHasRetryAfterFromBacklog(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-reject", Capacity: 1, Window: caddy.Duration(time.Second), MaxQueue: 3})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-reject", Capacity: 1, Window: caddy.Duration(time.Second), MaxQueue: 3})
 	r, w := request("/x")
 	if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
 		t.Fatal(err)
@@ -161,12 +185,12 @@ func TestRejectionHasRetryAfterFromBacklog(t *testing.T) {
 		t.Fatalf("Retry-After %q; want 4 (3 calls queued + this one at 1/s)", got)
 	}
 	// Cleanup: let the waiting ones go.
-	budgetClock.(*fakeclock.Clock).Advance(3 * time.Second)
+	clk.Advance(3 * time.Second)
 }
 
 func TestUpstream429PausesBudget(t *testing.T) {
-	clk := withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-429", Capacity: 60, Window: caddy.Duration(time.Minute)})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-429", Capacity: 60, Window: caddy.Duration(time.Minute)})
 	r, w := request("/x")
 	if err := h.ServeHTTP(w, r, upstream(429, "Retry-After", "30")); err != nil {
 		t.Fatal(err)
@@ -176,7 +200,7 @@ func TestUpstream429PausesBudget(t *testing.T) {
 		t.Fatalf("after a 429 with Retry-After 30: %+v", st)
 	}
 	// An HTTP date works too; without Retry-After the bucket is emptied.
-	h2 := provision(t, &Handler{Platform: "test-429b", Capacity: 60, Window: caddy.Duration(time.Minute)})
+	h2 := provision(t, clk, &Handler{Platform: "test-429b", Capacity: 60, Window: caddy.Duration(time.Minute)})
 	r, w = request("/x")
 	if err := h2.ServeHTTP(w, r, upstream(429)); err != nil {
 		t.Fatal(err)
@@ -195,7 +219,7 @@ func TestUpstream429PausesBudget(t *testing.T) {
 		{"test-429d", clk.Now().Add(-time.Minute).Format(http.TimeFormat), time.Time{}},
 		{"test-429e", "1e9", time.Time{}},
 	} {
-		h := provision(t, &Handler{Platform: tc.platform, Capacity: 60, Window: caddy.Duration(time.Minute)})
+		h := provision(t, clk, &Handler{Platform: tc.platform, Capacity: 60, Window: caddy.Duration(time.Minute)})
 		r, w = request("/x")
 		if err := h.ServeHTTP(w, r, upstream(429, "Retry-After", tc.v)); err != nil {
 			t.Fatal(err)
@@ -207,8 +231,8 @@ func TestUpstream429PausesBudget(t *testing.T) {
 }
 
 func TestRateLimitHeadersPullDown(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-pull", Capacity: 60, Window: caddy.Duration(time.Minute)})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-pull", Capacity: 60, Window: caddy.Duration(time.Minute)})
 	r, w := request("/x")
 	if err := h.ServeHTTP(w, r, upstream(200, "RateLimit-Remaining", "3", "RateLimit-Reset", "57")); err != nil {
 		t.Fatal(err)
@@ -228,8 +252,8 @@ func TestRateLimitHeadersPullDown(t *testing.T) {
 }
 
 func TestSessionKeyPlaceholder(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-key", Capacity: 60, Window: caddy.Duration(time.Minute), SessionKey: "{http.request.header.X-User}"})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-key", Capacity: 60, Window: caddy.Duration(time.Minute), SessionKey: "{http.request.header.X-User}"})
 	for _, hdr := range [][]string{{"X-User", "alice"}, {"X-User", "alice"}, {"Besluitbron-Session", "b"}} {
 		r, w := request("/x", hdr...)
 		if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
@@ -244,8 +268,8 @@ func TestSessionKeyPlaceholder(t *testing.T) {
 }
 
 func TestHangUpWhileWaiting(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-hangup", Capacity: 1, Window: caddy.Duration(time.Second)})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-hangup", Capacity: 1, Window: caddy.Duration(time.Second)})
 	r, w := request("/x")
 	if err := h.ServeHTTP(w, r, upstream(200)); err != nil {
 		t.Fatal(err)
@@ -276,8 +300,8 @@ func TestHangUpWhileWaiting(t *testing.T) {
 }
 
 func TestBudgetSurvivesReloadAndReconfigures(t *testing.T) {
-	withFakeClock(t)
-	h1 := provision(t, &Handler{Platform: "test-reload", Capacity: 10, Window: caddy.Duration(10 * time.Second)})
+	clk := fakeclock.New(t0)
+	h1 := provision(t, clk, &Handler{Platform: "test-reload", Capacity: 10, Window: caddy.Duration(10 * time.Second)})
 	for range 4 {
 		r, w := request("/x")
 		if err := h1.ServeHTTP(w, r, upstream(200)); err != nil {
@@ -285,7 +309,7 @@ func TestBudgetSurvivesReloadAndReconfigures(t *testing.T) {
 		}
 	}
 	// A new config is provisioned before the old one is cleaned up.
-	h2 := provision(t, &Handler{Platform: "test-reload", Capacity: 20, Window: caddy.Duration(10 * time.Second)})
+	h2 := provision(t, clk, &Handler{Platform: "test-reload", Capacity: 20, Window: caddy.Duration(10 * time.Second)})
 	if err := h1.Cleanup(); err != nil {
 		t.Fatal(err)
 	}
@@ -323,8 +347,8 @@ func from(addr, sess string) (*http.Request, *httptest.ResponseRecorder) {
 // TestWhoIsAClient: a client is its address; its sessions divide it. From
 // a trusted source, each session is a client of its own.
 func TestWhoIsAClient(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-who", Capacity: 1000, Window: caddy.Duration(time.Minute),
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-who", Capacity: 1000, Window: caddy.Duration(time.Minute),
 		TrustedSources: []string{"10.0.0.0/8", "2001:db8::1"}})
 	cases := []struct {
 		addr, sess   string

@@ -22,8 +22,8 @@ import (
 // TestIPv6ClientIsItsSlash64: two addresses of one /64 are one client with
 // one share; addresses in different /64s are different clients.
 func TestIPv6ClientIsItsSlash64(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-v6", Capacity: 1000, Window: caddy.Duration(time.Minute),
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-v6", Capacity: 1000, Window: caddy.Duration(time.Minute),
 		TrustedSources: []string{"2001:db8:7::/48"}})
 	cases := []struct {
 		addr, sess   string
@@ -83,8 +83,8 @@ func TestIPv6ClientIsItsSlash64(t *testing.T) {
 // them. Counted by /64 it is one heavy client: after 30 s of flood, an
 // honest call from another /64 goes within one unit's refill.
 func TestSlash64CyclingAddressesCannotStarveHonest(t *testing.T) {
-	clk := withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-v6-flood", Capacity: 60, Window: caddy.Duration(time.Minute),
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-v6-flood", Capacity: 60, Window: caddy.Duration(time.Minute),
 		MaxQueue: 1000, MaxWait: caddy.Duration(time.Hour)})
 	b, ok := h.budget.(*fairqueue.Budget)
 	if !ok {

@@ -28,6 +28,7 @@ import (
 	"github.com/besluitbron/besluitbron/globalbudget"
 	"github.com/besluitbron/besluitbron/httpx"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
 
 func init() {
@@ -121,8 +122,11 @@ type Handler struct {
 	sessions *session.Registry // the issued MCP sessions (the app's)
 	app      *app.App          // the config's besluitbron app, which starts it
 	budget   budget
-	clock    clock.Clock
-	poolKey  string
+	// clock is the budget's: clock.Wall unless a test set its own before
+	// Provision (a budget that outlives a reload keeps the clock it was
+	// made with).
+	clock   clock.Clock
+	poolKey string
 	pooled   bool
 	logger   *zap.Logger
 }
@@ -229,7 +233,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
 	}
-	h.clock = budgetClock
 	logger := h.logger.With(zap.String("platform", h.Platform))
 	// With a shared store, the budget lives in Redis and is shared by
 	// every instance (globalbudget); without one, in this process.
@@ -239,29 +242,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		h.poolKey = fmt.Sprintf("%s|shared|%p", h.Platform, store)
 	}
 	val, _, err := budgets.LoadOrNew(h.poolKey, func() (caddy.Destructor, error) {
-		pb := &pooledBudget{platform: h.Platform}
-		if store != nil {
-			g, err := globalbudget.New(globalbudget.Options{Platform: h.Platform, Store: store, Config: cfg, Clock: budgetClock, Logger: logger})
-			if err != nil {
-				return nil, err
-			}
-			pb.budget, pb.global, pb.instance = g, g, store.Instance()
-		} else {
-			b, err := fairqueue.New(cfg, budgetClock)
-			if err != nil {
-				return nil, err
-			}
-			pb.budget = b
-		}
-		pb.config = app.NewSetting(func(cfg fairqueue.Config) { pb.reconfigure(cfg, logger) })
-		return pb, nil
+		return newPooledBudget(h.Platform, store, cfg, clock.Or(h.clock), logger)
 	})
 	if err != nil {
 		return fmt.Errorf("platform_limit %s: %w", h.Platform, err)
 	}
 	h.pooled = true
 	pb := val.(*pooledBudget)
-	h.budget = pb.budget
+	h.budget, h.clock = pb.budget, pb.clock
 	a.PublishBudget(h.Platform, pb.Stats, func() app.WaitHistogram { return waitHistogram(h.Platform) })
 	// A reload's new limits apply when its config starts; a config
 	// whose handlers of one platform disagree does not load.
@@ -493,9 +481,6 @@ func (h *Handler) observe(status int, hdr http.Header) {
 // budgets holds one budget per platform, across config reloads.
 var budgets = caddy.NewUsagePool()
 
-// budgetClock is the budgets' clock; tests swap it.
-var budgetClock clock.Clock = clock.Wall{}
-
 // budget is what the handler needs of a platform's budget: a
 // fairqueue.Budget in one process, or a globalbudget.Budget shared by the
 // instances on one Redis.
@@ -513,10 +498,32 @@ type budget interface {
 
 type pooledBudget struct {
 	budget
+	clock    clock.Clock // the budget's
 	platform string
 	global   *globalbudget.Budget           // nil without a shared store
 	instance string                         // the shared store's instance id
 	config   *app.Setting[fairqueue.Config] // the limits of the config in force
+}
+
+// newPooledBudget makes platform's budget on clk: in store, shared by
+// every instance (globalbudget), or in this process when store is nil.
+func newPooledBudget(platform string, store *sharedstore.Store, cfg fairqueue.Config, clk clock.Clock, logger *zap.Logger) (*pooledBudget, error) {
+	pb := &pooledBudget{platform: platform, clock: clk}
+	if store != nil {
+		g, err := globalbudget.New(globalbudget.Options{Platform: platform, Store: store, Config: cfg, Clock: clk, Logger: logger})
+		if err != nil {
+			return nil, err
+		}
+		pb.budget, pb.global, pb.instance = g, g, store.Instance()
+	} else {
+		b, err := fairqueue.New(cfg, clk)
+		if err != nil {
+			return nil, err
+		}
+		pb.budget = b
+	}
+	pb.config = app.NewSetting(func(cfg fairqueue.Config) { pb.reconfigure(cfg, logger) })
+	return pb, nil
 }
 
 // reconfigure puts cfg (validated in Provision) in force in place: the

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
@@ -41,7 +42,7 @@ var (
 )
 
 func TestRefundWhenNoAnswer(t *testing.T) {
-	withFakeClock(t)
+	clk := fakeclock.New(t0)
 	cases := []struct {
 		name     string
 		next     caddyhttp.Handler
@@ -61,7 +62,7 @@ func TestRefundWhenNoAnswer(t *testing.T) {
 		{"resend counted once, then an answer", proxyOutcome(2, http.StatusOK, nil), false},
 	}
 	for i, c := range cases {
-		h := provision(t, &Handler{Platform: "test-refund-" + string(rune('a'+i)), Capacity: 10, Window: caddy.Duration(10 * time.Minute)})
+		h := provision(t, clk, &Handler{Platform: "test-refund-" + string(rune('a'+i)), Capacity: 10, Window: caddy.Duration(10 * time.Minute)})
 		r, w := request("/x", "Besluitbron-Session", "s")
 		err := h.ServeHTTP(w, r, c.next)
 		st := h.budget.Stats()
@@ -84,8 +85,8 @@ func TestRefundWhenNoAnswer(t *testing.T) {
 // A {http.platform_proxy.sent} left from before this call (another route
 // of the same request) never decides this call's refund.
 func TestRefundIgnoresStaleSentPlaceholder(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-refund-stale", Capacity: 10, Window: caddy.Duration(time.Minute)})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-refund-stale", Capacity: 10, Window: caddy.Duration(time.Minute)})
 	r, w := request("/x")
 	r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer).Set(sentPlaceholder, int64(0))
 	if err := h.ServeHTTP(w, r, upstream(http.StatusOK)); err != nil {
@@ -126,8 +127,8 @@ func hangUpDuring(t *testing.T, h *Handler, sent int64) error {
 // A caller that hangs up while its request is on the way, before anything
 // of it left (a dial, a wait for a place on a host), gets its units back.
 func TestRefundOnHangUpBeforeSent(t *testing.T) {
-	withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-refund-hangup", Capacity: 10, Window: caddy.Duration(time.Minute)})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-refund-hangup", Capacity: 10, Window: caddy.Duration(time.Minute)})
 	if err := hangUpDuring(t, h, 0); err != nil {
 		t.Fatalf("hang-up: %v", err)
 	}
@@ -141,8 +142,8 @@ func TestRefundOnHangUpBeforeSent(t *testing.T) {
 // cannot send the platform more than the budget: after capacity such
 // calls, its next one waits for the refill.
 func TestHangUpAfterSentIsNotRefunded(t *testing.T) {
-	clk := withFakeClock(t)
-	h := provision(t, &Handler{Platform: "test-refund-hostile", Capacity: 5, Window: caddy.Duration(time.Minute)})
+	clk := fakeclock.New(t0)
+	h := provision(t, clk, &Handler{Platform: "test-refund-hostile", Capacity: 5, Window: caddy.Duration(time.Minute)})
 	for range 5 {
 		hangUpDuring(t, h, 1)
 	}
@@ -150,7 +151,7 @@ func TestHangUpAfterSentIsNotRefunded(t *testing.T) {
 		t.Fatalf("stats %+v; want the 5 hung-up calls kept", st)
 	}
 	// Nor when it is not known whether the request left (another proxy).
-	h2 := provision(t, &Handler{Platform: "test-refund-hostile2", Capacity: 5, Window: caddy.Duration(time.Minute)})
+	h2 := provision(t, clk, &Handler{Platform: "test-refund-hostile2", Capacity: 5, Window: caddy.Duration(time.Minute)})
 	if err := hangUpDuring(t, h2, -1); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/caddyserver/caddy/v2"
 )
 
@@ -13,8 +14,8 @@ import (
 // to load (here: provisioned, never started, then unloaded) changes
 // nothing of the running budget.
 func TestReloadKeepsQueueAndUsage(t *testing.T) {
-	clk := withFakeClock(t)
-	running := provision(t, &Handler{Platform: "test-reload-queue", Capacity: 2, Window: caddy.Duration(10 * time.Second)})
+	clk := fakeclock.New(t0)
+	running := provision(t, clk, &Handler{Platform: "test-reload-queue", Capacity: 2, Window: caddy.Duration(10 * time.Second)})
 	if err := running.app.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestReloadKeepsQueueAndUsage(t *testing.T) {
 	}
 
 	// The reload: provisioned first, the new limits not yet in force.
-	next := provision(t, &Handler{Platform: "test-reload-queue", Capacity: 4, Window: caddy.Duration(10 * time.Second)})
+	next := provision(t, clk, &Handler{Platform: "test-reload-queue", Capacity: 4, Window: caddy.Duration(10 * time.Second)})
 	if next.budget != running.budget {
 		t.Fatal("the reload made a new budget")
 	}
