@@ -127,8 +127,8 @@ type Handler struct {
 	// made with).
 	clock   clock.Clock
 	poolKey string
-	pooled   bool
-	logger   *zap.Logger
+	pooled  bool
+	logger  *zap.Logger
 }
 
 // CostRule prices the requests it matches.
