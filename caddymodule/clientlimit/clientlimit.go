@@ -19,6 +19,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/httpx"
 	"github.com/besluitbron/besluitbron/inbound"
 )
@@ -168,10 +169,10 @@ type Handler struct {
 	processRef    bool
 	zoneRef       bool
 	logger        *zap.Logger
-	now           func() time.Time // the clock: time.Now, a test's own clock
-	requests      [3]counter       // allowed, rejected, internal
-	rejectedLayer [5]counter       // by inbound.Layer
-	tier          [3]counter       // by inbound.Tier (shared store only)
+	clock         clock.Clock // clock.Wall unless a test set its own before Provision
+	requests      [3]counter  // allowed, rejected, internal
+	rejectedLayer [5]counter  // by inbound.Layer
+	tier          [3]counter  // by inbound.Tier (shared store only)
 }
 
 // LimitConfig is one layer's limit: a bucket of Burst requests refilled at
@@ -211,9 +212,7 @@ var zoneName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 // Provision parses the limits and takes the shared state from the pool.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	if h.now == nil {
-		h.now = time.Now
-	}
+	h.clock = clock.Or(h.clock)
 	a, err := app.Load(ctx)
 	if err != nil {
 		return err
@@ -271,7 +270,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("loading process limiter: %w", err)
 	}
 	h.process, h.processRef = v.(*processState), true
-	v, _, err = pool.LoadOrNew(zoneKey(h.Zone), func() (caddy.Destructor, error) { return newZoneState(h.Zone), nil })
+	// A zone's shared buckets run on Redis's clock, which every instance
+	// reads alike; on a handler's clock of its own (a test's) instead,
+	// since Redis's cannot be moved.
+	_, wall := h.clock.(clock.Wall)
+	v, _, err = pool.LoadOrNew(zoneKey(h.Zone), func() (caddy.Destructor, error) { return newZoneState(h.Zone, !wall), nil })
 	if err != nil {
 		return fmt.Errorf("loading zone %s: %w", h.Zone, err)
 	}
@@ -342,7 +345,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			c.Address = "" // a trusted source's session is a client of its own
 		}
 	}
-	d := h.zone.zone.AllowContext(r.Context(), h.now(), h.process.bucket, c)
+	d := h.zone.zone.AllowContext(r.Context(), h.clock.Now(), h.process.bucket, c)
 	if d.Tier != inbound.TierLocal {
 		h.tier[d.Tier].Inc()
 	}

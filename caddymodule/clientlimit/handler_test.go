@@ -20,24 +20,25 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-// testClock, when set by fakeClock, is the clock provision gives the
-// handlers of the running test.
-var testClock *time.Time
+// testClock, when set by fakeClock, is the clock provision sets on the
+// handlers the running test builds.
+var testClock *fakeclock.Clock
 
 // fakeClock gives the handlers that the test provisions from now on a
 // clock of its own, which the test moves.
-func fakeClock(t *testing.T) *time.Time {
+func fakeClock(t *testing.T) *fakeclock.Clock {
 	t.Helper()
-	clock := t0
-	testClock = &clock
+	clk := fakeclock.New(t0)
+	testClock = clk
 	t.Cleanup(func() { testClock = nil })
-	return &clock
+	return clk
 }
 
 // newConfig returns a fresh caddy.Context, as one loaded config; cancel
@@ -52,7 +53,7 @@ func newConfig(t *testing.T) (caddy.Context, context.CancelFunc) {
 func provision(t *testing.T, ctx caddy.Context, h *Handler) *Handler {
 	t.Helper()
 	if c := testClock; c != nil {
-		h.now = func() time.Time { return *c }
+		h.clock = c
 	}
 	if err := h.Provision(ctx); err != nil {
 		t.Fatalf("provision: %v", err)
@@ -105,7 +106,7 @@ func TestHeadersAndRefusal(t *testing.T) {
 			t.Errorf("request %d: headers %v", i, w.Header())
 		}
 	}
-	*clock = t0.Add(300 * time.Millisecond)
+	clock.AdvanceTo(t0.Add(300 * time.Millisecond))
 	w, err := serve(h, req("192.0.2.1"))
 	if err != nil || w.Code != http.StatusTooManyRequests {
 		t.Fatalf("4th: %d %v, want 429 written by the handler", w.Code, err)
@@ -125,7 +126,7 @@ func TestHeadersAndRefusal(t *testing.T) {
 		t.Fatalf("4th RateLimit headers: %v", w.Header())
 	}
 	// Retry-After is true: waiting it out is enough.
-	*clock = t0.Add(time.Second)
+	clock.AdvanceTo(t0.Add(time.Second))
 	if w, _ := serve(h, req("192.0.2.1")); w.Code != 200 {
 		t.Fatalf("after Retry-After: %d", w.Code)
 	}
@@ -146,7 +147,7 @@ func TestRetryAfterFromState(t *testing.T) {
 		at   time.Duration
 		want string
 	}{{0, "10"}, {time.Second, "9"}, {8500 * time.Millisecond, "2"}, {9999 * time.Millisecond, "1"}} {
-		*clock = t0.Add(tc.at)
+		clock.AdvanceTo(t0.Add(tc.at))
 		w, _ := serve(h, req("192.0.2.2"))
 		if w.Code != 429 || w.Header().Get("Retry-After") != tc.want {
 			t.Errorf("at %s: %d, Retry-After %q; want 429 with %s", tc.at, w.Code, w.Header().Get("Retry-After"), tc.want)
@@ -457,5 +458,17 @@ func TestGlobalSettingsFromTheApp(t *testing.T) {
 	own := provision(t, ctx, &Handler{Zone: "t-global-own", TrustedSources: []string{"198.51.100.7"}, Process: lc("7/s", 9)})
 	if len(own.trusted) != 1 || own.trusted[0].String() != "198.51.100.7/32" {
 		t.Errorf("the handler's own trusted_sources: %v", own.trusted)
+	}
+}
+
+// A zone's shared buckets run on Redis's clock, but on a test's own clock
+// when the handler has one: Redis's cannot be moved.
+func TestZoneRunsSharedBucketsOnAClockOfItsOwn(t *testing.T) {
+	ctx, _ := newConfig(t)
+	wall := provision(t, ctx, &Handler{Zone: "t-clock-wall", Process: off})
+	fakeClock(t)
+	fake := provision(t, ctx, &Handler{Zone: "t-clock-fake", Process: off})
+	if wall.zone.callerClock || !fake.zone.callerClock {
+		t.Fatalf("caller's clock: on the wall clock %v, on a fake one %v; want false, true", wall.zone.callerClock, fake.zone.callerClock)
 	}
 }

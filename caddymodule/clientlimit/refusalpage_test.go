@@ -62,7 +62,7 @@ func TestBrowserGetsARefusalPage(t *testing.T) {
 	}
 
 	// One second left: singular.
-	*clock = t0.Add(29 * time.Second)
+	clock.AdvanceTo(t0.Add(29 * time.Second))
 	if page := ask("/search?q=x", browserAccept).Body.String(); !strings.Contains(page, "over 1 seconde opnieuw") ||
 		!strings.Contains(page, "in 1 second.") {
 		t.Errorf("one second left:\n%s", page)

@@ -48,7 +48,7 @@ func TestManySessionsFromOneAddress(t *testing.T) {
 			// 10 s: every session of the flooder sends every 10 ms (100/s
 			// each); the honest session sends 20/s, its session's rate.
 			for ms := 0; ms < 10_000; ms += 10 {
-				*clock = t0.Add(time.Duration(ms) * time.Millisecond)
+				clock.AdvanceTo(t0.Add(time.Duration(ms) * time.Millisecond))
 				for _, id := range flood {
 					w, _ := serve(h, req("203.0.113.9", session.MCPHeader, id))
 					if w.Code == 200 {
@@ -77,8 +77,8 @@ func TestManySessionsFromOneAddress(t *testing.T) {
 			if refusal == nil || refusal.StatusCode != 429 || refusal.Header.Get("Retry-After") != "1" {
 				t.Fatalf("first refusal %+v, want 429 with Retry-After 1", refusal)
 			}
-			*clock = t0.Add(20 * time.Second) // every bucket full again
-			for i := range 150 {              // spend the address again
+			clock.AdvanceTo(t0.Add(20 * time.Second)) // every bucket full again
+			for i := range 150 {                      // spend the address again
 				serve(h, req("203.0.113.9", session.MCPHeader, flood[i%n]))
 			}
 			w, _ := serve(h, req("203.0.113.9", session.MCPHeader, flood[1]))
@@ -87,16 +87,16 @@ func TestManySessionsFromOneAddress(t *testing.T) {
 				t.Fatalf("%d %s, want 429 by the address layer", w.Code, w.Body)
 			}
 			ra, _ := strconv.Atoi(w.Header().Get("Retry-After"))
-			*clock = clock.Add(time.Duration(ra) * time.Second)
+			clock.Advance(time.Duration(ra) * time.Second)
 			if w, _ := serve(h, req("203.0.113.9", session.MCPHeader, flood[1])); w.Code != 200 {
 				t.Fatalf("after Retry-After %d s: %d", ra, w.Code)
 			}
 
 			// A session alone, from its own address: its 60, then 20/s.
-			*clock = t0.Add(time.Minute)
+			clock.AdvanceTo(t0.Add(time.Minute))
 			alonePassed := 0
 			for ms := 0; ms < 10_000; ms += 10 {
-				*clock = t0.Add(time.Minute + time.Duration(ms)*time.Millisecond)
+				clock.AdvanceTo(t0.Add(time.Minute + time.Duration(ms)*time.Millisecond))
 				if w, _ := serve(h, req("203.0.113.11", session.MCPHeader, alone)); w.Code == 200 {
 					alonePassed++
 				}
@@ -159,7 +159,7 @@ func TestMadeUpIdFloodStaysBounded(t *testing.T) {
 	h := provision(t, ctx, &Handler{Zone: "t-madeup", Process: off, Connector: off, Session: off, Address: lc("1/h", 5), MaxKeys: 640})
 	issued := h.sessions.Len()
 	for i := range 100_000 {
-		*clock = t0.Add(time.Duration(i) * time.Microsecond)
+		clock.AdvanceTo(t0.Add(time.Duration(i) * time.Microsecond))
 		serve(h, req("203.0.113.77", session.MCPHeader, "mcp-session-"+strconv.Itoa(i)))
 	}
 	if n := h.zone.zone.Keys().Len(); n != 1 {

@@ -48,10 +48,13 @@ type zoneState struct {
 	store    *app.Setting[*sharedstore.Store] // the running config's shared store, or nil
 	stop     chan struct{}
 	stopped  sync.WaitGroup
+	// callerClock runs the shared buckets on the now each request is
+	// judged at instead of Redis's clock (inbound.NewGlobal).
+	callerClock bool
 }
 
-func newZoneState(name string) *zoneState {
-	z := &zoneState{name: name, zone: inbound.NewZone(inbound.Config{MaxKeys: defaultMaxKeys}), stop: make(chan struct{})}
+func newZoneState(name string, callerClock bool) *zoneState {
+	z := &zoneState{name: name, zone: inbound.NewZone(inbound.Config{MaxKeys: defaultMaxKeys}), stop: make(chan struct{}), callerClock: callerClock}
 	z.settings = app.NewSetting(z.zone.Configure)
 	z.store = app.NewSetting(z.useStore)
 	z.stopped.Add(1)
@@ -87,13 +90,9 @@ func (z *zoneState) useStore(store *sharedstore.Store) {
 	case store == nil:
 		z.zone.SetGlobal(nil)
 	case g == nil || g.Store() != store:
-		z.zone.SetGlobal(inbound.NewGlobal(store, z.name, z.zone.Keys().MaxKeys(), callerClock))
+		z.zone.SetGlobal(inbound.NewGlobal(store, z.name, z.zone.Keys().MaxKeys(), z.callerClock))
 	}
 }
-
-// callerClock makes global buckets run on the handler's clock (now)
-// instead of Redis's; tests that replace now set it.
-var callerClock = false
 
 func describeStore(s *sharedstore.Store) string {
 	if s == nil {
