@@ -27,6 +27,8 @@ var layers = [][]string{
 	{"canonical"},
 	{"cache", "fairqueue", "inbound", "upstream", "adapters/koopsru"},
 	{"globalbudget"},
+	// What a platform gives the MCP connectors and may ask of them.
+	{"mcpkit"},
 	// 4: the platforms, each in its folder with its index and emulator,
 	// and the emulators' shared pieces.
 	{"platforms/...", "emulators/..."},

@@ -15,13 +15,8 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/bwb"
-	"github.com/besluitbron/besluitbron/platforms/ob"
-	"github.com/besluitbron/besluitbron/platforms/obv"
-	"github.com/besluitbron/besluitbron/platforms/opentk"
-	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // Completions (completion/complete) for every prompt argument and
@@ -51,85 +46,38 @@ func withPromptsAndCompletions(c *connector) server.ServerOption {
 // maxCompletions is the most values one completion sends (the spec's cap).
 const maxCompletions = 100
 
-// choice is one value a completion may offer, and the texts it matches
-// on (its key, name, abbreviation).
-type choice struct {
-	value string
-	match []string
-}
-
-// vocabulary is where an argument's values come from: a platform the
-// connector must offer (none for the fixed lists), and the values.
-type vocabulary struct {
-	platform string
-	values   func(c *connector, ctx context.Context) []choice
-}
-
-// fixed is a vocabulary of a platform package's own list.
-func fixed(platform string, vals []string) vocabulary {
-	return vocabulary{platform: platform, values: func(*connector, context.Context) []choice {
-		out := make([]choice, len(vals))
-		for i, v := range vals {
-			out[i] = choice{value: v, match: []string{v}}
-		}
-		return out
-	}}
-}
-
-// promptVocabulary is the vocabulary of a prompt's argument; ok is false
-// for an argument without one (a subject, a date, a document id).
-func promptVocabulary(prompt, arg string) (vocabulary, bool) {
-	switch arg {
-	case "organisation":
-		// council_decisions takes the key obv_search takes; regulations_on
-		// the name cvdr_search takes (the same organisations' labels).
-		byKey := prompt == "council_decisions"
-		return vocabulary{platform: platforms.OBV, values: func(c *connector, ctx context.Context) []choice {
-			return c.organisationChoices(ctx, byKey)
-		}}, true
-	case "court":
-		return vocabulary{platform: platforms.Rechtspraak, values: func(c *connector, ctx context.Context) []choice {
-			return c.rechtspraakChoices(ctx, "Instanties")
-		}}, true
-	case "legal_area":
-		return vocabulary{platform: platforms.Rechtspraak, values: func(c *connector, ctx context.Context) []choice {
-			return c.rechtspraakChoices(ctx, "Rechtsgebieden")
-		}}, true
-	case "committee":
-		return vocabulary{platform: platforms.TK, values: func(c *connector, ctx context.Context) []choice {
-			return c.tkChoices(ctx, "Commissie", false)
-		}}, true
-	case "political_group":
-		return vocabulary{platform: platforms.TK, values: func(c *connector, ctx context.Context) []choice {
-			return c.tkChoices(ctx, "Fractie", true)
-		}}, true
-	case "regulation_type":
-		return fixed(platforms.BWB, bwb.Types), true
-	case "kind":
-		return fixed("", opentk.Kinds), true
-	case "publication":
-		return fixed(platforms.OB, ob.Publications), true
+// promptVocabulary is the vocabulary of an argument of a prompt the
+// connector offers; ok is false for an argument without one (a subject, a
+// date, a document id).
+func (c *connector) promptVocabulary(prompt, arg string) (mcpkit.Vocabulary, bool) {
+	p, ok := promptNamed(prompt)
+	if !ok || !p.Offered(c.offers) {
+		return mcpkit.Vocabulary{}, false
 	}
-	return vocabulary{}, false
+	i := slices.IndexFunc(p.Args, func(a mcpkit.Arg) bool { return a.Name == arg })
+	if i < 0 || p.Args[i].Vocabulary == nil {
+		return mcpkit.Vocabulary{}, false
+	}
+	return *p.Args[i].Vocabulary, true
 }
 
 // resourceVocabulary is the vocabulary of a resource template's variable:
-// the fixed lists of a platform package where a variable is one (OpenTK's
-// category); ids are never completed (no platform search per keystroke).
-func resourceVocabulary(uri, arg string) (vocabulary, bool) {
+// the platform's (mcpkit.VocabularyProvider), where a variable is one of
+// its fixed lists (OpenTK's category); ids are never completed (no
+// platform search per keystroke).
+func resourceVocabulary(uri, arg string) (mcpkit.Vocabulary, bool) {
 	platform, _, ok := strings.Cut(strings.TrimPrefix(uri, adapters.Scheme+"://"), "/")
 	if !ok || !strings.HasPrefix(uri, adapters.Scheme+"://") {
-		return vocabulary{}, false
+		return mcpkit.Vocabulary{}, false
 	}
-	switch {
-	case platform == platforms.OpenTK && arg == "category":
-		return fixed(platforms.OpenTK, opentk.Categories), true
-	case platform == platforms.OBV && arg == "entity_type":
-		return fixed(platforms.OBV, obv.EntityTypes), true
-	case platform == platforms.OB && arg == "publication":
-		return fixed(platforms.OB, ob.Publications), true
+	p, ok := platforms.ProviderOf(platform)
+	if !ok {
+		return mcpkit.Vocabulary{}, false
 	}
-	return vocabulary{}, false
+	if vp, ok := p.(mcpkit.VocabularyProvider); ok {
+		return vp.ResourceVocabulary(arg)
+	}
+	return mcpkit.Vocabulary{}, false
 }
 
 // completer is the connector's prompt and resource completion provider.
@@ -140,12 +88,7 @@ func (p completer) CompletePromptArgument(ctx context.Context, prompt string, ar
 	if c.settings() == nil {
 		return &mcpgo.Completion{Values: []string{}}, nil
 	}
-	has := func(k string) bool { return c.offers(k) }
-	i := slices.IndexFunc(promptTable, func(s promptSpec) bool { return s.name == prompt })
-	if i < 0 || !promptTable[i].offered(has) || !slices.ContainsFunc(promptTable[i].args, func(a promptArg) bool { return a.name == arg.Name }) {
-		return &mcpgo.Completion{Values: []string{}}, nil
-	}
-	v, ok := promptVocabulary(prompt, arg.Name)
+	v, ok := c.promptVocabulary(prompt, arg.Name)
 	return c.complete(ctx, v, ok, arg.Value), nil
 }
 
@@ -161,33 +104,33 @@ func (p completer) CompleteResourceArgument(ctx context.Context, uri string, arg
 const completionWait = 10 * time.Second
 
 // complete matches typed against the vocabulary's values.
-func (c *connector) complete(ctx context.Context, v vocabulary, ok bool, typed string) *mcpgo.Completion {
+func (c *connector) complete(ctx context.Context, v mcpkit.Vocabulary, ok bool, typed string) *mcpgo.Completion {
 	empty := &mcpgo.Completion{Values: []string{}}
-	if !ok || (v.platform != "" && !c.offers(v.platform)) {
+	if !ok || (v.Platform != "" && !c.offers(v.Platform)) {
 		return empty
 	}
 	ctx, cancel := context.WithTimeout(ctx, completionWait)
 	defer cancel()
-	return match(v.values(c, ctx), typed)
+	return match(v.Values(ctx, c), typed)
 }
 
 // match ranks the choices for what was typed: a prefix of the whole value
 // (or of a text it matches on) first, then a prefix of a word, then a
 // substring; case and accents do not count. At most maxCompletions, with
 // the total and whether there are more.
-func match(choices []choice, typed string) *mcpgo.Completion {
-	q := fold(clip(typed, 100))
+func match(choices []mcpkit.Choice, typed string) *mcpgo.Completion {
+	q := fold(mcpkit.Clip(typed, 100))
 	type ranked struct {
 		value string
 		rank  int
 	}
 	best := map[string]int{}
 	for _, ch := range choices {
-		if ch.value == "" {
+		if ch.Value == "" {
 			continue
 		}
 		r := 3
-		for _, m := range ch.match {
+		for _, m := range ch.Match {
 			f := fold(m)
 			switch {
 			case strings.HasPrefix(f, q):
@@ -201,8 +144,8 @@ func match(choices []choice, typed string) *mcpgo.Completion {
 		if r == 3 {
 			continue
 		}
-		if old, seen := best[ch.value]; !seen || r < old {
-			best[ch.value] = r
+		if old, seen := best[ch.Value]; !seen || r < old {
+			best[ch.Value] = r
 		}
 	}
 	all := make([]ranked, 0, len(best))
@@ -295,79 +238,4 @@ func platformFault(ctx context.Context, err error) bool {
 		return re.Kind != adapters.KindOverBudget
 	}
 	return true
-}
-
-// organisationChoices are OpenBesluitvorming's organisations (the
-// imported ones): by key, matched on key and name, or by name.
-func (c *connector) organisationChoices(ctx context.Context, byKey bool) []choice {
-	v, ok := c.memoised(ctx, "obv:sources", func() (any, error) {
-		l, _, err := c.loadOBVSources(ctx) // keeps it in the memo
-		return l, err
-	})
-	if !ok {
-		return nil
-	}
-	var out []choice
-	for _, s := range v.([]obv.Source) {
-		if !s.Implemented {
-			continue
-		}
-		val := s.Key
-		if !byKey {
-			val = s.Label
-		}
-		out = append(out, choice{value: val, match: []string{s.Key, s.Label}})
-	}
-	return out
-}
-
-// rechtspraakChoices are the names of a Rechtspraak value list, matched
-// on name and abbreviation (rechtspraak.List: the memo, else the route).
-func (c *connector) rechtspraakChoices(ctx context.Context, list string) []choice {
-	k := c.calls(ctx, platforms.Rechtspraak)
-	v, ok := c.memoised(ctx, "rechtspraak:"+strings.ToLower(list), func() (any, error) {
-		return rechtspraak.List(&c.lists, c.now(), list, k.get)
-	})
-	if !ok {
-		return nil
-	}
-	var out []choice
-	for _, it := range v.([]adapters.Item) {
-		out = append(out, choice{value: it.Label, match: []string{it.Label, it.Extra["afkorting"]}})
-	}
-	return out
-}
-
-// tkListKey is the memo key of a Tweede Kamer list (tk_commissies,
-// tk_fracties and completions keep it there).
-func tkListKey(set string) string { return "tk:list:" + set }
-
-// tkChoices are the current committees (by name) or groups (by
-// abbreviation, which minutes print), matched on name and abbreviation.
-func (c *connector) tkChoices(ctx context.Context, set string, byAbbreviation bool) []choice {
-	k := c.calls(ctx, platforms.TK)
-	v, ok := c.memoised(ctx, tkListKey(set), func() (any, error) {
-		e, err := c.tkEntity(k, set)
-		if err != nil {
-			return nil, err
-		}
-		l, err := tk.ListAll(e, k.get)
-		if err != nil {
-			return nil, err
-		}
-		c.lists.Put(tkListKey(set), l, c.now())
-		return l, nil
-	})
-	if !ok {
-		return nil
-	}
-	var out []choice
-	for _, it := range v.(tk.List).Items(false, c.now()) {
-		val, ab := it.Label, it.Extra["afkorting"]
-		if byAbbreviation && ab != "" {
-			val = ab
-		}
-		out = append(out, choice{value: val, match: []string{it.Label, ab}})
-	}
-	return out
 }

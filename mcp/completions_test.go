@@ -14,6 +14,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
@@ -63,11 +64,11 @@ func TestCompletionsAgainstEmulators(t *testing.T) {
 				t.Helper()
 				res, err := complete(t, c, ref, arg, value)
 				if err != nil {
-					t.Fatalf("complete %v %s=%q: %v", ref, arg, clip(value, 40), err)
+					t.Fatalf("complete %v %s=%q: %v", ref, arg, mcpkit.Clip(value, 40), err)
 				}
 				if len(res.Completion.Values) > maxCompletions || res.Completion.Total < len(res.Completion.Values) ||
 					res.Completion.HasMore != (res.Completion.Total > len(res.Completion.Values)) {
-					t.Errorf("complete %s=%q: %d values, total %d, hasMore %v", arg, clip(value, 40), len(res.Completion.Values), res.Completion.Total, res.Completion.HasMore)
+					t.Errorf("complete %s=%q: %d values, total %d, hasMore %v", arg, mcpkit.Clip(value, 40), len(res.Completion.Values), res.Completion.Total, res.Completion.HasMore)
 				}
 				return res.Completion.Values
 			}
@@ -179,7 +180,7 @@ func TestCompletionsAgainstEmulators(t *testing.T) {
 				{promptRef("case_law"), "", ""},
 			} {
 				if v := values(q.ref, q.arg, q.value); len(v) != 0 {
-					t.Errorf("complete %v %s=%q: %v, want nothing", q.ref, q.arg, clip(q.value, 30), v)
+					t.Errorf("complete %v %s=%q: %v, want nothing", q.ref, q.arg, mcpkit.Clip(q.value, 30), v)
 				}
 			}
 			if n := calls("bwb") + calls("obv") + calls("rechtspraak") + calls("tk") + calls("opentk") + calls("ob") + calls("cvdr") - before; n != 0 {
@@ -217,10 +218,10 @@ func TestCompletionsAgainstEmulators(t *testing.T) {
 // The ranking: a prefix of the value, then of a word, then a substring;
 // case and accents do not count; at most maxCompletions with the total.
 func TestMatchRanking(t *testing.T) {
-	ch := func(vs ...string) []choice {
-		var out []choice
+	ch := func(vs ...string) []mcpkit.Choice {
+		var out []mcpkit.Choice
 		for _, v := range vs {
-			out = append(out, choice{value: v, match: []string{v}})
+			out = append(out, mcpkit.Choice{Value: v, Match: []string{v}})
 		}
 		return out
 	}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
+	"github.com/besluitbron/besluitbron/mcpkit"
+	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/oa"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
@@ -87,7 +90,7 @@ func newConnector(name string, idle time.Duration, reg *session.Registry) *conne
 		server.WithResourceCapabilities(false, true),
 		server.WithResourceRecovery(),
 		server.WithRecovery(),
-		server.WithInstructions(instructions),
+		server.WithInstructions(instructions()),
 		// Lists and reads are the same for every client: public. Lists
 		// change with a reload, so they are revalidated (0); a read's own
 		// lifetime is the cache's (heldOutcome.hints).
@@ -104,7 +107,22 @@ func newConnector(name string, idle time.Duration, reg *session.Registry) *conne
 	return c
 }
 
-const instructions = `BesluitBron answers questions about Dutch public decision-making from public platforms: documents of councils, provinces and water boards (OpenBesluitvorming "obv"; where the operator enabled them, an ORI-compatible index "ori" and, experimentally, Open Archivaris "oa"), parliament (Tweede Kamer "tk", OpenTK "opentk"), official publications (Officiële Bekendmakingen "ob"), case law (Rechtspraak), laws as in force on a date (wetten.overheid.nl "bwb") and the local regulations of municipalities, provinces and water boards (lokaleregelgeving.overheid.nl "cvdr"). Laws, regulations and rulings name what they rest on as references (platform and id) the matching fetch tool reads as given. Search tools return compact titles, dates, ids, snippets and links; fetch tools return full text in bounded pages. Every result says whether it came from BesluitBron's cache (from_cache) and how long it waited for the platform's budget (queue_wait_ms). Repeating a question is cheap; full text and searches over all sources are the slow paths.`
+// instructions is the text a client gives its model first: what
+// BesluitBron answers from, each registered platform in its own words
+// (mcpkit.Instructor), in table order, and how the tools behave.
+func instructions() string {
+	var parts []string
+	for _, in := range platforms.Each[mcpkit.Instructor]() {
+		parts = append(parts, in.Instruction())
+	}
+	if n := len(parts); n > 1 {
+		parts[n-2] += " and " + parts[n-1]
+		parts = parts[:n-1]
+	}
+	return "BesluitBron answers questions about Dutch public decision-making from public platforms: " + strings.Join(parts, ", ") + ". " + instructionsTail
+}
+
+const instructionsTail = `Laws, regulations and rulings name what they rest on as references (platform and id) the matching fetch tool reads as given. Search tools return compact titles, dates, ids, snippets and links; fetch tools return full text in bounded pages. Every result says whether it came from BesluitBron's cache (from_cache) and how long it waited for the platform's budget (queue_wait_ms). Repeating a question is cheap; full text and searches over all sources are the slow paths.`
 
 // configure applies a (re)loaded config: platforms, limits, tools.
 func (c *connector) configure(s settings) {

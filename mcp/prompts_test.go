@@ -16,6 +16,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
 
@@ -140,7 +141,7 @@ func TestPromptsAgainstEmulators(t *testing.T) {
 				p := strings.Split(obHit["id"].(string), "-")
 				obCitation = strings.ToUpper(p[0][:1]) + p[0][1:] + ". " + p[1] + ", " + p[2]
 			}
-			if r, ok := parseDocRef(obCitation); !ok || r.id != obHit["id"] {
+			if r, ok := parseDocRef(obCitation); !ok || r.ID != obHit["id"] {
 				t.Fatalf("the citation %q of %s reads as %+v", obCitation, obHit["id"], r)
 			}
 			cases := []struct {
@@ -249,7 +250,7 @@ func TestPromptsAgainstEmulators(t *testing.T) {
 				// Invalid params (-32602), as the protocol answers
 				// refused arguments and unknown prompts.
 				if !errors.Is(err, mcpgo.ErrInvalidParams) || !strings.Contains(err.Error(), r.want) {
-					t.Errorf("%s %q: want invalid params with %q, got %v\n%s", r.prompt, clip(fmt.Sprint(r.args), 80), r.want, err, clip(text, 200))
+					t.Errorf("%s %q: want invalid params with %q, got %v\n%s", r.prompt, mcpkit.Clip(fmt.Sprint(r.args), 80), r.want, err, mcpkit.Clip(text, 200))
 				}
 			}
 			// A prompt the connector does not offer is unknown there.
@@ -263,39 +264,39 @@ func TestPromptsAgainstEmulators(t *testing.T) {
 // The references a law_behind_decision takes: URIs, platform and id,
 // identifiers and citations in their Dutch forms.
 func TestParseDocRef(t *testing.T) {
-	for in, want := range map[string]docRef{
-		"besluitbron://rechtspraak/ECLI:NL:HR:2014:952":               {platform: "rechtspraak", id: "ECLI:NL:HR:2014:952"},
-		"besluitbron://bwb/BWBR0005537?date=2020-01-01&article=3:4":   {platform: "bwb", id: "BWBR0005537", date: "2020-01-01", article: "3:4"},
-		"besluitbron://tk/document/2023D41173":                        {platform: "tk", id: "2023D41173"},
-		"besluitbron://opentk/Verslag/abc-123":                        {platform: "opentk", id: "abc-123", category: "Verslag"},
-		"besluitbron://obv/document%3Anotubiz%3Agemeente%3Asoest%3A1": {platform: "obv", id: "document:notubiz:gemeente:soest:1"},
-		"ECLI:NL:HR:2014:952":                                         {platform: "rechtspraak", id: "ECLI:NL:HR:2014:952"},
-		"ecli:nl:hr:2014:952":                                         {platform: "rechtspraak", id: "ECLI:NL:HR:2014:952"},
-		"rechtspraak ECLI:NL:HR:2014:952":                             {platform: "rechtspraak", id: "ECLI:NL:HR:2014:952"},
-		"cvdr:CVDR100394_2":                                           {platform: "cvdr", id: "CVDR100394_2"},
-		"obv:document:notubiz:gemeente:soest:12345":                   {platform: "obv", id: "document:notubiz:gemeente:soest:12345"},
-		"document:notubiz:gemeente:soest:12345":                       {platform: "obv", id: "document:notubiz:gemeente:soest:12345"},
-		"bwbr0005537":                                                 {platform: "bwb", id: "BWBR0005537"},
-		"112779_1":                                                    {platform: "cvdr", id: "112779_1"},
-		"stb-2018-84":                                                 {platform: "ob", id: "stb-2018-84"},
-		"Stb. 2018, 84":                                               {platform: "ob", id: "stb-2018-84"},
-		"Gmb. 2016, 146361":                                           {platform: "ob", id: "gmb-2016-146361"},
-		"Stcrt. 2006, nr. 73":                                         {platform: "ob", id: "stcrt-2006-73"},
-		"Kamerstukken II 2023/24, 36410, nr. 5":                       {platform: "ob", id: "kst-36410-5"},
-		"Kamerstukken II 2023/24, 36200 VII, nr. 12":                  {platform: "ob", id: "kst-36200-VII-12"},
-		"2023D41173":                                                  {platform: "tk", id: "2023D41173"},
+	for in, want := range map[string]mcpkit.Ref{
+		"besluitbron://rechtspraak/ECLI:NL:HR:2014:952":               {Platform: "rechtspraak", ID: "ECLI:NL:HR:2014:952"},
+		"besluitbron://bwb/BWBR0005537?date=2020-01-01&article=3:4":   {Platform: "bwb", ID: "BWBR0005537", Date: "2020-01-01", Article: "3:4"},
+		"besluitbron://tk/document/2023D41173":                        {Platform: "tk", ID: "2023D41173"},
+		"besluitbron://opentk/Verslag/abc-123":                        {Platform: "opentk", ID: "abc-123", Category: "Verslag"},
+		"besluitbron://obv/document%3Anotubiz%3Agemeente%3Asoest%3A1": {Platform: "obv", ID: "document:notubiz:gemeente:soest:1"},
+		"ECLI:NL:HR:2014:952":                                         {Platform: "rechtspraak", ID: "ECLI:NL:HR:2014:952"},
+		"ecli:nl:hr:2014:952":                                         {Platform: "rechtspraak", ID: "ECLI:NL:HR:2014:952"},
+		"rechtspraak ECLI:NL:HR:2014:952":                             {Platform: "rechtspraak", ID: "ECLI:NL:HR:2014:952"},
+		"cvdr:CVDR100394_2":                                           {Platform: "cvdr", ID: "CVDR100394_2"},
+		"obv:document:notubiz:gemeente:soest:12345":                   {Platform: "obv", ID: "document:notubiz:gemeente:soest:12345"},
+		"document:notubiz:gemeente:soest:12345":                       {Platform: "obv", ID: "document:notubiz:gemeente:soest:12345"},
+		"bwbr0005537":                                                 {Platform: "bwb", ID: "BWBR0005537"},
+		"112779_1":                                                    {Platform: "cvdr", ID: "112779_1"},
+		"stb-2018-84":                                                 {Platform: "ob", ID: "stb-2018-84"},
+		"Stb. 2018, 84":                                               {Platform: "ob", ID: "stb-2018-84"},
+		"Gmb. 2016, 146361":                                           {Platform: "ob", ID: "gmb-2016-146361"},
+		"Stcrt. 2006, nr. 73":                                         {Platform: "ob", ID: "stcrt-2006-73"},
+		"Kamerstukken II 2023/24, 36410, nr. 5":                       {Platform: "ob", ID: "kst-36410-5"},
+		"Kamerstukken II 2023/24, 36200 VII, nr. 12":                  {Platform: "ob", ID: "kst-36200-VII-12"},
+		"2023D41173":                                                  {Platform: "tk", ID: "2023D41173"},
 		// Each platform's recognizer, so also what its fetch takes: a
 		// CVDR version as its citation and page write it (also as the
 		// resource URI of that form), Handelingen by id and citation, a
 		// number in lower case, a type the OBV fetch knows.
-		"CVDR100394/2":                           {platform: "cvdr", id: "CVDR100394/2"},
-		"cvdr:CVDR100394/2":                      {platform: "cvdr", id: "CVDR100394/2"},
-		"besluitbron://cvdr/CVDR101010%2F2":      {platform: "cvdr", id: "CVDR101010/2"},
-		"h-tk-20232024-12-3":                     {platform: "ob", id: "h-tk-20232024-12-3"},
-		"Handelingen II 2023/24, nr. 12, item 3": {platform: "ob", id: "h-tk-20232024-12-3"},
-		"Kamerstukken I 2022/23, 35979, H":       {platform: "ob", id: "kst-35979-H"},
-		"2023d41173":                             {platform: "tk", id: "2023D41173"},
-		"agenda_item:notubiz:gemeente:soest:1":   {platform: "obv", id: "agenda_item:notubiz:gemeente:soest:1"},
+		"CVDR100394/2":                           {Platform: "cvdr", ID: "CVDR100394/2"},
+		"cvdr:CVDR100394/2":                      {Platform: "cvdr", ID: "CVDR100394/2"},
+		"besluitbron://cvdr/CVDR101010%2F2":      {Platform: "cvdr", ID: "CVDR101010/2"},
+		"h-tk-20232024-12-3":                     {Platform: "ob", ID: "h-tk-20232024-12-3"},
+		"Handelingen II 2023/24, nr. 12, item 3": {Platform: "ob", ID: "h-tk-20232024-12-3"},
+		"Kamerstukken I 2022/23, 35979, H":       {Platform: "ob", ID: "kst-35979-H"},
+		"2023d41173":                             {Platform: "tk", ID: "2023D41173"},
+		"agenda_item:notubiz:gemeente:soest:1":   {Platform: "obv", ID: "agenda_item:notubiz:gemeente:soest:1"},
 	} {
 		got, ok := parseDocRef(in)
 		if !ok || got != want {
@@ -326,7 +327,8 @@ func (stubIndex) SearchWords(context.Context, rechtspraak.WordQuery) (rechtspraa
 func TestCaseLawPlanWithIndex(t *testing.T) {
 	c := &connector{now: time.Now}
 	c.cfg.Store(&settings{platforms: []string{"rechtspraak", "bwb"}, caseLaw: stubIndex{}})
-	text, err := c.planCaseLaw(promptArgs{"subject": "huur", "since": "2020-01-01", "legal_area": "Huurrecht"})
+	p, _ := promptNamed("case_law")
+	text, err := p.Plan(c, mcpkit.Args{"subject": "huur", "since": "2020-01-01", "legal_area": "Huurrecht"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -231,7 +231,7 @@ func (c *connector) loadOBVSources(ctx context.Context) ([]obv.Source, *subreque
 	if err != nil {
 		return nil, nil, &adapters.ParseError{Err: err}
 	}
-	c.lists.Put("obv:sources", list, c.now())
+	c.lists.Put(obv.SourcesMemo, list, c.now())
 	return list, ans, nil
 }
 
@@ -240,7 +240,7 @@ func (c *connector) loadOBVSources(ctx context.Context) ([]obv.Source, *subreque
 // itself judges the key.
 func (c *connector) checkOrganization(ctx context.Context, key string) *mcpgo.CallToolResult {
 	var list []obv.Source
-	if v, ok := c.lists.Get("obv:sources", c.now()); ok {
+	if v, ok := c.lists.Get(obv.SourcesMemo, c.now()); ok {
 		list = v.([]obv.Source)
 	} else {
 		l, _, fail := c.obvSources(ctx)

@@ -137,7 +137,7 @@ func (c *connector) tkList(ctx context.Context, set string, in tkListIn) (*listO
 	if err != nil {
 		return nil, tkFailed(k, err)
 	}
-	c.lists.Put(tkListKey(set), l, c.now()) // for completions
+	c.lists.Put(tk.ListMemo(set), l, c.now()) // for completions
 	out := &listOut{Items: []adapters.Item{}}
 	for _, it := range l.Items(in.IncludeInactive, c.now()) {
 		if filter == "" || strings.Contains(strings.ToLower(it.Label+" "+it.Extra["afkorting"]), filter) {

@@ -40,6 +40,26 @@ type Settings struct {
 	CaseLaw rechtspraak.WordIndex
 }
 
+// Of is the setting of platform key, for what asks by key (the MCP
+// connectors' prompts and completions, mcpkit.Env.Setting): the OData
+// root of tk, the endpoints of oa, the word index of rechtspraak; nil for
+// a platform without one, or one left unset.
+func (s Settings) Of(key string) any {
+	switch key {
+	case platforms.TK:
+		if s.TKRoot != "" {
+			return s.TKRoot
+		}
+	case platforms.OA:
+		return s.OA
+	case platforms.Rechtspraak:
+		if s.CaseLaw != nil {
+			return s.CaseLaw
+		}
+	}
+	return nil
+}
+
 // Surfaces are the platforms' surfaces under s, by key.
 func Surfaces(s Settings) map[string]adapters.Surface {
 	return map[string]adapters.Surface{

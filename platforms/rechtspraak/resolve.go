@@ -8,10 +8,14 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 )
 
+// listMemo is the memo key of value list name (List, and the completions
+// that read it).
+func listMemo(name string) string { return "rechtspraak:" + strings.ToLower(name) }
+
 // List returns one of Lists, parsed, from memo when it was read within
 // adapters.MemoTTL, else through get (the platform route) and kept.
 func List(memo *adapters.Memo, now time.Time, name string, get func(adapters.Request) ([]byte, error)) ([]adapters.Item, error) {
-	key := "rechtspraak:" + strings.ToLower(name)
+	key := listMemo(name)
 	if v, ok := memo.Get(key, now); ok {
 		return v.([]adapters.Item), nil
 	}

@@ -1,0 +1,65 @@
+// Package mcpkit is what a platform gives the MCP connectors, and what
+// it may ask of them. A platform (platforms/<key>) implements the
+// interfaces here that fit it: Instructor for its words in the
+// connector's instructions, PromptProvider for the prompts it leads,
+// VocabularyProvider for the values its resource variables complete
+// to. The connectors (package mcp) ask the registry for them
+// (platforms.Each) and never name a platform.
+//
+// It imports neither Caddy nor the connector: a platform depends on this
+// package, the connector on both.
+package mcpkit
+
+import (
+	"context"
+	"time"
+
+	"github.com/besluitbron/besluitbron/adapters"
+)
+
+// Env is what a prompt's plan or a completion may ask of the connector
+// it runs in.
+type Env interface {
+	// Offers tells whether the connector offers platform key's tools.
+	Offers(key string) bool
+	// Offered are the keys of the platforms the connector offers.
+	Offered() []string
+	// Now is the connector's clock.
+	Now() time.Time
+	// Lists is the connector's memo of lists (organisations, value
+	// lists, schemas), shared by its tools, prompts and completions.
+	Lists() *adapters.Memo
+	// Setting is the configuration's setting of platform key
+	// (adapters/registry.Settings.Of): nil when it has none.
+	Setting(key string) any
+	// Getter runs requests on platform key's route (the sub-request
+	// through its cache and budget): the body of a 2xx answer, else an
+	// *adapters.RouteError or *adapters.UnreachedError.
+	Getter(ctx context.Context, key string) func(adapters.Request) ([]byte, error)
+	// Memoised returns the list under memoKey from the memo, else loads
+	// it unless the platform failed to give it a moment ago; ok is false
+	// when there is no list. A completion reads its lists so.
+	Memoised(ctx context.Context, memoKey string, load func() (any, error)) (v any, ok bool)
+}
+
+// Instructor is a platform that names itself in the connector's
+// instructions, the text a client gives its model first.
+type Instructor interface {
+	// Instruction is what the platform holds and its key, as a part
+	// of one sentence: `laws as in force on a date (wetten.overheid.nl
+	// "bwb")`.
+	Instruction() string
+}
+
+// PromptProvider is a platform that leads prompts (a plan that may call
+// other platforms' tools too, where the connector offers them).
+type PromptProvider interface {
+	Prompts() []Prompt
+}
+
+// VocabularyProvider is a platform whose resource templates have
+// variables with known values: arg is the variable's name in one of the
+// platform's templates.
+type VocabularyProvider interface {
+	ResourceVocabulary(arg string) (Vocabulary, bool)
+}

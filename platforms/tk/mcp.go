@@ -1,0 +1,89 @@
+package tk
+
+import (
+	"context"
+	"strings"
+
+	"github.com/besluitbron/besluitbron/mcpkit"
+	"github.com/besluitbron/besluitbron/platforms"
+)
+
+// What the Tweede Kamer's Gegevensmagazijn gives the MCP connectors
+// (mcpkit): its words in the instructions, the completions of committees
+// and groups (for OpenTK's parliament_on prompt), and how its documents
+// are read (OpenTK serves their text by the same number).
+
+// Instruction names the platform in the connectors' instructions.
+func (provider) Instruction() string { return `parliament (Tweede Kamer "tk")` }
+
+// RefOfPath: a document's resource URI is besluitbron://tk/document/{nummer}.
+func (provider) RefOfPath(path string) (string, string) {
+	return strings.TrimPrefix(path, "document/"), ""
+}
+
+// FetchCall reads a Kamer document: its text with opentk_fetch where the
+// connector offers OpenTK (the same number), else its metadata with
+// tk_fetch. OpenTK's own items are read the same way.
+func (provider) FetchCall(env mcpkit.Env, r mcpkit.Ref) (string, bool) {
+	return FetchCall(env, r)
+}
+
+// FetchCall is provider.FetchCall, for OpenTK's references too.
+func FetchCall(env mcpkit.Env, r mcpkit.Ref) (string, bool) {
+	if env.Offers(platforms.OpenTK) {
+		return mcpkit.Call("opentk_fetch", map[string]any{"id": r.ID, "category": r.Category}), true
+	}
+	if env.Offers(platforms.TK) && r.Category == "" {
+		return mcpkit.Call("tk_fetch", map[string]any{"id": r.ID}), true
+	}
+	return "", false
+}
+
+// ListMemo is the memo key of a list (tk_commissies, tk_fracties and
+// the completions keep it there).
+func ListMemo(set string) string { return "tk:list:" + set }
+
+// Root is the OData root of the configuration: the tk setting, else
+// DefaultRoot.
+func Root(env mcpkit.Env) string {
+	if root, ok := env.Setting(platforms.TK).(string); ok && root != "" {
+		return root
+	}
+	return DefaultRoot
+}
+
+// ListVocabulary completes the current committees (by name) or groups (by
+// abbreviation, which minutes print), matched on name and abbreviation.
+func ListVocabulary(set string, byAbbreviation bool) *mcpkit.Vocabulary {
+	return &mcpkit.Vocabulary{Platform: platforms.TK, Values: func(ctx context.Context, env mcpkit.Env) []mcpkit.Choice {
+		get := env.Getter(ctx, platforms.TK)
+		v, ok := env.Memoised(ctx, ListMemo(set), func() (any, error) {
+			s, err := SchemaOf(env.Lists(), Root(env), env.Now(), get)
+			if err != nil {
+				return nil, err
+			}
+			e, err := s.Entity(set)
+			if err != nil {
+				return nil, err
+			}
+			l, err := ListAll(e, get)
+			if err != nil {
+				return nil, err
+			}
+			env.Lists().Put(ListMemo(set), l, env.Now())
+			return l, nil
+		})
+		if !ok {
+			return nil
+		}
+		var out []mcpkit.Choice
+		for _, it := range v.(List).Items(false, env.Now()) {
+			val, ab := it.Label, it.Extra["afkorting"]
+			if byAbbreviation && ab != "" {
+				val = ab
+			}
+			out = append(out, mcpkit.Choice{Value: val, Match: []string{it.Label, ab}})
+		}
+		return out
+	}}
+}
