@@ -17,6 +17,8 @@ const MemoTTL = time.Hour
 type Memo struct {
 	mu sync.Mutex
 	m  map[string]memoEntry
+	// version counts the Puts (Stamp).
+	version uint64
 }
 
 type memoEntry struct {
@@ -43,4 +45,20 @@ func (m *Memo) Put(key string, v any, now time.Time) {
 		m.m = map[string]memoEntry{}
 	}
 	m.m[key] = memoEntry{v: v, at: now}
+	m.version++
+}
+
+// Stamp tells what Get returns at now, for a value derived from it (the
+// MCP connectors keep encoded tool results): Get answers every key as at
+// now until the version changes (a Put) or until, when it is not zero, a
+// value it returns at now reaches MemoTTL.
+func (m *Memo) Stamp(now time.Time) (version uint64, until time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.m {
+		if end := e.at.Add(MemoTTL); !now.After(end) && (until.IsZero() || end.Before(until)) {
+			until = end
+		}
+	}
+	return m.version, until
 }

@@ -13,6 +13,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
 	"github.com/besluitbron/besluitbron/cache"
 )
 
@@ -67,6 +69,11 @@ type fastPath struct {
 	// mcp-go at least every idle/4 (mustTouch).
 	seen sync.Map // session id → *atomic.Int64 (unix ns)
 	idle time.Duration
+	// memo keeps encoded results of the calls in memoTools
+	// (resultmemo.go); memoOff turns it off (benchmarks, tests).
+	memo       resultMemo
+	memoOff    atomic.Bool
+	memoServed atomic.Int64 // calls answered from the memo
 }
 
 // fastTool is one tool the fast path may run.
@@ -141,14 +148,42 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 	if !f.eraAllows(r, &call) {
 		return false
 	}
-	res, ok := f.run(r, tool, &call)
+	if !memoTools[call.name] || f.memoOff.Load() || fastCosts.any() {
+		res, _, ok := f.run(r, tool, &call, nil)
+		if !ok {
+			return false
+		}
+		f.write(w, &call, res, nil)
+		f.served.Add(1)
+		return true
+	}
+	kb := memoKeyBufs.Get().(*[]byte)
+	defer memoKeyBufs.Put(kb)
+	key := memoKey((*kb)[:0], r.Host, &call)
+	*kb = key
+	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
+	if body, ok := f.lookup(key, srv, tools); ok {
+		f.writeEncoded(w, &call, body)
+		f.served.Add(1)
+		f.memoServed.Add(1)
+		return true
+	}
+	stamp := f.stamp(srv, tools)
+	hits := &cache.HitRecorder{}
+	res, so, ok := f.run(r, tool, &call, hits)
 	if !ok {
 		return false
 	}
-	f.write(w, &call, res)
+	f.write(w, &call, res, func(body []byte) {
+		if !res.IsError && !so.uncached.Load() {
+			f.keep(key, &stamp, hits, body)
+		}
+	})
 	f.served.Add(1)
 	return true
 }
+
+var memoKeyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
 
 // eraAllows applies the rules of the request's protocol era, as mcp-go's
 // handlePost and HandleMessage do (detectRequestEra, validateModernRequest,
@@ -185,7 +220,7 @@ func (f *fastPath) eraAllows(r *http.Request, call *fastCall) bool {
 // mustTouch tells whether the 2025-era session id must go to mcp-go so
 // that its idle clock moves (and notes that it does).
 func (f *fastPath) mustTouch(id string) bool {
-	now := time.Now().UnixNano()
+	now := f.c.now().UnixNano()
 	v, ok := f.seen.Load(id)
 	if !ok {
 		v, _ = f.seen.LoadOrStore(id, new(atomic.Int64))
@@ -216,15 +251,18 @@ func storedOnlyOf(ctx context.Context) *storedOnly {
 
 // run runs the tool's handler stored-only, and returns its result when
 // every platform answer behind it came from the cache.
-func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall) (res *mcpgo.CallToolResult, ok bool) {
+func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall, hits *cache.HitRecorder) (res *mcpgo.CallToolResult, rec *storedOnly, ok bool) {
 	var args any
 	if call.args != nil {
 		if json.Unmarshal(call.args, &args) != nil {
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	rec := &storedOnly{}
+	rec = &storedOnly{}
 	ctx := context.WithValue(cache.WithStoredOnly(r.Context()), storedOnlyKey{}, rec)
+	if hits != nil {
+		ctx = cache.WithHitRecorder(ctx, hits)
+	}
 	req := mcpgo.CallToolRequest{Header: r.Header}
 	req.Method = string(mcpgo.MethodToolsCall)
 	req.Params.Name = call.name
@@ -248,12 +286,12 @@ func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall) (res *mcp
 	}
 	switch {
 	case err != nil, res == nil, rec.missed.Load():
-		return nil, false
+		return nil, nil, false
 	case res.ResultType != "", len(res.InputRequests) > 0, res.RequestState != "", res.Meta != nil:
 		// A multi-round-trip result or one with its own metadata: mcp-go's.
-		return nil, false
+		return nil, nil, false
 	}
-	return res, true
+	return res, rec, true
 }
 
 // write writes the answer mcp-go writes for a successful tools/call: 200,
@@ -261,24 +299,14 @@ func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall) (res *mcp
 // (json.Encoder); on a 2026-07-28 request the result carries resultType
 // "complete" and _meta.serverInfo (mcp-go's decorateResult), on a 2025-era
 // one neither. The result is this call's own (each handler call builds a
-// new one), and is only read here.
-func (f *fastPath) write(w http.ResponseWriter, call *fastCall, res *mcpgo.CallToolResult) {
+// new one), and is only read here. encoded, when not nil, is handed the
+// result's own encoding (the same for both eras) before it is sent.
+func (f *fastPath) write(w http.ResponseWriter, call *fastCall, res *mcpgo.CallToolResult, encoded func([]byte)) {
 	buf := encodeBufs.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= 1<<20 {
-			buf.Reset()
-			encodeBufs.Put(buf)
-		}
-	}()
+	defer putEncodeBuf(buf)
 	buf.Reset()
-	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	buf.Write(call.id)
-	buf.WriteString(`,"result":{`)
-	if call.modern {
-		buf.WriteString(`"_meta":`)
-		buf.Write(f.serverInfo)
-		buf.WriteString(`,"resultType":"complete",`)
-	}
+	f.writeHead(buf, call)
+	start := buf.Len()
 	if fastCosts.mapEncode || !writeResultBody(buf, res) {
 		// Content this writer does not know: encode as mcp-go does.
 		buf.Reset()
@@ -290,11 +318,49 @@ func (f *fastPath) write(w http.ResponseWriter, call *fastCall, res *mcpgo.CallT
 		_ = json.Unmarshal(call.id, &id)
 		_ = json.NewEncoder(buf).Encode(mcpgo.NewJSONRPCResultResponse(mcpgo.NewRequestId(id), res))
 	} else {
+		if encoded != nil {
+			encoded(buf.Bytes()[start:])
+		}
 		buf.WriteString("}}\n")
 	}
+	sendJSON(w, buf)
+}
+
+// writeEncoded writes the answer to call with a result encoded earlier
+// (writeResultBody's bytes, kept by the result memo).
+func (f *fastPath) writeEncoded(w http.ResponseWriter, call *fastCall, result []byte) {
+	buf := encodeBufs.Get().(*bytes.Buffer)
+	defer putEncodeBuf(buf)
+	buf.Reset()
+	f.writeHead(buf, call)
+	buf.Write(result)
+	buf.WriteString("}}\n")
+	sendJSON(w, buf)
+}
+
+// writeHead writes the response up to the result's own members.
+func (f *fastPath) writeHead(buf *bytes.Buffer, call *fastCall) {
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(call.id)
+	buf.WriteString(`,"result":{`)
+	if call.modern {
+		buf.WriteString(`"_meta":`)
+		buf.Write(f.serverInfo)
+		buf.WriteString(`,"resultType":"complete",`)
+	}
+}
+
+func sendJSON(w http.ResponseWriter, buf *bytes.Buffer) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(buf.Bytes())
+}
+
+func putEncodeBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		buf.Reset()
+		encodeBufs.Put(buf)
+	}
 }
 
 // writeResultBody writes a tool result's content, structuredContent and

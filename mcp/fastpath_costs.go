@@ -11,12 +11,18 @@ import (
 // benchmarks measure what each upstream proposal would save inside mcp-go
 // (docs/benchmarks/mcp.md, "Proposals for mcp-go"). Tests only; never
 // changed while requests run.
-var fastCosts struct {
+var fastCosts fastCostSet
+
+type fastCostSet struct {
 	decodes   bool // the body decoded as often as mcp-go decodes it
 	bindings  bool // the tool's x-mcp-header bindings worked out per call
 	session   bool // a per-request session with its channels and forwarder
 	mapEncode bool // the result encoded through CallToolResult.MarshalJSON
 }
+
+// any tells whether a cost is added back (the result memo is then off:
+// the costs are those of a call that runs its tool).
+func (fc *fastCostSet) any() bool { return fc.decodes || fc.bindings || fc.session || fc.mapEncode }
 
 // mcpgoDecodes decodes body as mcp-go's handlePost, detectRequestEra,
 // HandleMessage, extractRequestProtocolInfo, validateStandardHeadersForMessage,

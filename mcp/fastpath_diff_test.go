@@ -100,6 +100,12 @@ func bothPaths(t testing.TB, f *fastPath, hc *http.Client, url string, c rawCase
 	f.off.Store(false)
 	resp, b = postRaw(t, hc, url, c.body, c.hdr)
 	viaFast = answerOf(resp, b)
+	// Again: a call the fast path ran and kept is now written from its
+	// result memo (resultmemo.go), which must answer the same.
+	resp, b = postRaw(t, hc, url, c.body, c.hdr)
+	if again := answerOf(resp, b); again != viaFast {
+		return viaMCPGo, viaFast + "\nthen: " + again
+	}
 	return viaMCPGo, viaFast
 }
 
@@ -205,7 +211,7 @@ func TestFastPathMatchesMCPGo(t *testing.T) {
 	body, hdr := rawToolCall(rawEra{session: legacy.GetSessionId()}, 0, "tk_fracties", nil)
 	postRaw(t, hc, base, body, hdr)
 
-	before := f.served.Load()
+	before, memoBefore := f.served.Load(), f.memoServed.Load()
 	for _, c := range corpus {
 		viaMCPGo, viaFast := bothPaths(t, f, hc, base, c)
 		if viaMCPGo != viaFast {
@@ -218,7 +224,10 @@ func TestFastPathMatchesMCPGo(t *testing.T) {
 	if got := f.served.Load() - before; got < want {
 		t.Errorf("the fast path answered %d calls, want at least %d (every cached call in both eras)", got, want)
 	}
-	t.Logf("%d requests compared, %d answered by the fast path", len(corpus), f.served.Load()-before)
+	t.Logf("%d requests compared, %d answered by the fast path, %d of them from its result memo", len(corpus), f.served.Load()-before, f.memoServed.Load()-memoBefore)
+	if f.memoServed.Load() == memoBefore {
+		t.Error("no call was answered from the result memo")
+	}
 }
 
 // FuzzFastPathMatchesMCPGo feeds mutated requests to both paths and fails

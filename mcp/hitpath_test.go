@@ -188,11 +188,13 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 var hitpathVariants = []struct {
 	name                              string
 	mcpgo                             bool // the fast path is off
+	nomemo                            bool // the fast path's result memo is off
 	parseCache, encodeOnce, rawSchema bool // the lever is off
 	decodes, bindings, session, enc   bool // fastCosts
 }{
 	{name: "tool"},
 	{name: "tool-mcpgo", mcpgo: true},
+	{name: "tool-nomemo", nomemo: true},
 	{name: "tool-before", mcpgo: true, parseCache: true, encodeOnce: true, rawSchema: true},
 	{name: "tool-without-parsecache", mcpgo: true, parseCache: true},
 	{name: "tool-without-encodeonce", mcpgo: true, encodeOnce: true},
@@ -210,24 +212,25 @@ func (h *hitpath) set(v int) (undo func()) {
 	x := hitpathVariants[v]
 	hitpathOff.parseCache, hitpathOff.encodeOnce, hitpathOff.rawSchema = x.parseCache, x.encodeOnce, x.rawSchema
 	fastCosts.decodes, fastCosts.bindings, fastCosts.session, fastCosts.mapEncode = x.decodes, x.bindings, x.session, x.enc
-	h.fast(!x.mcpgo)
+	h.fast(!x.mcpgo, !x.nomemo)
 	h.retool()
 	return func() {
 		hitpathOff.parseCache, hitpathOff.encodeOnce, hitpathOff.rawSchema = false, false, false
 		fastCosts.decodes, fastCosts.bindings, fastCosts.session, fastCosts.mapEncode = false, false, false, false
-		h.fast(true)
+		h.fast(true, true)
 		h.retool()
 	}
 }
 
-// fast turns the connector's fast path on or off.
-func (h *hitpath) fast(on bool) {
+// fast turns the connector's fast path and its result memo on or off.
+func (h *hitpath) fast(on, memo bool) {
 	v, _, err := connectors.LoadOrNew("raad", nil)
 	if err != nil {
 		panic(err)
 	}
 	defer connectors.Delete("raad")
 	v.(*connector).fast.off.Store(!on)
+	v.(*connector).fast.memoOff.Store(!memo)
 }
 
 func (h *hitpath) retool() {
@@ -270,7 +273,7 @@ func BenchmarkCachedAnswerHTTP(b *testing.B) {
 		req, _ := http.NewRequest(http.MethodGet, direct, nil)
 		return req
 	}
-	for i, v := range hitpathVariants[:3] {
+	for i, v := range hitpathVariants[:4] {
 		b.Run(v.name, func(b *testing.B) {
 			defer h.set(i)()
 			var dl, tl []time.Duration
