@@ -34,15 +34,15 @@ var (
 // OpenTK share one seed, so they hold the same documents.
 func emulators() map[string]http.Handler {
 	emuOnce.Do(func() {
-		now := func() time.Time { return day }
+		now := fakeclock.New(day)
 		emus = map[string]http.Handler{
-			"obv":         obv.New(obv.Config{Seed: 1, Now: now, NoRateLimit: true}),
-			"tk":          tk.New(tk.Config{Seed: 1, Now: now}),
-			"opentk":      opentk.New(opentk.Config{Seed: 1, Now: now}),
-			"ob":          ob.New(ob.Config{Seed: 1, Now: now}),
-			"rechtspraak": rechtspraak.New(rechtspraak.Config{Seed: 1, Now: now}),
-			"ori":         ori.New(ori.Config{Seed: 1, Now: now}),
-			"oa":          oa.New(oa.Config{Seed: 1, Now: now, NoRateLimit: true}),
+			"obv":         obv.New(obv.Config{Seed: 1, Clock: now, NoRateLimit: true}),
+			"tk":          tk.New(tk.Config{Seed: 1, Clock: now}),
+			"opentk":      opentk.New(opentk.Config{Seed: 1, Clock: now}),
+			"ob":          ob.New(ob.Config{Seed: 1, Clock: now}),
+			"rechtspraak": rechtspraak.New(rechtspraak.Config{Seed: 1, Clock: now}),
+			"ori":         ori.New(ori.Config{Seed: 1, Clock: now}),
+			"oa":          oa.New(oa.Config{Seed: 1, Clock: now, NoRateLimit: true}),
 		}
 	})
 	return emus

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	emu "github.com/besluitbron/besluitbron/platforms/tk/emulator"
@@ -34,7 +35,7 @@ type tkUpstream struct {
 }
 
 func newTKUpstream(t *testing.T, pageSize int, dropProperty string) *tkUpstream {
-	h := emu.New(emu.Config{Seed: 1, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }, PageSize: pageSize})
+	h := emu.New(emu.Config{Seed: 1, Clock: fakeclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)), PageSize: pageSize})
 	u := &tkUpstream{dropProperty: dropProperty}
 	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.mu.Lock()

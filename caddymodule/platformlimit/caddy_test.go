@@ -60,7 +60,7 @@ func TestThroughCaddyAgainstOBVEmulator(t *testing.T) {
 	// The emulator's bucket runs on the same fake clock as ours: on real
 	// time it refilled a unit whenever the machine was slow between the
 	// drain below and the request that must meet the drained bucket.
-	emulator := httptest.NewServer(obvemu.New(obvemu.Config{Now: clk.Now}))
+	emulator := httptest.NewServer(obvemu.New(obvemu.Config{Clock: clk}))
 	t.Cleanup(emulator.Close)
 	emu := strings.TrimPrefix(emulator.URL, "http://127.0.0.1:")
 	port, admin := testproc.FreePort(t), testproc.FreePort(t)

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
@@ -161,7 +162,7 @@ type mcpCaseLawHouse struct{ base, admin, log string }
 func loadCaseLawHouse(t *testing.T, dir, since string) mcpCaseLawHouse {
 	t.Helper()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	emu := httptest.NewServer(rechtspraak.New(rechtspraak.Config{Seed: 1, Now: func() time.Time { return at }}))
+	emu := httptest.NewServer(rechtspraak.New(rechtspraak.Config{Seed: 1, Clock: fakeclock.New(at)}))
 	t.Cleanup(emu.Close)
 	port, adminPort := testproc.FreePort(t), testproc.FreePort(t)
 	h := mcpCaseLawHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort),

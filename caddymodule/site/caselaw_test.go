@@ -16,6 +16,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/internal/testtier"
@@ -36,7 +37,7 @@ func newCaseLawHouse(t *testing.T, since string) *caseLawHouse {
 	testtier.Full(t, "a harvest of thousands of decisions")
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	h := &caseLawHouse{dir: filepath.Join(t.TempDir(), "caselaw"), since: since, port: testproc.FreePort(t)}
-	emu := rechtspraak.New(rechtspraak.Config{Seed: 1, Now: func() time.Time { return at }})
+	emu := rechtspraak.New(rechtspraak.Config{Seed: 1, Clock: fakeclock.New(at)})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/uitspraken/zoeken" {
 			h.pages.Add(1)

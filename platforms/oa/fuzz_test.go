@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
 	emu "github.com/besluitbron/besluitbron/platforms/oa/emulator"
 )
@@ -16,7 +17,7 @@ import (
 // the parser accepts. No panic, a clear error or the same result twice,
 // valid UTF-8.
 func FuzzParse(f *testing.F) {
-	h := emu.New(emu.Config{Seed: 1, NoRateLimit: true, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
+	h := emu.New(emu.Config{Seed: 1, NoRateLimit: true, Clock: fakeclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))})
 	ep := Endpoints{}.WithDefaults()
 	r, err := ep.SearchRequest(SearchParams{Query: "besluit", Limit: 5})
 	if err != nil {

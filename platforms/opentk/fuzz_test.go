@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
 	emu "github.com/besluitbron/besluitbron/platforms/opentk/emulator"
 )
@@ -17,7 +18,7 @@ import (
 // panic, a clear error or the same result twice, valid UTF-8, and a search
 // page never holds more than the limit asked.
 func FuzzParse(f *testing.F) {
-	h := emu.New(emu.Config{Seed: 1, Documents: 500, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
+	h := emu.New(emu.Config{Seed: 1, Documents: 500, Clock: fakeclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))})
 	var nummers []string
 	for _, kind := range []string{"alles", "moties", "vragenantwoorden", "activiteiten"} {
 		r, err := SearchRequest("stikstof", false, kind)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
 	emu "github.com/besluitbron/besluitbron/platforms/ori/emulator"
 )
@@ -17,7 +18,7 @@ import (
 // result twice, valid UTF-8; organisation ids are only ever well-formed
 // ids (they go into the next request).
 func FuzzParse(f *testing.F) {
-	h := emu.New(emu.Config{Seed: 1, Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }})
+	h := emu.New(emu.Config{Seed: 1, Clock: fakeclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))})
 	r, err := SearchRequest(SearchParams{Query: "parkeren", Limit: 5})
 	if err != nil {
 		f.Fatal(err)

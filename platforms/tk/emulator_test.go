@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	emu "github.com/besluitbron/besluitbron/platforms/tk/emulator"
 )
 
@@ -65,7 +66,7 @@ func checkRequests(t *testing.T, log []string) {
 	}
 }
 
-var emuHandler = emu.New(emu.Config{Seed: 1, Now: func() time.Time { return emuNow }})
+var emuHandler = emu.New(emu.Config{Seed: 1, Clock: fakeclock.New(emuNow)})
 
 func TestAgainstEmulatorBothVersions(t *testing.T) {
 	for root, nummer := range map[string]string{legacyRoot: "DocumentNummer", DefaultRoot: "Nummer"} {
@@ -193,7 +194,7 @@ func TestDayBoundsAgainstEmulator(t *testing.T) {
 // With the server paging below the client's $top, lists and searches
 // follow @odata.nextLink.
 func TestNextLinkAgainstEmulator(t *testing.T) {
-	h := emu.New(emu.Config{Seed: 1, Now: func() time.Time { return emuNow }, PageSize: 7})
+	h := emu.New(emu.Config{Seed: 1, Clock: fakeclock.New(emuNow), PageSize: 7})
 	for _, root := range []string{legacyRoot, DefaultRoot} {
 		var log []string
 		get := emuGetter(h, &log)

@@ -45,9 +45,9 @@ type house struct {
 func newHouse(t *testing.T) *house {
 	h := &house{urls: map[string]string{}, calls: map[string]int{}}
 	for key, handler := range map[string]http.Handler{
-		platforms.OBV:         obv.New(obv.Config{Seed: 1, Now: now, NoRateLimit: true}),
-		platforms.OB:          ob.New(ob.Config{Seed: 1, Now: now}),
-		platforms.Rechtspraak: rechtspraak.New(rechtspraak.Config{Seed: 1, Now: now}),
+		platforms.OBV:         obv.New(obv.Config{Seed: 1, Clock: at, NoRateLimit: true}),
+		platforms.OB:          ob.New(ob.Config{Seed: 1, Clock: at}),
+		platforms.Rechtspraak: rechtspraak.New(rechtspraak.Config{Seed: 1, Clock: at}),
 	} {
 		srv := httptest.NewServer(handler)
 		t.Cleanup(srv.Close)
@@ -180,7 +180,7 @@ func TestRefusals(t *testing.T) {
 // asked by number says the platform failed.
 func TestTKFetchFallsBackToTheSyncFeed(t *testing.T) {
 	var odataDown atomic.Bool
-	emu := tkemu.New(tkemu.Config{Seed: 1, Now: now})
+	emu := tkemu.New(tkemu.Config{Seed: 1, Clock: at})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if odataDown.Load() && strings.HasPrefix(r.URL.Path, "/OData/") {
 			http.Error(w, "busy", http.StatusServiceUnavailable)
@@ -228,7 +228,7 @@ func TestTKFetchFallsBackToTheSyncFeed(t *testing.T) {
 // The reader names an ORI document's organisation as ori_fetch does (its
 // Organization object's name, looked up once), not by its index key.
 func TestORIFetchNamesTheOrganisation(t *testing.T) {
-	srv := httptest.NewServer(oriemu.New(oriemu.Config{Seed: 1, Now: now}))
+	srv := httptest.NewServer(oriemu.New(oriemu.Config{Seed: 1, Clock: at}))
 	t.Cleanup(srv.Close)
 	h := &house{urls: map[string]string{platforms.ORI: srv.URL}, calls: map[string]int{}}
 	rd := &Reader{Get: h.get, Surfaces: registry.Surfaces(registry.Settings{}), Clock: at}

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/emulators/koopsru"
 )
 
@@ -34,8 +35,8 @@ const (
 
 // Config configures the emulator.
 type Config struct {
-	// Now is the clock (nil = time.Now): a manifest's generation time.
-	Now func() time.Time
+	// Clock is the clock (nil = clock.Wall): a manifest's generation time.
+	Clock clock.Clock
 }
 
 type handler struct {
@@ -48,9 +49,7 @@ type handler struct {
 
 // New returns the emulator's HTTP handler.
 func New(cfg Config) http.Handler {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	return &handler{cfg: cfg}
 }
 
@@ -78,7 +77,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reg := h.regs[parts[0]]
 		switch {
 		case reg != nil && len(parts) == 2 && parts[1] == "manifest.xml":
-			koopsru.WriteXML(w, r, manifest(reg, h.cfg.Now()))
+			koopsru.WriteXML(w, r, manifest(reg, h.cfg.Clock.Now()))
 		case reg != nil && len(parts) == 4 && parts[2] == "xml":
 			for _, v := range reg.versions {
 				if v.label == parts[1] && v.item == parts[3] {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 	"github.com/besluitbron/besluitbron/internal/shape"
 )
@@ -22,7 +23,7 @@ func get(t *testing.T, h http.Handler, path string) *httptest.ResponseRecorder {
 }
 
 func newTest() http.Handler {
-	return New(Config{Now: func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }})
+	return New(Config{Clock: fakeclock.New(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))})
 }
 
 // The emulator serves byte copies of the real toestanden; they stay

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/emulators/corpus"
 	"github.com/besluitbron/besluitbron/emulators/fault"
 )
@@ -39,8 +40,8 @@ const LimitPerMinute = 120
 type Config struct {
 	// Seed chooses the generated archive.
 	Seed int64
-	// Now is the clock (nil = time.Now); the rate limit follows it.
-	Now func() time.Time
+	// Clock is the clock (nil = clock.Wall); the rate limit follows it.
+	Clock clock.Clock
 	// NoRateLimit turns the limit off.
 	NoRateLimit bool
 }
@@ -76,10 +77,7 @@ func New(cfg Config) http.Handler { return NewEmulator(cfg) }
 
 // NewEmulator returns the emulator with its Go API.
 func NewEmulator(cfg Config) *Emulator {
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := clock.Or(cfg.Clock).Now
 	orgs := corpus.Orgs()
 	e := &Emulator{cfg: cfg, now: now, orgs: orgs, index: map[string]int{}, arch: sharedArchive(cfg.Seed, len(orgs)),
 		windows: map[string][]time.Time{}}

@@ -6,26 +6,15 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func newTest(limit bool) (*Emulator, *clock) {
-	c := &clock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
-	return NewEmulator(Config{Seed: 1, Now: c.Now, NoRateLimit: !limit}), c
+func newTest(limit bool) (*Emulator, *fakeclock.Clock) {
+	c := fakeclock.New(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	return NewEmulator(Config{Seed: 1, Clock: c, NoRateLimit: !limit}), c
 }
 
 func get(e http.Handler, target string) *httptest.ResponseRecorder {
@@ -199,14 +188,14 @@ func TestRateLimit(t *testing.T) {
 			t.Fatalf("call %d: %d %v", i, rec.Code, rec.Header())
 		}
 		if i == 59 {
-			c.Add(30 * time.Second) // the second half comes 30 s later
+			c.Advance(30 * time.Second) // the second half comes 30 s later
 		}
 	}
 	rec := get(e, "/api/v1/bodies")
 	if rec.Code != 429 || rec.Header().Get("Retry-After") != "30" || !strings.Contains(rec.Body.String(), "rate_limited") {
 		t.Fatalf("121st call: %d %v %s", rec.Code, rec.Header(), rec.Body.String())
 	}
-	c.Add(30 * time.Second) // the first 60 calls leave the window
+	c.Advance(30 * time.Second) // the first 60 calls leave the window
 	for i := 0; i < 60; i++ {
 		if rec := get(e, "/api/v1/bodies?government_type=provincie"); rec.Code != 200 {
 			t.Fatalf("after the window moved, call %d: %d", i, rec.Code)

@@ -22,6 +22,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Defaults of the SRU paging parameters. KOOP documents no figures; these
@@ -36,10 +38,10 @@ const (
 type Config struct {
 	// Seed selects the generated catalogue.
 	Seed int64
-	// Now is the clock (nil = time.Now). Publications dated after Now are
-	// not yet visible; the catalogue spans the twenty calendar years up to
-	// the year of Now at the first request.
-	Now func() time.Time
+	// Clock is the clock (nil = clock.Wall). Publications dated after its
+	// now are not yet visible; the catalogue spans the twenty calendar
+	// years up to the year of its now at the first request.
+	Clock clock.Clock
 	// MaxRecords caps maximumRecords (0 = MaxMaximumRecords).
 	MaxRecords int
 	// DefaultRecords is maximumRecords when a request leaves it out
@@ -55,9 +57,7 @@ type handler struct {
 
 // New returns the emulator's HTTP handler.
 func New(cfg Config) http.Handler {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	if cfg.MaxRecords <= 0 {
 		cfg.MaxRecords = MaxMaximumRecords
 	}
@@ -71,14 +71,14 @@ func New(cfg Config) http.Handler {
 }
 
 func (h *handler) catalog() *catalog {
-	h.once.Do(func() { h.cat = buildCatalog(h.cfg.Seed, h.cfg.Now()) })
+	h.once.Do(func() { h.cat = buildCatalog(h.cfg.Seed, h.cfg.Clock.Now()) })
 	return h.cat
 }
 
 // visible returns the publications issued on or before today.
 func (h *handler) visible() []*pub {
 	c := h.catalog()
-	today := h.cfg.Now().Format(time.DateOnly)
+	today := h.cfg.Clock.Now().Format(time.DateOnly)
 	n := sort.Search(len(c.pubs), func(i int) bool { return c.pubs[i].Issued > today })
 	return c.pubs[:n]
 }
@@ -86,7 +86,7 @@ func (h *handler) visible() []*pub {
 // lookup returns a visible publication by identifier.
 func (h *handler) lookup(id string) *pub {
 	p := h.catalog().byID[id]
-	if p == nil || p.Issued > h.cfg.Now().Format(time.DateOnly) {
+	if p == nil || p.Issued > h.cfg.Clock.Now().Format(time.DateOnly) {
 		return nil
 	}
 	return p

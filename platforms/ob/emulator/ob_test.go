@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 
 	"github.com/besluitbron/besluitbron/internal/shape"
@@ -23,7 +24,7 @@ var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func newTest(t *testing.T) http.Handler {
 	t.Helper()
-	return New(Config{Seed: 42, Now: func() time.Time { return testNow }})
+	return New(Config{Seed: 42, Clock: fakeclock.New(testNow)})
 }
 
 func get(t *testing.T, h http.Handler, target string) *httptest.ResponseRecorder {
@@ -523,7 +524,7 @@ func TestFRBRNotFound(t *testing.T) {
 		}
 	}
 	// A publication issued after now is not served yet.
-	fut := New(Config{Seed: 42, Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	fut := New(Config{Seed: 42, Clock: fakeclock.New(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))})
 	late := firstPub(t, h, func(p *pub) bool { return p.Issued > "2026-06-01" })
 	if rec := get(t, fut, frbrPath(late, "xml")); rec.Code != 404 {
 		t.Errorf("future publication served: %d", rec.Code)
@@ -536,7 +537,7 @@ func TestDeterministic(t *testing.T) {
 	if a != b {
 		t.Fatal("same seed, different answers")
 	}
-	other := New(Config{Seed: 7, Now: func() time.Time { return testNow }})
+	other := New(Config{Seed: 7, Clock: fakeclock.New(testNow)})
 	if c := sru(t, other, "query", "dt.title=wet", "maximumRecords", "20").Body.String(); c == a {
 		t.Fatal("other seed, same answer")
 	}
@@ -548,7 +549,7 @@ func TestDeterministic(t *testing.T) {
 }
 
 func BenchmarkSearch(b *testing.B) {
-	h := New(Config{Seed: 42, Now: func() time.Time { return testNow }})
+	h := New(Config{Seed: 42, Clock: fakeclock.New(testNow)})
 	req := httptest.NewRequest(http.MethodGet, "/?query="+url.QueryEscape("c.product-area==officielepublicaties and dt.modified>=2025-06-14")+"&maximumRecords=100", nil)
 	for b.Loop() {
 		h.ServeHTTP(httptest.NewRecorder(), req)
@@ -556,7 +557,7 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func BenchmarkFullText(b *testing.B) {
-	h := New(Config{Seed: 42, Now: func() time.Time { return testNow }}).(*handler)
+	h := New(Config{Seed: 42, Clock: fakeclock.New(testNow)}).(*handler)
 	var p *pub
 	for _, q := range h.visible() {
 		if q.Kind.code == "stb" && q.Year >= 2015 {

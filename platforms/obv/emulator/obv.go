@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/emulators/fault"
 )
 
@@ -38,9 +39,9 @@ const Hint429 = "Zware verzoeken tellen zwaarder: een zoekopdracht kost 1 eenhei
 type Config struct {
 	// Seed chooses the generated data.
 	Seed int64
-	// Now is the clock (nil = time.Now). The rate limiter, the status page
-	// and what is already indexed follow it.
-	Now func() time.Time
+	// Clock is the clock (nil = clock.Wall). The rate limiter, the status
+	// page and what is already indexed follow it.
+	Clock clock.Clock
 	// NoRateLimit turns the token bucket off (headers are still sent).
 	NoRateLimit bool
 }
@@ -71,10 +72,7 @@ func New(cfg Config) http.Handler { return NewEmulator(cfg) }
 
 // NewEmulator returns the emulator with its Go API.
 func NewEmulator(cfg Config) *Emulator {
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := clock.Or(cfg.Clock).Now
 	return &Emulator{cfg: cfg, now: now, data: sharedDataset(cfg.Seed), buckets: map[string]*bucket{}}
 }
 

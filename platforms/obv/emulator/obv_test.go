@@ -8,34 +8,27 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 
 	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
-// clock is a test clock that only moves when told.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
-func newTest(t *testing.T, limit bool) (*Emulator, *clock) {
+func newTest(t *testing.T, limit bool) (*Emulator, *fakeclock.Clock) {
 	t.Helper()
-	c := &clock{t: testNow}
-	return NewEmulator(Config{Seed: 1, Now: c.Now, NoRateLimit: !limit}), c
+	return newTestAt(t, limit, testNow)
+}
+
+// newTestAt is newTest with the clock at start.
+func newTestAt(t *testing.T, limit bool, start time.Time) (*Emulator, *fakeclock.Clock) {
+	t.Helper()
+	c := fakeclock.New(start)
+	return NewEmulator(Config{Seed: 1, Clock: c, NoRateLimit: !limit}), c
 }
 
 func get(e http.Handler, target string, hdr ...string) *httptest.ResponseRecorder {
@@ -594,8 +587,7 @@ func readNDJSON(t *testing.T, rec *httptest.ResponseRecorder) []exportRecord {
 }
 
 func TestExport(t *testing.T) {
-	e, c := newTest(t, false)
-	c.Add(-365 * 24 * time.Hour) // a year back, so the feed has a future
+	e, c := newTestAt(t, false, testNow.Add(-365*24*time.Hour)) // a year back, so the feed has a future
 	// The messages of web/server.ts, in {error} bodies.
 	for _, cse := range []struct{ path, msg string }{
 		{"/api/export/snapshot", "Parameter source is verplicht"},
@@ -709,7 +701,7 @@ func TestExport(t *testing.T) {
 	if cur != cc {
 		t.Errorf("the changes read to the end should stop at the snapshot's changes cursor")
 	}
-	c.Add(60 * 24 * time.Hour)
+	c.Advance(60 * 24 * time.Hour)
 	rec = get(e, "/api/export/changes?source=soest&cursor="+url.QueryEscape(cur))
 	if len(readNDJSON(t, rec)) == 0 {
 		t.Error("no changes after 60 days")
@@ -747,17 +739,17 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("second client: %d %v", rec.Code, rec.Header())
 	}
 	// Refill is continuous: after 4 s a cost-5 search still waits 1 s.
-	c.Add(4 * time.Second)
+	c.Advance(4 * time.Second)
 	rec = get(e, "/api/search?query=woningbouw&organization=soest&limit=100", ip(1)...)
 	if rec.Code != 429 || rec.Header().Get("Retry-After") != "1" {
 		t.Fatalf("after 4s: %d %v", rec.Code, rec.Header())
 	}
-	c.Add(time.Second)
+	c.Advance(time.Second)
 	if rec := get(e, "/api/search?query=woningbouw&organization=soest&limit=100", ip(1)...); rec.Code != 200 {
 		t.Fatalf("after 5s: %d", rec.Code)
 	}
 	// PDF pages cost 1/8: 8 pages use one unit.
-	c.Add(time.Minute)
+	c.Advance(time.Minute)
 	s, _ := e.data.sourceByKey("soest")
 	d := s.docs[0]
 	for i := 0; i < 8; i++ {
@@ -803,8 +795,8 @@ func TestUnknownPaths(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a := NewEmulator(Config{Seed: 7, Now: func() time.Time { return testNow }})
-	b := NewEmulator(Config{Seed: 7, Now: func() time.Time { return testNow }})
+	a := NewEmulator(Config{Seed: 7, Clock: fakeclock.New(testNow)})
+	b := NewEmulator(Config{Seed: 7, Clock: fakeclock.New(testNow)})
 	p := "/api/search?query=woningbouw&organization=utrecht&limit=10"
 	if get(a, p).Body.String() != get(b, p).Body.String() {
 		t.Error("same seed, different answers")
@@ -816,7 +808,7 @@ func TestDeterministic(t *testing.T) {
 			t.Errorf("source %d generated differently", i)
 		}
 	}
-	c := NewEmulator(Config{Seed: 8, Now: func() time.Time { return testNow }})
+	c := NewEmulator(Config{Seed: 8, Clock: fakeclock.New(testNow)})
 	if get(a, p).Body.String() == get(c, p).Body.String() {
 		t.Error("different seeds, same answers")
 	}

@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/besluitbron/besluitbron/clock"
 	tk "github.com/besluitbron/besluitbron/platforms/tk/emulator"
 
 	"github.com/besluitbron/besluitbron/emulators/corpus"
@@ -36,8 +37,9 @@ type Config struct {
 	// Seed selects the generated data; the same seed as the TK emulator
 	// gives the same documents.
 	Seed int64
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
+	// Clock is the clock; nil means clock.Wall. The search's "took"
+	// follows it too.
+	Clock clock.Clock
 	// Documents is the number of documents; 0 means the TK default (8000).
 	Documents int
 	// Data, when set, is shared with a TK emulator instead of generated.
@@ -86,10 +88,7 @@ func (h *handler) ResetEmulator() {
 
 // New returns the emulator's handler.
 func New(cfg Config) http.Handler {
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := clock.Or(cfg.Clock).Now
 	d := cfg.Data
 	if d == nil {
 		d = tk.SharedData(cfg.Seed, now(), cfg.Documents)
@@ -243,7 +242,7 @@ type Result struct {
 }
 
 func (h *handler) search(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
+	start := h.now()
 	var q, twomonths, soorten string
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 		if err := r.ParseMultipartForm(MaxBody); err != nil {
@@ -350,7 +349,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 		res.Snip = snippet(d, m)
 		results = append(results, res)
 	}
-	ms := float64(time.Since(start).Microseconds()) / 1000
+	ms := float64(h.now().Sub(start).Microseconds()) / 1000
 	writeJSON(w, map[string]any{"results": results, "milliseconds": ms})
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/shape"
 	tk "github.com/besluitbron/besluitbron/platforms/tk/emulator"
 )
@@ -26,8 +27,8 @@ var (
 
 func handlers() (http.Handler, http.Handler) {
 	once.Do(func() {
-		emu = New(Config{Seed: 1, Now: fixedNow})
-		tkh = tk.New(tk.Config{Seed: 1, Now: fixedNow})
+		emu = New(Config{Seed: 1, Clock: fakeclock.New(fixedNow())})
+		tkh = tk.New(tk.Config{Seed: 1, Clock: fakeclock.New(fixedNow())})
 	})
 	return emu, tkh
 }
@@ -365,7 +366,7 @@ func TestQueryParser(t *testing.T) {
 // Under load tkserv cuts searches short without saying so; the emulator
 // does the same when more than 5 searches run at once.
 func TestCostGuardTruncates(t *testing.T) {
-	h := New(Config{Seed: 1, Now: fixedNow}).(*handler)
+	h := New(Config{Seed: 1, Clock: fakeclock.New(fixedNow())}).(*handler)
 	run := func() int {
 		var body bytes.Buffer
 		mw := multipart.NewWriter(&body)

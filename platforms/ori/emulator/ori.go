@@ -28,15 +28,17 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // Config configures the emulator.
 type Config struct {
 	// Seed selects the generated data.
 	Seed int64
-	// Now is the clock; nil means time.Now. Documents run up to the day
-	// Now returns when the emulator is built.
-	Now func() time.Time
+	// Clock is the clock; nil means clock.Wall. Documents run up to its
+	// day when the emulator is built; a search's "took" follows it.
+	Clock clock.Clock
 }
 
 // MaxResultWindow is index.max_result_window: from+size may not exceed it.
@@ -49,10 +51,7 @@ type handler struct {
 
 // New returns the emulator's handler.
 func New(cfg Config) http.Handler {
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := clock.Or(cfg.Clock).Now
 	end := now().UTC()
 	end = time.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, 0, time.UTC)
 	return &handler{c: newCorpus(cfg.Seed, end), now: now}
@@ -620,7 +619,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request, pattern string)
 }
 
 func (h *handler) searchOnce(r *http.Request, pattern string, body []byte) ([]byte, *esError) {
-	start := time.Now()
+	start := h.now()
 	indices, e := h.resolve(pattern)
 	if e != nil {
 		return nil, e
@@ -635,7 +634,7 @@ func (h *handler) searchOnce(r *http.Request, pattern string, body []byte) ([]by
 		page = page[:sr.size]
 	}
 	var buf bytes.Buffer
-	took := time.Since(start).Milliseconds()
+	took := h.now().Sub(start).Milliseconds()
 	fmt.Fprintf(&buf, `{"took":%d,"timed_out":false,"_shards":{"total":%d,"successful":%d,"skipped":0,"failed":0},"hits":{`, took, len(indices), len(indices))
 	value, relation := total, "eq"
 	if sr.trackTotal >= 0 && total > sr.trackTotal {
@@ -880,7 +879,7 @@ func (h *handler) msearch(w http.ResponseWriter, r *http.Request, pattern string
 		writeError(w, illegalArg("The msearch request must be terminated by a newline [\\n]"))
 		return
 	}
-	start := time.Now()
+	start := h.now()
 	var buf bytes.Buffer
 	buf.WriteString(`{"took":0,"responses":[`)
 	for i := 0; i < len(lines); i += 2 {
@@ -910,7 +909,7 @@ func (h *handler) msearch(w http.ResponseWriter, r *http.Request, pattern string
 		buf.WriteString(`,"status":200}`)
 	}
 	buf.WriteString("]}")
-	out := bytes.Replace(buf.Bytes(), []byte(`{"took":0,`), []byte(fmt.Sprintf(`{"took":%d,`, time.Since(start).Milliseconds())), 1)
+	out := bytes.Replace(buf.Bytes(), []byte(`{"took":0,`), []byte(fmt.Sprintf(`{"took":%d,`, h.now().Sub(start).Milliseconds())), 1)
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.Write(out)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/emulators/corpus"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/shape"
 )
 
@@ -23,7 +24,7 @@ var (
 )
 
 func handler0() http.Handler {
-	once.Do(func() { emu = New(Config{Seed: 1, Now: fixedNow}) })
+	once.Do(func() { emu = New(Config{Seed: 1, Clock: fakeclock.New(fixedNow())}) })
 	return emu
 }
 
@@ -402,9 +403,9 @@ func TestProxyRules(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a := New(Config{Seed: 3, Now: fixedNow})
-	b := New(Config{Seed: 3, Now: fixedNow})
-	c := New(Config{Seed: 4, Now: fixedNow})
+	a := New(Config{Seed: 3, Clock: fakeclock.New(fixedNow())})
+	b := New(Config{Seed: 3, Clock: fakeclock.New(fixedNow())})
+	c := New(Config{Seed: 4, Clock: fakeclock.New(fixedNow())})
 	get := func(h http.Handler) string {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", "/osi_*/_search?q=begroting&size=3", nil))

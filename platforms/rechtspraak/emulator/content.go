@@ -42,7 +42,7 @@ func (h *handler) serveContent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ru := h.index().find(ecli)
-	now := h.cfg.Now().Unix()
+	now := h.cfg.Clock.Now().Unix()
 	if ru == nil || !ru.visible(now) {
 		http.Error(w, "ECLI niet gevonden: "+ecli, http.StatusNotFound)
 		return
@@ -89,7 +89,7 @@ func (h *handler) document(r *ruling, meta, docPublished bool) string {
 	ru := ix.decision(r)
 	rnd := corpus.Rand(h.cfg.Seed, "rs-doc", ru.ECLI)
 	c := ru.instance()
-	mod, _ := amsterdam(unixTime(ru.modifiedAt(h.cfg.Now().Unix())))
+	mod, _ := amsterdam(unixTime(ru.modifiedAt(h.cfg.Clock.Now().Unix())))
 	leaf := leaves[ru.subject]
 	b := &xb{}
 	b.raw(`<?xml version="1.0" encoding="utf-8"?>` + "\n<open-rechtspraak>\n  <rdf:RDF " + rdfNamespaces + ">\n    <rdf:Description>")

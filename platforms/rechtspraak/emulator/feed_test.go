@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 // The feed as a harvester reads it (issue 20): every decision once, page
@@ -192,8 +194,8 @@ func TestHarvestTombstones(t *testing.T) {
 // modified since it after the clock has moved ends with what a complete
 // harvest would give then: new ECLIs, changed ones and withdrawals.
 func TestIncrementalHarvest(t *testing.T) {
-	clock := time.Date(2026, 5, 29, 12, 0, 0, 0, time.UTC)
-	h := New(Config{Seed: 42, Now: func() time.Time { return clock }})
+	clk := fakeclock.New(time.Date(2026, 5, 29, 12, 0, 0, 0, time.UTC))
+	h := New(Config{Seed: 42, Clock: clk})
 	scope := []string{"date", "2025-06-01", "date", "2026-12-31"}
 	state := map[string]scanned{}
 	mark := ""
@@ -205,7 +207,7 @@ func TestIncrementalHarvest(t *testing.T) {
 	}
 	apply(harvest(t, h, scope...))
 	before := maps.Clone(state)
-	clock = clock.AddDate(0, 2, 0)
+	clk.AdvanceTo(clk.Now().AddDate(0, 2, 0))
 	changes := harvest(t, h, append(scope, "modified", strings.TrimSuffix(mark, "Z"))...)
 	apply(changes)
 	var added, moved, withdrawn int
@@ -244,7 +246,7 @@ func TestIndexDeterminism(t *testing.T) {
 		t.Fatal("seeds 7 and 8 built the same index")
 	}
 	page := func(ix *index) string {
-		h := New(Config{Seed: 7, Now: func() time.Time { return testNow }}).(*handler)
+		h := New(Config{Seed: 7, Clock: fakeclock.New(testNow)}).(*handler)
 		h.once.Do(func() { h.ix = ix })
 		body := search(t, h, "from", "30000", "max", "300").Body.String()
 		return regexp.MustCompile(`;id=\d+`).ReplaceAllString(body, "")
@@ -344,7 +346,7 @@ func TestSummariesFindableByWords(t *testing.T) {
 // the clock passes a publication or a modification.
 func TestViewFollowsClock(t *testing.T) {
 	clock := testNow
-	h := New(Config{Seed: 42, Now: func() time.Time { return clock }}).(*handler)
+	h := New(Config{Seed: 42, Clock: fakeclock.New(clock)}).(*handler)
 	v := h.viewAt(clock)
 	if v.until == math.MaxInt64 || v.from > clock.Unix() {
 		t.Fatalf("view holds [%d, %d), clock %d", v.from, v.until, clock.Unix())

@@ -23,6 +23,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // MaxResults is the largest page of the search feed (and its default).
@@ -32,10 +34,10 @@ const MaxResults = 1000
 type Config struct {
 	// Seed selects the generated index.
 	Seed int64
-	// Now is the clock (nil = time.Now). ECLIs modified after Now are not
-	// visible; the index runs from 1998 to the year of Now at the first
-	// request.
-	Now func() time.Time
+	// Clock is the clock (nil = clock.Wall). ECLIs modified after its now
+	// are not visible; the index runs from 1998 to the year of its now at
+	// the first request.
+	Clock clock.Clock
 }
 
 type handler struct {
@@ -50,14 +52,12 @@ type handler struct {
 
 // New returns the emulator's HTTP handler.
 func New(cfg Config) http.Handler {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Clock = clock.Or(cfg.Clock)
 	return &handler{cfg: cfg}
 }
 
 func (h *handler) index() *index {
-	h.once.Do(func() { h.ix = sharedIndex(h.cfg.Seed, h.cfg.Now().Year()) })
+	h.once.Do(func() { h.ix = sharedIndex(h.cfg.Seed, h.cfg.Clock.Now().Year()) })
 	return h.ix
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 
 	"github.com/besluitbron/besluitbron/internal/shape"
@@ -22,7 +23,7 @@ var testNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 func newTest(t testing.TB) *handler {
 	t.Helper()
-	return New(Config{Seed: 42, Now: func() time.Time { return testNow }}).(*handler)
+	return New(Config{Seed: 42, Clock: fakeclock.New(testNow)}).(*handler)
 }
 
 func get(t testing.TB, h http.Handler, target string) *httptest.ResponseRecorder {
@@ -513,7 +514,7 @@ func TestWaardelijsten(t *testing.T) {
 }
 
 func TestClockAndDeterminism(t *testing.T) {
-	early := New(Config{Seed: 42, Now: func() time.Time { return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC) }})
+	early := New(Config{Seed: 42, Clock: fakeclock.New(time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC))})
 	_, es := parseFeed(t, search(t, early, "sort", "DESC", "max", "5"))
 	if len(es) == 0 || es[0].Updated > "2020-01-01T00:00:00Z" {
 		t.Errorf("future ECLI visible: %+v", es)
@@ -524,7 +525,7 @@ func TestClockAndDeterminism(t *testing.T) {
 	if strip.ReplaceAllString(a, "") != strip.ReplaceAllString(b, "") {
 		t.Error("same seed, different feeds")
 	}
-	other := search(t, New(Config{Seed: 9, Now: func() time.Time { return testNow }}), "date", "2021-03-03").Body.String()
+	other := search(t, New(Config{Seed: 9, Clock: fakeclock.New(testNow)}), "date", "2021-03-03").Body.String()
 	if strip.ReplaceAllString(a, "") == strip.ReplaceAllString(other, "") {
 		t.Error("other seed, same feed")
 	}
@@ -574,7 +575,7 @@ func TestLaterModification(t *testing.T) {
 		{mid, unixTime(ru.published), "", 200},
 		{testNow, unixTime(ru.modified), "ecli", 404},
 	} {
-		hh := New(Config{Seed: 42, Now: func() time.Time { return c.now }})
+		hh := New(Config{Seed: 42, Clock: fakeclock.New(c.now)})
 		at := c.updated.Format("2006-01-02T15:04:05")
 		_, es := parseFeed(t, search(t, hh, "modified", at, "modified", at))
 		found := false

@@ -24,7 +24,7 @@ func (h *handler) serveSearch(w http.ResponseWriter, r *http.Request) {
 		badRequest(w, err.Error())
 		return
 	}
-	now := h.cfg.Now()
+	now := h.cfg.Clock.Now()
 	t := now.Unix()
 	ix := h.index()
 	v := h.viewAt(now)

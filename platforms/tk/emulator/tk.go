@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -28,13 +29,13 @@ import (
 type Config struct {
 	// Seed selects the generated data.
 	Seed int64
-	// Now is the clock; nil means time.Now. The data runs up to the day
-	// Now returns when the emulator is built.
-	Now func() time.Time
+	// Clock is the clock; nil means clock.Wall. The data runs up to its
+	// day when the emulator is built.
+	Clock clock.Clock
 	// Documents is the number of documents; 0 means 8000.
 	Documents int
 	// Data, when set, is used instead of the process-wide SharedData of
-	// (Seed, day of Now, Documents), which the OpenTK emulator also uses.
+	// (Seed, the day of its clock, Documents), which the OpenTK emulator also uses.
 	Data *Data
 	// PageSize, when positive and below the version's cap (250 in v4, 100
 	// in v5), is the most rows one OData answer holds: tests lower it to
@@ -58,10 +59,7 @@ type handler struct {
 
 // New returns the emulator's handler.
 func New(cfg Config) http.Handler {
-	now := cfg.Now
-	if now == nil {
-		now = time.Now
-	}
+	now := clock.Or(cfg.Clock).Now
 	d := cfg.Data
 	if d == nil {
 		d = SharedData(cfg.Seed, now(), cfg.Documents)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fixture"
 
 	"github.com/besluitbron/besluitbron/internal/shape"
@@ -26,7 +27,7 @@ var (
 )
 
 func testHandler() http.Handler {
-	emuOnce.Do(func() { emu = New(Config{Seed: 1, Now: fixedNow}) })
+	emuOnce.Do(func() { emu = New(Config{Seed: 1, Clock: fakeclock.New(fixedNow())}) })
 	return emu
 }
 
@@ -429,9 +430,9 @@ func TestLinksWithPlatformHost(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	a := New(Config{Seed: 7, Now: fixedNow, Documents: 300})
-	b := New(Config{Seed: 7, Now: fixedNow, Documents: 300})
-	c := New(Config{Seed: 8, Now: fixedNow, Documents: 300})
+	a := New(Config{Seed: 7, Clock: fakeclock.New(fixedNow()), Documents: 300})
+	b := New(Config{Seed: 7, Clock: fakeclock.New(fixedNow()), Documents: 300})
+	c := New(Config{Seed: 8, Clock: fakeclock.New(fixedNow()), Documents: 300})
 	target := "/OData/v4/2.0/Document?$top=3"
 	_, ba, _ := do(t, a, "GET", target)
 	_, bb, _ := do(t, b, "GET", target)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 // properties reads a $metadata answer: entity type → property names.
@@ -161,7 +163,7 @@ func TestV5TopCapAndPaging(t *testing.T) {
 // A lower PageSize makes the server page below the client's $top, with a
 // nextLink that asks for the rest.
 func TestPageSizeDrivesNextLink(t *testing.T) {
-	h := New(Config{Seed: 1, Now: fixedNow, PageSize: 10})
+	h := New(Config{Seed: 1, Clock: fakeclock.New(fixedNow()), PageSize: 10})
 	code, body, _ := do(t, h, http.MethodGet, "/OData/v5/Commissie?$select=Id&$orderby=Id&$top=25")
 	mustOK(t, code, body)
 	e := decodeEnv(t, body)
