@@ -53,9 +53,9 @@ func Vergaderjaar(v string) string {
 	return m[1] + "/" + m[2][len(m[2])-2:]
 }
 
-// Series are the publication series of Officiële Bekendmakingen cited
+// citedSeries are the publication series of Officiële Bekendmakingen cited
 // as "<abbreviation> <year>, <number>", by their identifier's prefix.
-var Series = map[string]string{
+var citedSeries = map[string]string{
 	"stb":   "Stb.",   // Staatsblad
 	"stcrt": "Stcrt.", // Staatscourant
 	"trb":   "Trb.",   // Tractatenblad
@@ -63,6 +63,14 @@ var Series = map[string]string{
 	"prb":   "Prb.",   // Provinciaal blad
 	"wsb":   "Wsb.",   // Waterschapsblad
 	"bgr":   "Bgr.",   // Blad gemeenschappelijke regeling
+}
+
+// SeriesAbbreviation is the abbreviation a publication of the series
+// with this identifier prefix (stb, gmb, ...) is cited by; false for a
+// series not cited so.
+func SeriesAbbreviation(prefix string) (string, bool) {
+	abbr, ok := citedSeries[prefix]
+	return abbr, ok
 }
 
 var publicationRE = regexp.MustCompile(`^([a-z]{2,5})-([12][0-9]{3})-([1-9][0-9]{0,8})$`)
@@ -76,7 +84,7 @@ func PublicationCitation(id string) string {
 	if m == nil {
 		return ""
 	}
-	abbr, ok := Series[m[1]]
+	abbr, ok := citedSeries[m[1]]
 	if !ok {
 		return ""
 	}
@@ -97,7 +105,7 @@ func ParsePublicationCitation(s string) (id string, ok bool) {
 		return "", false
 	}
 	series := strings.ToLower(m[1])
-	if _, ok := Series[series]; !ok {
+	if _, ok := citedSeries[series]; !ok {
 		return "", false
 	}
 	return series + "-" + m[2] + "-" + m[3], true

@@ -69,7 +69,7 @@ func copyDouble(t *testing.T, ctx context.Context) {
 		Hits: []ui.Hit{{Platform: "rechtspraak", PlatformName: "Rechtspraak", ID: ecli, Title: "Uitspraak", Citation: ecli, ReadURL: "/lezen"},
 			{Platform: "ob", PlatformName: "Officiële Bekendmakingen", ID: "stb-2018-84", Title: "Wet", Citation: "Stb. 2018, 84", ReadURL: "/lezen"}}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a, ok := ui.Assets[strings.TrimPrefix(r.URL.Path, "/assets/")]; ok {
+		if a, ok := ui.AssetNamed(strings.TrimPrefix(r.URL.Path, "/assets/")); ok {
 			w.Header().Set("Content-Type", a.ContentType)
 			w.Write(a.Body)
 			return

@@ -79,7 +79,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 }
 
 func (h *Handler) serveAsset(w http.ResponseWriter, r *http.Request) error {
-	a, ok := ui.Assets[strings.TrimPrefix(r.URL.Path, assetPrefix)]
+	a, ok := ui.AssetNamed(strings.TrimPrefix(r.URL.Path, assetPrefix))
 	if !ok {
 		return caddyhttp.Error(http.StatusNotFound, errors.New("no such asset"))
 	}

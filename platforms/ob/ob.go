@@ -125,8 +125,8 @@ var datedIDRE = regexp.MustCompile(`^[a-z]{2,8}-[0-9]{4}-[0-9A-Za-z.-]{1,50}$`)
 func IsDatedID(s string) bool { return datedIDRE.MatchString(s) }
 
 // referredSeries are the series whose identifiers a reference names on
-// their own: the numbered series (adapters.Series), kamerstukken,
-// Handelingen and their Aanhangsel, and bijlagen.
+// their own: the numbered series (adapters.SeriesAbbreviation),
+// kamerstukken, Handelingen and their Aanhangsel, and bijlagen.
 var referredSeries = []string{"kst", "h-tk", "h-ek", "ah-tk", "ah-ek", "blg"}
 
 // recognize is a publication by its identifier in one of the series a
@@ -135,7 +135,7 @@ var referredSeries = []string{"kst", "h-tk", "h-ek", "ah-tk", "ah-ek", "blg"}
 func recognize(s string) (string, bool) {
 	if id, err := ValidID(s); err == nil {
 		series, _, _ := strings.Cut(id, "-")
-		if _, ok := adapters.Series[series]; ok || slices.ContainsFunc(referredSeries, func(p string) bool { return strings.HasPrefix(id, p+"-") }) {
+		if _, ok := adapters.SeriesAbbreviation(series); ok || slices.ContainsFunc(referredSeries, func(p string) bool { return strings.HasPrefix(id, p+"-") }) {
 			return id, true
 		}
 	}

@@ -32,8 +32,8 @@ type Asset struct {
 	Body              []byte
 }
 
-// Assets are the page's files, by name (site.css, site.js).
-var Assets = func() map[string]Asset {
+// assets are the page's files, by name (site.css, site.js).
+var assets = func() map[string]Asset {
 	out := map[string]Asset{}
 	types := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 	entries, _ := fs.ReadDir(assetFS, "assets")
@@ -45,13 +45,19 @@ var Assets = func() map[string]Asset {
 	return out
 }()
 
+// AssetNamed is the page's file of that name (site.css, site.js).
+func AssetNamed(name string) (Asset, bool) {
+	a, ok := assets[name]
+	return a, ok
+}
+
 // AssetVersion changes whenever an asset does: pages link the assets
 // with ?v=<it>, so a browser may keep them long and never uses an old
 // one with a new page.
 var AssetVersion = func() string {
 	h := sha256.New()
 	for _, name := range []string{"site.css", "site.js"} {
-		h.Write(Assets[name].Body)
+		h.Write(assets[name].Body)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }()

@@ -136,7 +136,7 @@ func TestRenderPages(t *testing.T) {
 
 func TestAssets(t *testing.T) {
 	for _, n := range []string{"site.css", "site.js"} {
-		a, ok := Assets[n]
+		a, ok := AssetNamed(n)
 		if !ok || len(a.Body) == 0 || a.ContentType == "" {
 			t.Errorf("asset %s missing", n)
 		}
