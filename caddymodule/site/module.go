@@ -148,7 +148,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 			h.names[k] = p.Name
 		}
 	}
-	if h.state, err = acquireState(a.Figures()); err != nil {
+	if h.state, err = acquireState(a.Figures(), h.clock); err != nil {
 		return err
 	}
 	h.adapters = a.AdapterSettings(h.Platforms)

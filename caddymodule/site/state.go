@@ -9,6 +9,7 @@ import (
 	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/site/rolling"
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // state is the site's process-wide state, shared by every
@@ -48,10 +49,12 @@ const (
 
 var states = caddy.NewUsagePool()
 
-func acquireState(figures *app.Figures) (*state, error) {
+// acquireState takes the process's state, or makes it with its readings
+// on clk.
+func acquireState(figures *app.Figures, clk clock.Clock) (*state, error) {
 	v, _, err := states.LoadOrNew(stateKey, func() (caddy.Destructor, error) {
 		s := &state{figures: figures, window: rolling.New(span, step), stop: make(chan struct{}), done: make(chan struct{}), recent: map[string]seen{}}
-		go s.loop()
+		go s.loop(clk)
 		return s, nil
 	})
 	if err != nil {
@@ -69,19 +72,20 @@ func (s *state) Destruct() error {
 	return nil
 }
 
-// loop takes a reading of every platform each step, so the last hour is
-// covered even when nobody looks at the status page.
-func (s *state) loop() {
+// loop takes a reading of every platform each step on clk, so the last
+// hour is covered even when nobody looks at the status page.
+func (s *state) loop(clk clock.Clock) {
 	defer close(s.done)
-	t := time.NewTicker(step)
-	defer t.Stop()
-	s.read(time.Now())
+	tick := make(chan struct{}, 1)
+	s.read(clk.Now())
 	for {
+		t := clk.AfterFunc(step, func() { tick <- struct{}{} })
 		select {
 		case <-s.stop:
+			t.Stop()
 			return
-		case now := <-t.C:
-			s.read(now)
+		case <-tick:
+			s.read(clk.Now())
 		}
 	}
 }
