@@ -6,7 +6,10 @@
 // machine is.
 package clock
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Clock tells the time and calls a function once a duration has passed.
 type Clock interface {
@@ -37,4 +40,18 @@ func Or(c Clock) Clock {
 		return Wall{}
 	}
 	return c
+}
+
+// Sleep returns once d has passed on c (nil: Wall), or with ctx's error
+// if ctx ends first.
+func Sleep(ctx context.Context, c Clock, d time.Duration) error {
+	done := make(chan struct{})
+	t := Or(c).AfterFunc(d, func() { close(done) })
+	defer t.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
@@ -204,10 +205,8 @@ func (k *caseLawKeeper) run(ctx context.Context, hc caselaw.HarvesterConfig) {
 			k.logf("opening the case-law index", err)
 			return
 		}
-		select {
-		case <-ctx.Done():
+		if clock.Sleep(ctx, hc.Clock, time.Second) != nil {
 			return
-		case <-time.After(time.Second):
 		}
 	}
 	if report := k.openReport(); report.Rebuilt && k.logger != nil {

@@ -159,7 +159,7 @@ func (h *Harvester) Run(ctx context.Context) error {
 			next := cp.CompletedAt.Add(h.interval)
 			h.update(func(s *harvestState) { s.nextPass = next })
 			if d := next.Sub(h.clock.Now()); d > 0 {
-				if err := wait(ctx, h.clock, d); err != nil {
+				if err := clock.Sleep(ctx, h.clock, d); err != nil {
 					return err
 				}
 			}
@@ -234,7 +234,7 @@ func (h *Harvester) fetchPage(ctx context.Context, cp Checkpoint, req PageReques
 		h.update(func(s *harvestState) {
 			s.lastErr, s.lastErrAt, s.failuresInRow = err, h.clock.Now(), s.failuresInRow+1
 		})
-		if err := wait(ctx, h.clock, h.backoff(failures)); err != nil {
+		if err := clock.Sleep(ctx, h.clock, h.backoff(failures)); err != nil {
 			return FeedPage{}, err
 		}
 	}

@@ -80,7 +80,7 @@ func (r *Relay) PassStart(ctx context.Context, now time.Time, last Checkpoint) (
 		}
 		// An error of the board is the store's trouble: the role turns
 		// Alone and the next round starts the pass here.
-		if err := wait(ctx, r.Clock, r.Poll); err != nil {
+		if err := clock.Sleep(ctx, r.Clock, r.Poll); err != nil {
 			return time.Time{}, err
 		}
 		now = r.Clock.Now()
@@ -98,7 +98,7 @@ func (r *Relay) Follow(ctx context.Context, cp Checkpoint) error {
 		if err != nil || !p.PassStart.Equal(cp.PassStart) || p.Complete || p.Pages > cp.Pages {
 			return nil
 		}
-		if err := wait(ctx, r.Clock, r.Poll); err != nil {
+		if err := clock.Sleep(ctx, r.Clock, r.Poll); err != nil {
 			return err
 		}
 	}
