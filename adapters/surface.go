@@ -197,3 +197,30 @@ func NoOrganisationFilter(name string, q Question) *UnfitError {
 func NotFound(err error) bool {
 	return errors.Is(err, ErrNoDocument) || KindOf(err) == KindNotFound
 }
+
+// Config is the configuration a platform's surface is built under: the
+// operator's settings and the surface's platforms (a connector's, the
+// site's), asked by platform key.
+type Config interface {
+	// Setting is the operator's setting of platform key (the OData root
+	// of tk, ...), nil when it has none.
+	Setting(key string) any
+	// LinkBases are the base URLs a link into platform key may point
+	// into, asked at each fetch; nil refuses every link.
+	LinkBases(key string) []string
+	// Offers tells whether the surface being built offers platform key.
+	Offers(key string) bool
+}
+
+// SurfaceProvider is a platform with a surface: the fan-out, the
+// reader, the resources and the live check reach it through it.
+type SurfaceProvider interface {
+	Surface(cfg Config) Surface
+}
+
+// SurfaceDecorator is a platform that adds to another platform's surface
+// where the configuration offers both (OpenTK gives a Tweede Kamer
+// document the text the Gegevensmagazijn holds only as a file).
+type SurfaceDecorator interface {
+	Decorate(key string, s Surface, cfg Config) Surface
+}

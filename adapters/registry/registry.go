@@ -5,19 +5,12 @@
 package registry
 
 import (
-	"context"
+	"slices"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/bwb"
-	"github.com/besluitbron/besluitbron/platforms/cvdr"
 	"github.com/besluitbron/besluitbron/platforms/oa"
-	"github.com/besluitbron/besluitbron/platforms/ob"
-	"github.com/besluitbron/besluitbron/platforms/obv"
-	"github.com/besluitbron/besluitbron/platforms/opentk"
-	"github.com/besluitbron/besluitbron/platforms/ori"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // Settings are the operator's per-platform adapter settings (the
@@ -31,10 +24,11 @@ type Settings struct {
 	// (Officiële Bekendmakingen' full-text links), asked at each fetch;
 	// nil refuses every link.
 	LinkBases func(key string) []string
-	// OpenTKText: a Tweede Kamer document's text comes from OpenTK, which
-	// serves the same document by the same number as text (the
-	// Gegevensmagazijn holds only the file). Off when OpenTK is not on.
-	OpenTKText bool
+	// Offered are the platforms the surface being built offers (a
+	// connector's, the site's): a platform may add to another's surface
+	// only where both are offered (OpenTK's text of a Tweede Kamer
+	// document).
+	Offered []string
 	// CaseLaw answers words for Rechtspraak (the besluitbron app's index
 	// of its feed); nil: Rechtspraak is searched by court or ECLI only.
 	CaseLaw rechtspraak.WordIndex
@@ -60,59 +54,35 @@ func (s Settings) Of(key string) any {
 	return nil
 }
 
-// Surfaces are the platforms' surfaces under s, by key.
+// Surfaces are the platforms' surfaces under s, by key: each registered
+// platform's (adapters.SurfaceProvider), with what other platforms add
+// to it (adapters.SurfaceDecorator).
 func Surfaces(s Settings) map[string]adapters.Surface {
-	return map[string]adapters.Surface{
-		platforms.OBV:         obv.Surface(),
-		platforms.TK:          withOpenTKText(tk.Surface(s.TKRoot), s.OpenTKText),
-		platforms.OpenTK:      opentk.Surface(),
-		platforms.OB:          ob.Surface(s.linkBasesOf(platforms.OB)),
-		platforms.Rechtspraak: rechtspraak.Surface(s.CaseLaw),
-		platforms.ORI:         ori.Surface(),
-		platforms.OA:          oa.Surface(s.OA),
-		platforms.BWB:         bwb.Surface(),
-		platforms.CVDR:        cvdr.Surface(),
+	cfg := s.config()
+	out := map[string]adapters.Surface{}
+	for _, p := range platforms.Each[adapters.SurfaceProvider]() {
+		out[p.(platforms.Provider).Platform().Key] = p.Surface(cfg)
 	}
+	for _, d := range platforms.Each[adapters.SurfaceDecorator]() {
+		for key, surface := range out {
+			out[key] = d.Decorate(key, surface, cfg)
+		}
+	}
+	return out
 }
 
-// withOpenTKText gives a Tweede Kamer document OpenTK's text of the same
-// number when on; without it, or when OpenTK fails, the document keeps
-// its metadata and link.
-func withOpenTKText(s adapters.Surface, on bool) adapters.Surface {
-	if !on {
-		return s
-	}
-	withText := func(ctx context.Context, env adapters.Env, d adapters.Document, err error) (adapters.Document, error) {
-		if err != nil {
-			return d, err
-		}
-		if od, err := opentk.Surface().Fetch(ctx, env, d.ID, opentk.Document); err == nil {
-			d.Text = od.Text
-		}
-		return d, nil
-	}
-	fetch := s.Fetch
-	s.Fetch = func(ctx context.Context, env adapters.Env, id, kind string) (adapters.Document, error) {
-		d, err := fetch(ctx, env, id, kind)
-		return withText(ctx, env, d, err)
-	}
-	kinds := make([]adapters.ResourceKind, len(s.Resources))
-	for i, k := range s.Resources {
-		read := k.Read
-		k.Read = func(ctx context.Context, env adapters.Env, vars map[string]string) (adapters.Document, error) {
-			d, err := read(ctx, env, vars)
-			return withText(ctx, env, d, err)
-		}
-		kinds[i] = k
-	}
-	s.Resources = kinds
-	return s
-}
+// config is s as the platforms ask it (adapters.Config).
+func (s Settings) config() adapters.Config { return settingsConfig{s} }
 
-// linkBasesOf is LinkBases for platform key; nil without LinkBases.
-func (s Settings) linkBasesOf(key string) func() []string {
-	if s.LinkBases == nil {
+type settingsConfig struct{ s Settings }
+
+func (c settingsConfig) Setting(key string) any { return c.s.Of(key) }
+
+func (c settingsConfig) LinkBases(key string) []string {
+	if c.s.LinkBases == nil {
 		return nil
 	}
-	return func() []string { return s.LinkBases(key) }
+	return c.s.LinkBases(key)
 }
+
+func (c settingsConfig) Offers(key string) bool { return slices.Contains(c.s.Offered, key) }

@@ -13,7 +13,7 @@ import (
 // a new platform cannot be left out of the fan-out, the reader or the
 // live check by accident.
 func TestEveryPlatformHasItsSurface(t *testing.T) {
-	surfaces := Surfaces(Settings{OpenTKText: true})
+	surfaces := Surfaces(Settings{Offered: []string{platforms.OpenTK}})
 	for _, k := range platforms.Keys() {
 		s, ok := surfaces[k]
 		if !ok {
@@ -62,7 +62,7 @@ func TestRecognizersAreDisjoint(t *testing.T) {
 		"7a9b77f1-0000-4000-8000-000000000001": "", "1234567": "", "obv-gm0363-5a8f1e2c": "", "artikel 149 Gemeentewet": "",
 		"Verordening, Soest (CVDR101010/2)": "", "de begroting 2024": "", "": "", " ": "", strings.Repeat("x", 300): "",
 	}
-	surfaces := Surfaces(Settings{OpenTKText: true})
+	surfaces := Surfaces(Settings{Offered: []string{platforms.OpenTK}})
 	for ref, want := range owners {
 		var takers []string
 		for _, k := range platforms.Keys() {

@@ -22,7 +22,7 @@ func TestEveryReadablePlatformOffersItsDocumentsAsResources(t *testing.T) {
 		platforms.Rechtspraak: {"ECLI:NL:HR:2014:952", ""}, platforms.ORI: {"1234567", ""},
 		platforms.BWB: {"BWBR0005537", ""}, platforms.CVDR: {"CVDR101010/2", ""},
 	}
-	for key, s := range Surfaces(Settings{OpenTKText: true}) {
+	for key, s := range Surfaces(Settings{Offered: []string{platforms.OpenTK}}) {
 		if s.Fetch == nil {
 			if len(s.Resources) > 0 || s.URI != nil {
 				t.Errorf("%s: unreadable, yet offers resources", key)

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/platforms"
@@ -91,5 +90,5 @@ func (a *App) OAEndpoints() oa.Endpoints {
 // Tweede Kamer document only when it offers OpenTK too.
 func (a *App) AdapterSettings(ps []string) registry.Settings {
 	return registry.Settings{TKRoot: a.TKODataRoot(), OA: a.OAEndpoints(),
-		LinkBases: a.LinkBaseURLs, OpenTKText: slices.Contains(ps, platforms.OpenTK), CaseLaw: a.CaseLawIndex()}
+		LinkBases: a.LinkBaseURLs, Offered: ps, CaseLaw: a.CaseLawIndex()}
 }

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/livecheck"
+	// The product's platforms, each of which registers itself.
+	_ "github.com/besluitbron/besluitbron/platforms/standard"
 )
 
 func main() {

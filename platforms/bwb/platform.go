@@ -3,6 +3,7 @@ package bwb
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
 	"github.com/besluitbron/besluitbron/platforms"
 )
@@ -36,3 +37,6 @@ var tableRow = platforms.Platform{
 		platforms.KindSearch: koopsru.SearchKind,
 	},
 }
+
+// Surface is the platform's surface; it takes no settings.
+func (provider) Surface(adapters.Config) adapters.Surface { return Surface() }

@@ -3,6 +3,7 @@ package cvdr
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
 	"github.com/besluitbron/besluitbron/platforms"
 )
@@ -31,3 +32,6 @@ var tableRow = platforms.Platform{
 		platforms.KindSearch: koopsru.SearchKind,
 	},
 }
+
+// Surface is the platform's surface; it takes no settings.
+func (provider) Surface(adapters.Config) adapters.Surface { return Surface() }

@@ -3,6 +3,7 @@ package oa
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -26,4 +27,13 @@ var tableRow = platforms.Platform{
 		platforms.KindSearch:   {Paths: []string{"/api/v1/search"}},
 	},
 	Tools: platforms.ToolsExperimental,
+}
+
+// Surface is the platform's surface at the configured endpoints.
+func (provider) Surface(cfg adapters.Config) adapters.Surface {
+	e, ok := cfg.Setting(platforms.OA).(Endpoints)
+	if !ok {
+		e = Defaults
+	}
+	return Surface(e)
 }

@@ -3,6 +3,7 @@ package ob
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -25,4 +26,10 @@ var tableRow = platforms.Platform{
 		platforms.KindDocument: {Paths: []string{"/frbr/*"}},
 		platforms.KindSearch:   {Paths: []string{"/sru"}, Query: map[string]string{"operation": "searchRetrieve"}, TTL: 30 * time.Minute},
 	},
+}
+
+// Surface is the platform's surface; its full-text links may point into
+// the configuration's base URLs of the platform.
+func (provider) Surface(cfg adapters.Config) adapters.Surface {
+	return Surface(func() []string { return cfg.LinkBases(platforms.OB) })
 }

@@ -3,6 +3,7 @@ package obv
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -41,3 +42,6 @@ var tableRow = platforms.Platform{
 		platforms.KindOther: {Off: true},
 	},
 }
+
+// Surface is the platform's surface; it takes no settings.
+func (provider) Surface(adapters.Config) adapters.Surface { return Surface() }

@@ -1,8 +1,10 @@
 package opentk
 
 import (
+	"context"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -36,4 +38,42 @@ var tableRow = platforms.Platform{
 		platforms.KindDocument: {Paths: []string{"/getraw/*", "/getdoc/*", "/document.html", "/verslag.html"}},
 		platforms.KindSearch:   {Paths: []string{"/search", "/search/index.xml", "/ksds"}, TTL: 15 * time.Minute},
 	},
+}
+
+// Surface is the platform's surface; it takes no settings.
+func (provider) Surface(adapters.Config) adapters.Surface { return Surface() }
+
+// Decorate gives a Tweede Kamer document OpenTK's text of the same number
+// where the configuration offers OpenTK too (the Gegevensmagazijn holds
+// only the file); without it, or when OpenTK fails, the document keeps
+// its metadata and link.
+func (provider) Decorate(key string, s adapters.Surface, cfg adapters.Config) adapters.Surface {
+	if key != platforms.TK || !cfg.Offers(platforms.OpenTK) {
+		return s
+	}
+	withText := func(ctx context.Context, env adapters.Env, d adapters.Document, err error) (adapters.Document, error) {
+		if err != nil {
+			return d, err
+		}
+		if od, err := Surface().Fetch(ctx, env, d.ID, Document); err == nil {
+			d.Text = od.Text
+		}
+		return d, nil
+	}
+	fetch := s.Fetch
+	s.Fetch = func(ctx context.Context, env adapters.Env, id, kind string) (adapters.Document, error) {
+		d, err := fetch(ctx, env, id, kind)
+		return withText(ctx, env, d, err)
+	}
+	kinds := make([]adapters.ResourceKind, len(s.Resources))
+	for i, k := range s.Resources {
+		read := k.Read
+		k.Read = func(ctx context.Context, env adapters.Env, vars map[string]string) (adapters.Document, error) {
+			d, err := read(ctx, env, vars)
+			return withText(ctx, env, d, err)
+		}
+		kinds[i] = k
+	}
+	s.Resources = kinds
+	return s
 }

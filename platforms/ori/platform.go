@@ -3,6 +3,7 @@ package ori
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -38,3 +39,6 @@ var tableRow = platforms.Platform{
 	},
 	Tools: platforms.ToolsOptIn, // the route is off unless configured
 }
+
+// Surface is the platform's surface; it takes no settings.
+func (provider) Surface(adapters.Config) adapters.Surface { return Surface() }

@@ -3,6 +3,7 @@ package rechtspraak
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -25,4 +26,11 @@ var tableRow = platforms.Platform{
 		platforms.KindDocument: {Paths: []string{"/uitspraken/content", "/uitspraken/image"}},
 		platforms.KindSearch:   {Paths: []string{"/uitspraken/zoeken"}},
 	},
+}
+
+// Surface is the platform's surface, with the configuration's word index
+// of its feed where it keeps one.
+func (provider) Surface(cfg adapters.Config) adapters.Surface {
+	words, _ := cfg.Setting(platforms.Rechtspraak).(WordIndex)
+	return Surface(words)
 }

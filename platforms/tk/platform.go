@@ -3,6 +3,7 @@ package tk
 import (
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -33,4 +34,10 @@ var tableRow = platforms.Platform{
 		platforms.KindDocument: {PathRegexp: `(?i)/resources?(/|$)|\)/resource$`},
 		platforms.KindSearch:   {Paths: []string{"/OData/*", "/SyncFeed/*/Feed"}},
 	},
+}
+
+// Surface is the platform's surface under the configured OData root.
+func (provider) Surface(cfg adapters.Config) adapters.Surface {
+	root, _ := cfg.Setting(platforms.TK).(string)
+	return Surface(root)
 }
