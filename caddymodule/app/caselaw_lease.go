@@ -131,20 +131,17 @@ func (l *caseLawLease) role() caselaw.Role {
 	return caselaw.Follower
 }
 
-// keep holds the lease (trying to take it while another holds it) until
-// ctx ends, then releases it.
+// keep holds the lease (trying to take it while another holds it) every
+// caseLawLeaseRenew on the lease's clock until ctx ends, then releases
+// it.
 func (l *caseLawLease) keep(ctx context.Context) {
-	t := time.NewTicker(caseLawLeaseRenew)
-	defer t.Stop()
 	for {
 		l.hold(ctx)
-		select {
-		case <-ctx.Done():
+		if clock.Sleep(ctx, l.clock, caseLawLeaseRenew) != nil {
 			rctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			l.release(rctx)
 			cancel()
 			return
-		case <-t.C:
 		}
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +96,42 @@ func TestCaseLawLeaseWithoutStoreIsAlone(t *testing.T) {
 	l := newCaseLawLease(func() *sharedstore.Store { return nil }, "", nil)
 	if l.hold(context.Background()) || l.role() != caselaw.Alone {
 		t.Fatalf("without a store the role is %v, want alone", l.role())
+	}
+}
+
+// keep holds the lease at once, renews it every caseLawLeaseRenew on the
+// lease's clock (so it still leads when a first hold would have lapsed),
+// and releases it when its context ends.
+func TestCaseLawLeaseKeepRenewsAndReleases(t *testing.T) {
+	store := redistest.Open(t, sharedstore.Options{})
+	of := func() *sharedstore.Store { return store }
+	clk := fakeclock.New(time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC))
+	a, b := newCaseLawLease(of, "", clk), newCaseLawLease(of, "", clk)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { a.keep(ctx); close(done) }()
+	// Once keep waits on the clock, its hold is done.
+	sleeping := func() {
+		for {
+			if _, pending := clk.NextTimer(); pending {
+				return
+			}
+			runtime.Gosched()
+		}
+	}
+
+	sleeping()
+	if a.role() != caselaw.Leader || b.hold(ctx) {
+		t.Fatalf("keep did not take the lease: a is %v", a.role())
+	}
+	clk.Advance(caseLawLeaseTTL) // the first hold's term, by the clock
+	sleeping()
+	if a.role() != caselaw.Leader {
+		t.Fatalf("after a renewal a is %v, want leader", a.role())
+	}
+	cancel()
+	<-done
+	if !b.hold(context.Background()) {
+		t.Fatal("keep did not release the lease when its context ended")
 	}
 }
