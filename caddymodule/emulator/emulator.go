@@ -15,13 +15,13 @@ package emulator
 import (
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/emulators"
 	"github.com/besluitbron/besluitbron/emulators/fault"
 	"github.com/besluitbron/besluitbron/platforms"
 )
@@ -89,7 +89,7 @@ func (h *Handler) Validate() error {
 	}
 	// Every platform has an emulator (TestEveryPlatformHasAnEmulator), so
 	// a key without a constructor is an unknown platform.
-	if _, ok := constructors[h.Platform]; !ok {
+	if _, ok := emulators.Lookup(h.Platform); !ok {
 		return fmt.Errorf("besluitbron_emulator: unknown platform %q; one of %s", h.Platform, strings.Join(platforms.Keys(), ", "))
 	}
 	return nil
@@ -101,7 +101,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	newFn := constructors[h.Platform]
+	newFn, _ := emulators.Lookup(h.Platform)
 	h.key = poolKey(h.Platform, h.seed(), h.Instance)
 	seed := h.seed()
 	v, _, err := pool.LoadOrNew(h.key, func() (caddy.Destructor, error) {
@@ -155,12 +155,7 @@ func Instrumented(platform string, seed int64, name ...string) (*fault.Instrumen
 
 // Available lists the platform keys that have an emulator: all of them.
 func Available() []string {
-	keys := make([]string, 0, len(constructors))
-	for k := range constructors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return emulators.Keys()
 }
 
 // Interface guards

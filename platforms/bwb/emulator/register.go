@@ -1,0 +1,10 @@
+package emulator
+
+import (
+	"net/http"
+
+	"github.com/besluitbron/besluitbron/emulators"
+)
+
+// The laws are real samples: no seed.
+func init() { emulators.Register("bwb", func(int64) http.Handler { return New(Config{}) }) }

@@ -1,0 +1,11 @@
+package emulator
+
+import (
+	"net/http"
+
+	"github.com/besluitbron/besluitbron/emulators"
+)
+
+func init() {
+	emulators.Register("obv", func(seed int64) http.Handler { return New(Config{Seed: seed}) })
+}
