@@ -142,7 +142,7 @@ func parsePage(platform, parser string, body []byte, parse func([]byte) (adapter
 	p, err := parseOnce(parser, body, func(b []byte) (adapters.Page, error) {
 		p, err := parse(b)
 		if err == nil {
-			platformSurfaces[platform].Link(p.Hits)
+			platformSurfaces()[platform].Link(p.Hits)
 		}
 		return p, err
 	})

@@ -119,7 +119,7 @@ func keysOf[T any]() []string {
 // its platform recognizes as written (CVDR100394/2) is taken, any other
 // is held to the check every platform's id passes (adapters.CheckIDChars).
 func checkRef(r mcpkit.Ref) error {
-	if recognize := platformSurfaces[r.Platform].Recognize; recognize != nil {
+	if recognize := platformSurfaces()[r.Platform].Recognize; recognize != nil {
 		if _, ok := recognize(r.ID); ok {
 			return nil
 		}
@@ -163,7 +163,7 @@ func parseDocRef(s string) (mcpkit.Ref, bool) {
 // CVDR's to recognize, not "//90740_1").
 func keyedRef(platform, id string) (mcpkit.Ref, bool) {
 	id = strings.TrimSpace(id)
-	if id == "" || platformSurfaces[platform].Recognize != nil {
+	if id == "" || platformSurfaces()[platform].Recognize != nil {
 		return mcpkit.Ref{}, false
 	}
 	return mcpkit.Ref{Platform: platform, ID: id}, true
@@ -173,7 +173,7 @@ func keyedRef(platform, id string) (mcpkit.Ref, bool) {
 // reference to one of its documents (no two platforms take the same s).
 func recognizeRef(s string) (mcpkit.Ref, bool) {
 	for _, k := range platforms.Keys() {
-		if recognize := platformSurfaces[k].Recognize; recognize != nil {
+		if recognize := platformSurfaces()[k].Recognize; recognize != nil {
 			if id, ok := recognize(s); ok {
 				return mcpkit.Ref{Platform: k, ID: id}, true
 			}

@@ -284,7 +284,7 @@ func page(platform string, p adapters.Page, offset int, as ...*subrequest.Answer
 	if out.Results == nil {
 		out.Results = []adapters.Hit{}
 	}
-	platformSurfaces[platform].Link(out.Results)
+	platformSurfaces()[platform].Link(out.Results)
 	if p.HasMore {
 		out.NextOffset = offset + len(p.Hits)
 	}
@@ -305,8 +305,8 @@ type docOut struct {
 // doc renders a fetched document with the page of text from offset.
 func doc(platform string, d adapters.Document, offset, max int, as ...*subrequest.Answer) *docOut {
 	tp := adapters.PageText(d.Text, offset, max)
-	if d.URI == "" && platformSurfaces[platform].URI != nil {
-		d.URI = platformSurfaces[platform].URI(d.ID, d.Type)
+	if d.URI == "" && platformSurfaces()[platform].URI != nil {
+		d.URI = platformSurfaces()[platform].URI(d.ID, d.Type)
 	}
 	out := &docOut{resultMeta: meta(platform, as...), Document: d, Text: tp.Text, TextOffset: tp.Offset, TotalChars: tp.TotalChars}
 	if tp.NextOffset > 0 {
@@ -333,8 +333,12 @@ func structured(out any) *mcpgo.CallToolResult {
 // platformSurfaces give hits and documents their resource URIs
 // (Surface.Link) and read the references a prompt names
 // (Surface.Recognize): both depend on the platform alone, never on the
-// operator's settings.
-var platformSurfaces = registry.Surfaces(registry.Settings{})
+// operator's settings. Built at first use, once every platform has
+// registered (in the inits of the product's list, which may run after
+// this package's).
+var platformSurfaces = sync.OnceValue(func() map[string]adapters.Surface {
+	return registry.Surfaces(registry.Settings{})
+})
 
 // resourceLinker is a result that names documents: each becomes a
 // resource_link content item beside the text, which a client can attach

@@ -37,7 +37,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("besluitbron-livecheck", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	base := fl.String("base", "http://localhost:8080", "address of the running BesluitBron; probes go to <base>/platforms/<key>/...")
-	plats := fl.String("platforms", strings.Join(livecheck.Platforms, ","), "comma-separated platform keys to check")
+	plats := fl.String("platforms", strings.Join(livecheck.Platforms(), ","), "comma-separated platform keys to check")
 	fixtures := fl.String("fixtures", "", "directory of the real samples (default: testdata/fixtures of the checkout)")
 	save := fl.String("save", "", "also write each answer to DIR/<platform>/ as a new fixture, with its origin in DIR/<platform>/ORIGIN.md")
 	tkRoot := fl.String("tk-root", livecheck.DefaultTKRoot, "Tweede Kamer OData root below the platform's base URL")

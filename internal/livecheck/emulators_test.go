@@ -22,7 +22,7 @@ import (
 func emulatorProduct(t *testing.T) string {
 	port := testproc.FreePort(t)
 	var emus, routes strings.Builder
-	for _, k := range Platforms {
+	for _, k := range Platforms() {
 		if k == "ori" {
 			continue
 		}
@@ -45,7 +45,7 @@ func TestAgainstEmulatorsThroughCaddy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(results) != len(Platforms) {
+	if len(results) != len(Platforms()) {
 		t.Fatalf("%d results", len(results))
 	}
 	got := map[string]Result{}

@@ -114,11 +114,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	want := map[string]bool{}
 	for _, k := range o.Platforms {
 		known := false
-		for _, p := range Platforms {
+		for _, p := range Platforms() {
 			known = known || p == k
 		}
 		if !known {
-			return nil, fmt.Errorf("unknown platform %q: use %s", k, strings.Join(Platforms, ", "))
+			return nil, fmt.Errorf("unknown platform %q: use %s", k, strings.Join(Platforms(), ", "))
 		}
 		want[k] = true
 	}

@@ -19,11 +19,11 @@ func TestProbesHaveTheirSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != len(Platforms) {
-		t.Fatalf("%d probes for %d platforms", len(ps), len(Platforms))
+	if len(ps) != len(Platforms()) {
+		t.Fatalf("%d probes for %d platforms", len(ps), len(Platforms()))
 	}
 	for i, p := range ps {
-		if p.Platform != Platforms[i] || p.Request.Path == "" || p.Request.Path[0] != '/' || p.Ext == "" {
+		if p.Platform != Platforms()[i] || p.Request.Path == "" || p.Request.Path[0] != '/' || p.Ext == "" {
 			t.Errorf("probe %+v", p)
 		}
 		for _, s := range p.Samples {
@@ -160,7 +160,7 @@ func TestHostileAnswers(t *testing.T) {
 	if r := h.reqs["opentk"]; r.Method != "POST" || !strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data; boundary=") {
 		t.Errorf("opentk request: %s %s", r.Method, r.Header.Get("Content-Type"))
 	}
-	if len(h.reqs) != len(Platforms) {
+	if len(h.reqs) != len(Platforms()) {
 		t.Errorf("%d platforms called", len(h.reqs))
 	}
 

@@ -12,8 +12,10 @@ import (
 )
 
 // Platforms are the platform keys the check knows, in report order: the
-// table's (Probes has one probe for each, a test holds it to that).
-var Platforms = platforms.Keys()
+// table's (Probes has one probe for each, a test holds it to that). A
+// function, not a variable set at init: the platforms register in their
+// own inits, which may run after this package's.
+func Platforms() []string { return platforms.Keys() }
 
 // Sample is a real payload file an answer is held against, with the
 // options its emulator's test uses for the same file.
@@ -79,8 +81,8 @@ func Probes(cfg Config) ([]Probe, error) {
 		cfg.OBID = DefaultOBID
 	}
 	surfaces := registry.Surfaces(registry.Settings{TKRoot: cfg.TKRoot})
-	ps := make([]Probe, 0, len(Platforms))
-	for _, k := range Platforms {
+	ps := make([]Probe, 0, len(Platforms()))
+	for _, k := range Platforms() {
 		s, ok := surfaces[k]
 		if !ok || s.Probe == nil {
 			return nil, fmt.Errorf("platform %s has no probe", k)
