@@ -10,6 +10,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms/oa"
 	"github.com/besluitbron/besluitbron/platforms/ob"
 	"github.com/besluitbron/besluitbron/platforms/obv"
@@ -86,31 +87,31 @@ func adapterValues(bounds map[string]int, enums map[string][]string) struct{} {
 	return struct{}{}
 }
 
-// buildTool makes a tool whose input schema comes from In (with the
-// extras above) and whose output schema comes from Out. The input schema
+// buildTool makes t's mcp-go tool: its input schema comes from t.In (with
+// the extras above) and its output schema from t.Out. The input schema
 // is kept in Tool.InputSchema (not RawInputSchema) so the argument check
 // and tests read the very properties a client is sent.
-func buildTool[In, Out any](name string, opts ...mcpgo.ToolOption) mcpgo.Tool {
-	opts = append(opts, mcpgo.WithInputSchema[In](), mcpgo.WithOutputSchema[Out]())
-	t := mcpgo.NewTool(name, opts...)
-	if len(t.RawInputSchema) == 0 {
+func buildTool(t mcpkit.Tool, opts ...mcpgo.ToolOption) mcpgo.Tool {
+	name := t.Name
+	mt := t.New(opts...)
+	if len(mt.RawInputSchema) == 0 {
 		// WithInputSchema prints a generator error and keeps the empty
 		// default schema: a tool without its arguments must not start.
-		panic(fmt.Sprintf("tool %s: mcp-go generated no input schema for %s", name, reflect.TypeFor[In]()))
+		panic(fmt.Sprintf("tool %s: mcp-go generated no input schema for %s", name, t.In))
 	}
 	var in mcpgo.ToolInputSchema
-	if err := json.Unmarshal(t.RawInputSchema, &in); err != nil {
+	if err := json.Unmarshal(mt.RawInputSchema, &in); err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", name, err))
 	}
 	if in.Properties == nil {
 		in.Properties = map[string]any{}
 	}
-	if err := applyExtras(reflect.TypeFor[In](), in.Properties, in.Required); err != nil {
+	if err := applyExtras(t.In, in.Properties, in.Required); err != nil {
 		panic(fmt.Sprintf("tool %s: %v", name, err))
 	}
-	t.InputSchema, t.RawInputSchema = in, nil
-	describeAll(reflect.TypeFor[Out](), t.OutputSchema.Properties)
-	return t
+	mt.InputSchema, mt.RawInputSchema = in, nil
+	describeAll(t.Out, mt.OutputSchema.Properties)
+	return mt
 }
 
 // describe gives a property the description of its field. mcp-go does so

@@ -15,6 +15,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/oa"
 	"github.com/besluitbron/besluitbron/platforms/tk"
@@ -280,7 +281,7 @@ func allSpecs() []toolSpec {
 // and oa (experimental_oa).
 func TestToolTable(t *testing.T) {
 	seen := map[string]bool{}
-	classes := map[string]bool{costFree: true, costCheap: true, costBudget: true, costFullText: true}
+	classes := map[string]bool{mcpkit.CostFree: true, mcpkit.CostCheap: true, mcpkit.CostBudget: true, mcpkit.CostFullText: true}
 	check := func(prefix string, s toolSpec) {
 		n := s.tool.Name
 		if seen[n] {
