@@ -214,7 +214,30 @@ func (f *fastPath) eraAllows(r *http.Request, call *fastCall) bool {
 		!mcpgo.IsValidProtocolVersion(header) || !f.c.http.SupportsProtocolVersion(header) || !call.hasCaps {
 		return false
 	}
-	return mcpgo.ValidateStandardHeaders(r.Header.Get, header, mcpgo.MethodToolsCall, call.params) == nil
+	return standardHeadersAgree(r, header, call)
+}
+
+// standardHeadersAgree is mcpgo.ValidateStandardHeaders for a call
+// parseFastCall took: Mcp-Method is tools/call, and Mcp-Name (decoded as
+// mcp-go decodes it) is the body's params.name, which mcp-go extracts by
+// decoding params again and parseFastCall read once (params has one
+// member "name", written plainly).
+func standardHeadersAgree(r *http.Request, version string, call *fastCall) bool {
+	if !mcpgo.RequiresStandardHeaders(version) {
+		return true
+	}
+	if r.Header.Get(mcpgo.HeaderMethod) != string(mcpgo.MethodToolsCall) {
+		return false
+	}
+	if !mcpgo.MethodRequiresNameHeader(mcpgo.MethodToolsCall) {
+		return true
+	}
+	name := r.Header.Get(mcpgo.HeaderName)
+	if name == "" {
+		return false
+	}
+	decoded, ok := mcpgo.DecodeHeaderValue(name)
+	return ok && decoded == call.name
 }
 
 // mustTouch tells whether the 2025-era session id must go to mcp-go so
