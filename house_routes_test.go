@@ -3,19 +3,14 @@ package besluitbron
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
-	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
-	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // offlineHouse runs the default Caddyfile as ./xcaddy.sh offline does
@@ -35,54 +30,7 @@ func offlineHouse(t *testing.T, unset ...string) (string, map[string][]string) {
 // default config holds (its inbound limits, its connectors).
 func offlineHouseEdited(t *testing.T, edit func(caddyfile string) string, unset ...string) (string, map[string][]string) {
 	t.Helper()
-	clearPlatformEnv(t)
-	main, err := os.ReadFile("Caddyfile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	offline, err := os.ReadFile("Caddyfile.offline")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Give every emulator site a free port instead of its fixed one.
-	emulators := map[string][]string{}
-	site := regexp.MustCompile(`(?s)http://:(\d+) \{\n(.*?)\n\}\n`)
-	key := regexp.MustCompile(`besluitbron_emulator (\w+)`)
-	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
-	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
-		m := site.FindStringSubmatch(block)
-		port := strconv.Itoa(testproc.FreePort(t))
-		base := "http://127.0.0.1:" + port
-		if p := prefix.FindStringSubmatch(m[2]); p != nil {
-			base += p[1]
-		}
-		k := key.FindStringSubmatch(m[2])[1]
-		emulators[k] = append(emulators[k], base)
-		return strings.Replace(block, ":"+m[1]+" {", ":"+port+" {", 1)
-	})
-	if len(emulators) != len(platforms.All()) {
-		t.Fatalf("Caddyfile.offline serves emulators for %d platforms, want %d", len(emulators), len(platforms.All()))
-	}
-	text = strings.Replace(text, "import Caddyfile", string(main), 1)
-	if edit != nil {
-		text = edit(text)
-	}
-
-	port := testproc.FreePort(t)
-	t.Setenv("BESLUITBRON_PORT", strconv.Itoa(port))
-	t.Setenv("BESLUITBRON_ADMIN", "localhost:"+strconv.Itoa(testproc.FreePort(t)))
-	t.Setenv("BESLUITBRON_ALLOW_PRIVATE", "127.0.0.1/8")
-	// The case-law harvest has its own test (caddymodule/site/caselaw_test.go);
-	// here its feed pages would join the platforms' counts.
-	t.Setenv("BESLUITBRON_CASELAW", "off")
-	for _, p := range platforms.All() {
-		t.Setenv(testproc.BaseURLEnv(p.Key), strings.Join(emulators[p.Key], " "))
-	}
-	for _, v := range unset {
-		t.Setenv(v, "")
-	}
-	testcaddy.Load(t, text)
-	return fmt.Sprintf("http://127.0.0.1:%d", port), emulators
+	return testcaddy.OfflineHouse(t, ".", edit, unset...)
 }
 
 func opentkSearch(t *testing.T, query string) (io.Reader, string) {

@@ -18,27 +18,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// clearPlatformEnv makes adapting the Caddyfile independent of the
-// developer's environment.
-func clearPlatformEnv(t *testing.T) {
-	t.Helper()
-	vars := []string{"BESLUITBRON_ADMIN", "BESLUITBRON_PORT", "BESLUITBRON_CONTACT", "BESLUITBRON_ALLOW_PRIVATE"}
-	for _, p := range platforms.All() {
-		vars = append(vars, testproc.BaseURLEnv(p.Key))
-	}
-	for _, v := range vars {
-		if old, ok := os.LookupEnv(v); ok {
-			os.Unsetenv(v)
-			t.Cleanup(func() { os.Setenv(v, old) })
-		}
-	}
-}
-
 // The default Caddyfile adapts to the reviewed JSON in
 // testdata/Caddyfile.golden.json. Run `go test -run Golden -update .` after
 // a deliberate change and review the diff.
 func TestDefaultCaddyfileGolden(t *testing.T) {
-	clearPlatformEnv(t)
+	testcaddy.ClearPlatformEnv(t)
 	src, err := os.ReadFile("Caddyfile")
 	if err != nil {
 		t.Fatal(err)
