@@ -224,3 +224,13 @@ type SurfaceProvider interface {
 type SurfaceDecorator interface {
 	Decorate(key string, s Surface, cfg Config) Surface
 }
+
+// SharedIdentifier is a platform whose document identifiers other
+// platforms write too (an ECLI, a Tweede Kamer document number): the
+// fan-out merges the hits that carry the same one.
+type SharedIdentifier interface {
+	// SharedID finds one of the platform's identifiers in s (a hit's id
+	// or link) as a key no other platform's identifier takes
+	// ("ecli:ECLI:NL:HR:2014:952").
+	SharedID(s string) (key string, ok bool)
+}

@@ -8,8 +8,6 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // hitOf is a platform's compact hit in the merged answer's shape.
@@ -21,15 +19,13 @@ func hitOf(k, name string, h adapters.Hit) Hit {
 
 // identifiers are the shared identifiers a hit carries, as the platforms
 // write them (see docs/search.md):
-//   - an ECLI: Rechtspraak's hit id (ECLI:NL:HR:2014:952), and any link
-//     that names one (rechtspraak.FindECLIs);
+//   - those a platform says other platforms write too
+//     (adapters.SharedIdentifier: an ECLI, a Tweede Kamer document
+//     number), found in the hit's id, link and kamerstuk;
 //   - a kamerstuk number: Officiële Bekendmakingen' identifier
 //     kst-<dossier>-<volgnummer> (kst-36200-VII-12, kst-26100-1), also in
 //     its links, and the Gegevensmagazijn's hit's Kamerstuk
-//     (adapters.FindKamerstuk);
-//   - a Tweede Kamer document number (2023D41173): the hit id of both the
-//     Gegevensmagazijn (tk) and OpenTK, and OpenTK's links
-//     (tk.FindDocumentNumber).
+//     (adapters.FindKamerstuk).
 func identifiers(h Hit) []string {
 	var out []string
 	add := func(k string) {
@@ -37,15 +33,15 @@ func identifiers(h Hit) []string {
 			out = append(out, k)
 		}
 	}
+	shared := platforms.Each[adapters.SharedIdentifier]()
 	for _, s := range []string{h.ID, h.URL, h.Kamerstuk} {
-		if m := rechtspraak.FindECLIs(s, 1); len(m) == 1 {
-			add("ecli:" + m[0])
+		for _, p := range shared {
+			if k, ok := p.SharedID(s); ok {
+				add(k)
+			}
 		}
 		if k, ok := adapters.FindKamerstuk(s); ok {
 			add("kst:" + strings.ToUpper(k.ID()))
-		}
-		if n, ok := tk.FindDocumentNumber(s); ok {
-			add("tkdoc:" + n)
 		}
 	}
 	return out

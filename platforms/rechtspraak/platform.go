@@ -34,3 +34,12 @@ func (provider) Surface(cfg adapters.Config) adapters.Surface {
 	words, _ := cfg.Setting(platforms.Rechtspraak).(WordIndex)
 	return Surface(words)
 }
+
+// SharedID finds an ECLI (the hit id, and any link that names one): the
+// fan-out merges the hits of one ruling (adapters.SharedIdentifier).
+func (provider) SharedID(s string) (string, bool) {
+	if m := FindECLIs(s, 1); len(m) == 1 {
+		return "ecli:" + m[0], true
+	}
+	return "", false
+}

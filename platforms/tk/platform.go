@@ -41,3 +41,13 @@ func (provider) Surface(cfg adapters.Config) adapters.Surface {
 	root, _ := cfg.Setting(platforms.TK).(string)
 	return Surface(root)
 }
+
+// SharedID finds a Tweede Kamer document number (2023D41173): the hit id
+// of both the Gegevensmagazijn and OpenTK, and OpenTK's links
+// (adapters.SharedIdentifier).
+func (provider) SharedID(s string) (string, bool) {
+	if n, ok := FindDocumentNumber(s); ok {
+		return "tkdoc:" + n, true
+	}
+	return "", false
+}
