@@ -28,7 +28,7 @@ const SearchPath = "/api/search"
 // EntityTypes are the values entityType accepts (case-sensitive).
 var EntityTypes = []string{"Meeting", "Document", "Motion", "Recording"}
 
-// Sorts are the orders the platform really has (web/search_api.ts
+// Sorts are the orders the platform really has (OpenBesluitvorming's web/search_api.ts
 // sortResults): by date either way, or by title (Dutch collation).
 // "relevance" is not among them: the platform answers it, like any unknown
 // value, in date_desc order, so offering it would promise what it does not do.
@@ -239,7 +239,7 @@ type entity struct {
 		Result     string `json:"result"`
 		Tally      tally  `json:"tally"`
 		// VoteSummary is the free-text breakdown some Notubiz councils
-		// publish instead of per-member votes (API.md,
+		// publish instead of per-member votes (OpenBesluitvorming's API.md,
 		// schemas/motion.schema.json): shown verbatim.
 		VoteSummary string `json:"vote_summary"`
 		Votes       []struct {

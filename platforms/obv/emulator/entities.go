@@ -148,8 +148,8 @@ func (e *Emulator) serveEntity(w http.ResponseWriter, r *http.Request) {
 	ent404(w)
 }
 
-// ent404 is the entity 404 (web/server.ts), with the error code the API
-// added later (web/api_errors.ts).
+// ent404 is the entity 404 (OpenBesluitvorming's web/server.ts), with the error code the API
+// added later (OpenBesluitvorming's web/api_errors.ts).
 func ent404(w http.ResponseWriter) {
 	apiError(w, http.StatusNotFound, "Resultaat niet gevonden", "")
 }
@@ -265,7 +265,7 @@ func (e *Emulator) votes(mo *motion) ([]vote, tally) {
 }
 
 // voteSummary is the free-text vote breakdown some Notubiz municipalities
-// publish instead of per-member votes: API.md ("A few publish a vote
+// publish instead of per-member votes: OpenBesluitvorming's API.md ("A few publish a vote
 // breakdown as free text in vote_summary, stored verbatim") and
 // schemas/motion.schema.json (a string; "the formatting varies per
 // municipality"). No sample exists; the emulator gives one in three
@@ -283,7 +283,7 @@ func (e *Emulator) motionDetail(mo *motion) motionDetail {
 	vs, t := e.votes(mo)
 	if mo.src.org.Supplier == corpus.Notubiz {
 		// "Notubiz sources have no per-member votes, only the outcome"
-		// (API.md); the docs' Notubiz example carries a tally and an
+		// (OpenBesluitvorming's API.md); the docs' Notubiz example carries a tally and an
 		// empty votes list.
 		vs = []vote{}
 	}

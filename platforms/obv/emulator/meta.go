@@ -333,7 +333,7 @@ func (e *Emulator) exportParams(w http.ResponseWriter, r *http.Request) (*source
 	return s, exportLimit(r.URL.Query()), true
 }
 
-// exportLimit reads an export page size as web/server.ts exportLimitParam
+// exportLimit reads an export page size as OpenBesluitvorming's web/server.ts exportLimitParam
 // and src/exports/log.ts clampLimit do: never an error. Absent or not a
 // number (NaN, Infinity) gives the default 500; otherwise the number is
 // floored and held to 1..1000 (an empty value is Number("") = 0, so 1).

@@ -22,7 +22,7 @@ import (
 	"github.com/besluitbron/besluitbron/emulators/fault"
 )
 
-// Rate-limit constants of the real platform (web/rate_limit.ts).
+// Rate-limit constants of the real platform (OpenBesluitvorming's web/rate_limit.ts).
 const (
 	// Capacity is the bucket size in units; it is also the per-minute rate.
 	Capacity = 60
@@ -236,8 +236,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // apiError writes the platform's error body, {error[, hint]} with the
-// status: web/search_params.ts badRequest and the Response.json calls in
-// web/server.ts. It has no machine-readable code field.
+// status: OpenBesluitvorming's web/search_params.ts badRequest and the Response.json calls in
+// OpenBesluitvorming's web/server.ts. It has no machine-readable code field.
 func apiError(w http.ResponseWriter, status int, msg, hint string) {
 	body := map[string]any{"error": msg}
 	if hint != "" {

@@ -55,7 +55,7 @@ func decode(t *testing.T, rec *httptest.ResponseRecorder, v any) {
 
 func TestSearchValidation(t *testing.T) {
 	e, _ := newTest(t, false)
-	// Only what web/search_params.ts validateSearchParams refuses is a 400,
+	// Only what OpenBesluitvorming's web/search_params.ts validateSearchParams refuses is a 400,
 	// with its messages.
 	cases := []struct {
 		query, msg string
@@ -94,7 +94,7 @@ func TestSearchValidation(t *testing.T) {
 
 // An unknown sort, a malformed date and inverted dates are no error on the
 // platform: the sort falls back to date_desc and the dates are compared as
-// text with sortDate (web/search_api.ts), so inverted dates find nothing.
+// text with sortDate (OpenBesluitvorming's web/search_api.ts), so inverted dates find nothing.
 func TestSearchNeverRefusesSortOrDates(t *testing.T) {
 	e, _ := newTest(t, false)
 	search := func(q string) SearchResponse {
@@ -177,7 +177,7 @@ func TestSearchSorts(t *testing.T) {
 	}
 }
 
-// Quoted words are a phrase: they must stand in a row (web/search_api.ts
+// Quoted words are a phrase: they must stand in a row (OpenBesluitvorming's web/search_api.ts
 // buildSearchClause); unquoted they may stand anywhere.
 func TestSearchPhrase(t *testing.T) {
 	e, _ := newTest(t, false)
@@ -363,11 +363,11 @@ func TestEntities(t *testing.T) {
 			t.Fatalf("%s: %d %s", id, rec.Code, rec.Body.String())
 		}
 		shape.Exact(t, rec.Body.Bytes(), readFixture(t, c.fixture),
-			// Every entity detail starts with these (web/search_api.ts, the
+			// Every entity detail starts with these (OpenBesluitvorming's web/search_api.ts, the
 			// object getEntityContent returns; entity-document.json shows
 			// them); the motion example leaves them out.
 			shape.Allow("title", "organization", "date", "sortDate"),
-			// Some Notubiz motions carry a free-text breakdown (API.md,
+			// Some Notubiz motions carry a free-text breakdown (OpenBesluitvorming's API.md,
 			// schemas/motion.schema.json).
 			shape.Allow("motions[].vote_summary", "motion.vote_summary"))
 		var got map[string]any
@@ -394,7 +394,7 @@ func TestEntities(t *testing.T) {
 }
 
 // Notubiz motions have no per-member votes; one in three that came to a
-// vote carries the free-text vote_summary (API.md, motion.schema.json).
+// vote carries the free-text vote_summary (OpenBesluitvorming's API.md, motion.schema.json).
 func TestNotubizMotions(t *testing.T) {
 	e, _ := newTest(t, false)
 	var motions []*motion
@@ -423,7 +423,7 @@ func TestNotubizMotions(t *testing.T) {
 			}
 			shape.Exact(t, rec.Body.Bytes(), readFixture(t, "entity-motion.json"), shape.AllowEmpty(),
 				shape.Allow("title", "organization", "date", "sortDate", // see TestEntities
-					"motion.vote_summary")) // API.md, schemas/motion.schema.json
+					"motion.vote_summary")) // OpenBesluitvorming's API.md, schemas/motion.schema.json
 		}
 	}
 	if voted < 20 || summaries < voted/6 || summaries > voted*2/3 {
@@ -503,8 +503,8 @@ func TestSourcesStatsStatus(t *testing.T) {
 
 	rec = get(e, "/api/stats")
 	shape.Exact(t, rec.Body.Bytes(), readFixture(t, "stats.json"),
-		// IndexStats in web/search_api.ts (and the fallback body in
-		// web/server.ts) carry the counts per organisation type too.
+		// IndexStats in OpenBesluitvorming's web/search_api.ts (and the fallback body in
+		// OpenBesluitvorming's web/server.ts) carry the counts per organisation type too.
 		shape.Allow("municipalityCount", "provinceCount", "waterBoardCount"))
 	var st map[string]int
 	decode(t, rec, &st)
@@ -588,7 +588,7 @@ func readNDJSON(t *testing.T, rec *httptest.ResponseRecorder) []exportRecord {
 
 func TestExport(t *testing.T) {
 	e, c := newTestAt(t, false, testNow.Add(-365*24*time.Hour)) // a year back, so the feed has a future
-	// The messages of web/server.ts, in {error} bodies.
+	// The messages of OpenBesluitvorming's web/server.ts, in {error} bodies.
 	for _, cse := range []struct{ path, msg string }{
 		{"/api/export/snapshot", "Parameter source is verplicht"},
 		{"/api/export/changes?source=", "Parameter source is verplicht"},

@@ -21,7 +21,7 @@ import (
 var SearchEntityTypes = []string{"Meeting", "Document", "Motion", "Recording"}
 
 // quoted finds the double-quoted runs of a query, as splitQuotedPhrases in
-// the platform's web/search_api.ts does.
+// the platform's OpenBesluitvorming's web/search_api.ts does.
 var quoted = regexp.MustCompile(`"([^"]*)"`)
 
 // maxTotal caps totalCount; above it the count is approximate.
@@ -39,7 +39,7 @@ type searchParams struct {
 }
 
 // parseSearch validates the query string as the platform does
-// (web/search_params.ts validateSearchParams) and returns the 400 to send,
+// (OpenBesluitvorming's web/search_params.ts validateSearchParams) and returns the 400 to send,
 // if any. Only entityType, organization, limit and offset are refused;
 // sort and the dates are never an error there (see parseSort, inRange).
 func (e *Emulator) parseSearch(q url.Values) (searchParams, func(http.ResponseWriter)) {
@@ -87,7 +87,7 @@ func (e *Emulator) parseSearch(q url.Values) (searchParams, func(http.ResponseWr
 	return p, nil
 }
 
-// parseSort maps the sort parameter as web/search_api.ts sortResults does:
+// parseSort maps the sort parameter as OpenBesluitvorming's web/search_api.ts sortResults does:
 // date_asc and title_asc are themselves, anything else (relevance, an
 // unknown value, none) orders by date, newest first.
 func parseSort(s string) string {
@@ -98,7 +98,7 @@ func parseSort(s string) string {
 	return "date_desc"
 }
 
-// parseQuery splits a query as web/search_api.ts buildSearchClause does:
+// parseQuery splits a query as OpenBesluitvorming's web/search_api.ts buildSearchClause does:
 // each quoted run is a phrase (one word in quotes is a plain term), the rest
 // are bare terms; punctuation separates words (so "woningbouw"~3 is the
 // term woningbouw and the term 3, not an error).
@@ -115,7 +115,7 @@ func parseQuery(query string) (words []string, phrases [][]string) {
 	return append(words, tokens(rest)...), phrases
 }
 
-// inRange is the platform's date filter (web/search_api.ts
+// inRange is the platform's date filter (OpenBesluitvorming's web/search_api.ts
 // filterResultsByDateRange): the first ten characters of sortDate compared
 // as strings with dateFrom and dateTo as given. A malformed date is
 // therefore no error, and dateFrom after dateTo simply matches nothing.
@@ -276,7 +276,7 @@ func (e *Emulator) serveSearch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// sortHits orders hits as web/search_api.ts sortResults does.
+// sortHits orders hits as OpenBesluitvorming's web/search_api.ts sortResults does.
 func sortHits(hits []hit, sort string) {
 	switch sort {
 	case "date_asc":
