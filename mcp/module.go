@@ -115,11 +115,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
-	if h.offersPlatform(platforms.ORI) && !a.BaseURLSet(platforms.ORI) {
-		// The default Caddyfile's route answers 410 without it; say so at
-		// start, not only when a model calls ori_search.
-		h.logger.Warn("connector offers ORI tools, but the besluitbron app names no base_url for ori: /platforms/ori answers 410 unless its platform_proxy names a base URL",
-			zap.String("connector", h.Name))
+	for _, p := range platforms.All() {
+		if p.Tools == platforms.ToolsOptIn && h.offersPlatform(p.Key) && !a.BaseURLSet(p.Key) {
+			// An opt-in platform is one the operator points at a service
+			// (ORI, whose public address is switched off): the default
+			// Caddyfile's route answers 410 without it. Say so at start,
+			// not only when a model calls its tools.
+			h.logger.Warn("connector offers the tools of an opt-in platform, but the besluitbron app names no base_url for it: its route answers 410 unless its platform_proxy names a base URL",
+				zap.String("connector", h.Name), zap.String("platform", p.Key), zap.String("name", p.Name))
+		}
 	}
 	if h.MaxBodyBytes <= 0 {
 		h.MaxBodyBytes = DefaultMaxBody

@@ -40,7 +40,8 @@ http://:%d {
 }
 `, logFile, block, port)
 	}
-	const warning = "names no base_url for ori"
+	// The warning names the platform in its fields.
+	const warning = `names a base URL","connector":"raad","platform":"ori"`
 	read := func() string {
 		b, err := os.ReadFile(logFile)
 		if err != nil && !os.IsNotExist(err) {

@@ -116,10 +116,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	h.app = a
 	if len(h.Platforms) == 0 {
 		for _, p := range platforms.All() {
-			// The live platforms, and ORI when the operator points it at
-			// an index of their own (its public address is switched off):
-			// the page searches every platform that can answer.
-			if p.Tools == platforms.ToolsDefault || (p.Key == platforms.ORI && a.BaseURLSet(platforms.ORI)) {
+			// The live platforms, and an opt-in one when the operator
+			// points it at a service of their own (ORI, whose public
+			// address is switched off): the page searches every platform
+			// that can answer.
+			if p.Tools == platforms.ToolsDefault || (p.Tools == platforms.ToolsOptIn && a.BaseURLSet(p.Key)) {
 				h.Platforms = append(h.Platforms, p.Key)
 			}
 		}
