@@ -11,6 +11,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/obv"
 )
@@ -55,15 +56,16 @@ type LaadstatusKeeper struct {
 	refreshed chan error
 
 	route *routeCaller // the process's, from Figures
+	clock clock.Clock  // when to refresh, and a status's time
 
 	mu   sync.Mutex
 	last *Laadstatus
 }
 
-// newLaadstatusKeeper starts a keeper that refreshes every interval with
-// fetch (nil: through the servers' OBV route).
-func newLaadstatusKeeper(interval time.Duration, logger *zap.Logger, route *routeCaller, fetch func(context.Context) (Laadstatus, error)) *LaadstatusKeeper {
-	k := &LaadstatusKeeper{logger: logger, route: route, stop: make(chan struct{}), done: make(chan struct{}),
+// newLaadstatusKeeper starts a keeper that refreshes every interval on
+// clk with fetch (nil: through the servers' OBV route).
+func newLaadstatusKeeper(interval time.Duration, logger *zap.Logger, route *routeCaller, fetch func(context.Context) (Laadstatus, error), clk clock.Clock) *LaadstatusKeeper {
+	k := &LaadstatusKeeper{logger: logger, route: route, clock: clock.Or(clk), stop: make(chan struct{}), done: make(chan struct{}),
 		kick: make(chan struct{}, 1), refreshed: make(chan error, 1)}
 	k.fetch = fetch
 	if k.fetch == nil {
@@ -106,7 +108,7 @@ func (a *App) startLaadstatus() error {
 		return nil
 	}
 	v, _, err := pool.LoadOrNew(laadstatusKey, func() (caddy.Destructor, error) {
-		return newLaadstatusKeeper(every, a.logger, &a.figures.route, a.laadFetch), nil
+		return newLaadstatusKeeper(every, a.logger, &a.figures.route, a.laadFetch, a.clock), nil
 	})
 	if err != nil {
 		return fmt.Errorf("besluitbron: the load status keeper: %w", err)
@@ -181,19 +183,27 @@ func (k *LaadstatusKeeper) Refresh(ctx context.Context) error {
 
 func (k *LaadstatusKeeper) loop() {
 	defer close(k.done)
-	t := time.NewTimer(firstRefresh)
-	defer t.Stop()
+	due := make(chan struct{}, 1)
+	arm := func(d time.Duration) clock.Timer {
+		return k.clock.AfterFunc(d, func() {
+			select {
+			case due <- struct{}{}:
+			default:
+			}
+		})
+	}
+	t := arm(firstRefresh)
 	for {
 		select {
 		case <-k.stop:
+			t.Stop()
 			return
-		case <-t.C:
+		case <-due:
 		case <-k.kick:
-			if !t.Stop() {
-				select {
-				case <-t.C:
-				default:
-				}
+			t.Stop()
+			select {
+			case <-due: // it fell due meanwhile: this refresh is that one
+			default:
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -217,7 +227,7 @@ func (k *LaadstatusKeeper) loop() {
 			}
 			next = min(next, failedRefreshRetry)
 		}
-		t.Reset(next)
+		t = arm(next)
 	}
 }
 
@@ -232,5 +242,5 @@ func (k *LaadstatusKeeper) fetchThroughRoute(ctx context.Context) (Laadstatus, e
 	if err != nil {
 		return Laadstatus{}, err
 	}
-	return Laadstatus{Status: st, Fetched: time.Now(), Cache: a.Cache, QueueWaitMS: a.QueueWaitMS}, nil
+	return Laadstatus{Status: st, Fetched: k.clock.Now(), Cache: a.Cache, QueueWaitMS: a.QueueWaitMS}, nil
 }

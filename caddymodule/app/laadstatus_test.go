@@ -2,11 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
@@ -77,5 +80,51 @@ func TestLaadstatusKeeperOutlivesAReload(t *testing.T) {
 	case <-k.done:
 	default:
 		t.Fatal("the keeper still runs after the last config that held it stopped")
+	}
+}
+
+// The keeper refreshes on its clock: firstRefresh after it starts, then
+// every interval, and sooner (failedRefreshRetry) after a failure.
+func TestLaadstatusKeeperRefreshesOnItsClock(t *testing.T) {
+	clk := fakeclock.New(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	fail := false
+	fetch := func(context.Context) (Laadstatus, error) {
+		if fail {
+			return Laadstatus{}, errors.New("the platform did not answer")
+		}
+		return Laadstatus{Fetched: clk.Now()}, nil
+	}
+	k := newLaadstatusKeeper(time.Hour, nil, new(routeCaller), fetch, clk)
+	defer k.Destruct()
+	// next is when the keeper will refresh next, once it has armed it.
+	next := func() time.Time {
+		for {
+			if due, pending := clk.NextTimer(); pending {
+				return due
+			}
+			runtime.Gosched()
+		}
+	}
+	start := clk.Now()
+	if due := next(); !due.Equal(start.Add(firstRefresh)) {
+		t.Fatalf("first refresh due at %v, want %v", due, start.Add(firstRefresh))
+	}
+	clk.Advance(firstRefresh)
+	if err := <-k.refreshed; err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := k.Last(); !ok || !l.Fetched.Equal(start.Add(firstRefresh)) {
+		t.Fatalf("last status %+v %v", l, ok)
+	}
+	if due := next(); !due.Equal(start.Add(firstRefresh + time.Hour)) {
+		t.Fatalf("second refresh due at %v, want an interval later", due)
+	}
+	fail = true
+	clk.Advance(time.Hour)
+	if err := <-k.refreshed; err == nil {
+		t.Fatal("the failed refresh reported no error")
+	}
+	if due := next(); !due.Equal(clk.Now().Add(failedRefreshRetry)) {
+		t.Fatalf("after a failure the next refresh is due at %v, want %v later", due, failedRefreshRetry)
 	}
 }
