@@ -270,15 +270,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("loading process limiter: %w", err)
 	}
 	h.process, h.processRef = v.(*processState), true
-	// A zone's shared buckets run on Redis's clock, which every instance
-	// reads alike; on a handler's clock of its own (a test's) instead,
-	// since Redis's cannot be moved.
-	_, wall := h.clock.(clock.Wall)
-	v, _, err = pool.LoadOrNew(zoneKey(h.Zone), func() (caddy.Destructor, error) { return newZoneState(h.Zone, !wall), nil })
+	v, _, err = pool.LoadOrNew(zoneKey(h.Zone), func() (caddy.Destructor, error) { return newZoneState(h.Zone, h.clock), nil })
 	if err != nil {
 		return fmt.Errorf("loading zone %s: %w", h.Zone, err)
 	}
 	h.zone, h.zoneRef = v.(*zoneState), true
+	// A zone that outlives a reload keeps the clock it was made with, and
+	// its handlers judge on it.
+	h.clock = h.zone.clock
 
 	if err := h.process.settings.Stage(a, h.processLimit, h.Process != nil, inbound.Limit.String); err != nil {
 		return fmt.Errorf("process limit: %w", err)

@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/inbound"
 	"github.com/besluitbron/besluitbron/sharedstore"
 )
@@ -48,13 +49,18 @@ type zoneState struct {
 	store    *app.Setting[*sharedstore.Store] // the running config's shared store, or nil
 	stop     chan struct{}
 	stopped  sync.WaitGroup
+	clock    clock.Clock // the sweeper's, and the handlers' (h.clock)
 	// callerClock runs the shared buckets on the now each request is
 	// judged at instead of Redis's clock (inbound.NewGlobal).
 	callerClock bool
 }
 
-func newZoneState(name string, callerClock bool) *zoneState {
-	z := &zoneState{name: name, zone: inbound.NewZone(inbound.Config{MaxKeys: defaultMaxKeys}), stop: make(chan struct{}), callerClock: callerClock}
+// newZoneState makes a zone on clk. Its shared buckets run on Redis's
+// clock, which every instance reads alike; on clk instead when it is a
+// clock of its own (a test's), since Redis's cannot be moved.
+func newZoneState(name string, clk clock.Clock) *zoneState {
+	_, wall := clk.(clock.Wall)
+	z := &zoneState{name: name, zone: inbound.NewZone(inbound.Config{MaxKeys: defaultMaxKeys}), stop: make(chan struct{}), clock: clk, callerClock: !wall}
 	z.settings = app.NewSetting(z.zone.Configure)
 	z.store = app.NewSetting(z.useStore)
 	z.stopped.Add(1)
@@ -62,17 +68,20 @@ func newZoneState(name string, callerClock bool) *zoneState {
 	return z
 }
 
-// sweep drops idle keys every sweepInterval. The goroutine belongs to the
-// pooled state, not to a config, and ends in Destruct.
+// sweep drops idle keys every sweepInterval on the zone's clock. The
+// goroutine belongs to the pooled state, not to a config, and ends in
+// Destruct.
 func (z *zoneState) sweep() {
 	defer z.stopped.Done()
-	t := time.NewTicker(sweepInterval)
-	defer t.Stop()
+	due := make(chan struct{}, 1)
 	for {
+		t := z.clock.AfterFunc(sweepInterval, func() { due <- struct{}{} })
 		select {
 		case <-z.stop:
+			t.Stop()
 			return
-		case tick := <-t.C:
+		case <-due:
+			tick := z.clock.Now()
 			if g := z.zone.Global(); g != nil {
 				g.Share().Sweep(tick)
 			}
