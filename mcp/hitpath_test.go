@@ -180,6 +180,26 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 	}
 }
 
+// BenchmarkCachedAnswerServerPair is BenchmarkCachedAnswerServer's direct
+// hit and fast-path tool call alternating in one loop, each timed on its
+// own, so both see the same load on a shared machine; it reports each
+// one's mean and their ratio (server CPU per call, one goroutine).
+func BenchmarkCachedAnswerServerPair(b *testing.B) {
+	h := newHitpath(b)
+	var direct, tool time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		h.serveDirect(&discardWriter{h: http.Header{}})
+		t1 := time.Now()
+		h.serveTool(&discardWriter{h: http.Header{}})
+		t2 := time.Now()
+		direct, tool = direct+t1.Sub(t0), tool+t2.Sub(t1)
+	}
+	b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns")
+	b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns")
+	b.ReportMetric(float64(tool)/float64(direct), "cpu-ratio")
+}
+
 // hitpathVariants are the tool call through the fast path of issue 33
 // ("tool"), through mcp-go with issue 23's levers on ("tool-mcpgo") and
 // all off ("tool-before"), each of those levers off alone, and the fast
