@@ -107,6 +107,9 @@ func (f *fastPath) setTools(tools []server.ServerTool) {
 		m[t.Tool.Name] = fastTool{tool: t.Tool, handler: t.Handler}
 	}
 	f.tools.Store(&m)
+	// Results kept under the previous config never hold again (they
+	// name its tool list); drop them, and the stores they hold on to.
+	f.memo.clear()
 }
 
 // serve answers r (a POST whose body the connector has read, within

@@ -170,6 +170,13 @@ func (f *fastPath) keep(key []byte, s *memoStamp, rec *cache.HitRecorder, body [
 	f.memo.bytes += len(k) + len(e.body)
 }
 
+// clear drops every kept result.
+func (m *resultMemo) clear() {
+	m.mu.Lock()
+	m.m, m.bytes = nil, 0
+	m.mu.Unlock()
+}
+
 // memoKey appends a call's memo key to b: Host, tool name and arguments as
 // sent (the same bytes are the same call; other bytes are another entry).
 func memoKey(b []byte, host string, call *fastCall) []byte {

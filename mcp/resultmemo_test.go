@@ -66,16 +66,34 @@ func TestResultMemoAnswersAsTheToolWould(t *testing.T) {
 		}
 	}
 
+	// fromMemoAgain calls until a call is answered from the memo.
+	fromMemoAgain := func() {
+		t.Helper()
+		for range 50 {
+			before := f.memoServed.Load()
+			call(eras[0])
+			if f.memoServed.Load() > before {
+				return
+			}
+		}
+		t.Fatal("no call answered from the memo")
+	}
+
+	// A reload configures the connector anew: what was kept under the
+	// old config is not written again.
+	fromMemoAgain()
+	conn := pooled(t, "raad")
+	conn.configure(*conn.settings())
+	before := f.memoServed.Load()
+	call(eras[0])
+	if f.memoServed.Load() != before {
+		t.Error("the first call after a reload was answered from the memo")
+	}
+
 	// After a purge the entry behind the kept result is gone: the next
 	// call is not answered from the memo (the platform is asked again,
 	// through mcp-go).
-	for range 50 {
-		before := f.memoServed.Load()
-		call(eras[0])
-		if f.memoServed.Load() > before {
-			break
-		}
-	}
+	fromMemoAgain()
 	req, _ := http.NewRequest(http.MethodDelete, fmt.Sprintf("http://127.0.0.1:%d/besluitbron/cache/obv", admin), nil)
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -85,7 +103,7 @@ func TestResultMemoAnswersAsTheToolWould(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("purge: HTTP %d", resp.StatusCode)
 	}
-	before := f.memoServed.Load()
+	before = f.memoServed.Load()
 	for _, e := range eras {
 		if b := call(e); !bytes.Contains(b, []byte(`\"from_cache\":false`)) && e.modern {
 			t.Errorf("%s: the first call after a purge was not asked anew: %s", e.name, b)
