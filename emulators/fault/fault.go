@@ -28,6 +28,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/besluitbron/besluitbron/clock"
 )
 
 // ControlPrefix is the path prefix of the control endpoints.
@@ -185,19 +187,13 @@ type Resetter interface {
 // Sleeper waits d or until ctx ends. Tests inject one that returns at once.
 type Sleeper func(ctx context.Context, d time.Duration) error
 
-// RealSleep waits with a timer.
+// RealSleep waits d on the wall clock (clock.Sleep); no wait at all for
+// a d of zero or less.
 func RealSleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return clock.Sleep(ctx, clock.Wall{}, d)
 }
 
 // Option configures Wrap.
