@@ -80,7 +80,7 @@ func (h *Hit) CacheStatus() string { return hitStatus(h.ttl) }
 // Holds tells whether Serve would answer the request again, now, with the
 // same status, headers and body, from the hot set.
 func (h *Hit) Holds() bool {
-	it := h.s.hot.getRaw([]byte(h.raw))
+	it := h.s.hot.get(h.raw)
 	if it != h.it || it.e.Version != h.s.Version() {
 		return false
 	}

@@ -73,6 +73,14 @@ func (h *hotSet) getRaw(raw []byte) *hotItem {
 	return it
 }
 
+// get looks up by raw key held as a string.
+func (h *hotSet) get(raw string) *hotItem {
+	h.mu.RLock()
+	it := h.m[raw]
+	h.mu.RUnlock()
+	return it
+}
+
 func (h *hotSet) put(raw, sum string, e *Entry) {
 	sz := entrySize(e)
 	if raw == "" || sz > h.max/4 {

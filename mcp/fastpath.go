@@ -161,9 +161,13 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 		return true
 	}
 	kb := memoKeyBufs.Get().(*[]byte)
-	defer memoKeyBufs.Put(kb)
 	key := memoKey((*kb)[:0], r.Host, &call)
-	*kb = key
+	defer func() {
+		if cap(key) <= 64<<10 { // a large body's key is not kept for the next
+			*kb = key
+			memoKeyBufs.Put(kb)
+		}
+	}()
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	if body, ok := f.lookup(key, srv, tools); ok {
 		f.writeEncoded(w, &call, body)
