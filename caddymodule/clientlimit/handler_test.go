@@ -20,26 +20,13 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-// testClock, when set by fakeClock, is the clock provision sets on the
-// handlers the running test builds.
-var testClock *fakeclock.Clock
-
-// fakeClock gives the handlers that the test provisions from now on a
-// clock of its own, which the test moves.
-func fakeClock(t *testing.T) *fakeclock.Clock {
-	t.Helper()
-	clk := fakeclock.New(t0)
-	testClock = clk
-	t.Cleanup(func() { testClock = nil })
-	return clk
-}
 
 // newConfig returns a fresh caddy.Context, as one loaded config; cancel
 // unloads it.
@@ -50,11 +37,17 @@ func newConfig(t *testing.T) (caddy.Context, context.CancelFunc) {
 	return ctx, cancel
 }
 
+// provision provisions h in ctx as Caddy does, on the wall clock.
 func provision(t *testing.T, ctx caddy.Context, h *Handler) *Handler {
 	t.Helper()
-	if c := testClock; c != nil {
-		h.clock = c
-	}
+	return provisionOn(t, ctx, nil, h)
+}
+
+// provisionOn is provision with clk set on h first (nil: the wall clock),
+// as a test sets its clock on the handler it builds.
+func provisionOn(t *testing.T, ctx caddy.Context, clk clock.Clock, h *Handler) *Handler {
+	t.Helper()
+	h.clock = clk
 	if err := h.Provision(ctx); err != nil {
 		t.Fatalf("provision: %v", err)
 	}
@@ -88,9 +81,9 @@ func req(addr string, hdr ...string) *http.Request {
 }
 
 func TestHeadersAndRefusal(t *testing.T) {
-	clock := fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-headers", Process: off, Connector: off, Session: off, Address: lc("1/s", 3)})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-headers", Process: off, Connector: off, Session: off, Address: lc("1/s", 3)})
 	rejected0 := counterValue(rejectedTotal.WithLabelValues("t-headers", "address"))
 	allowed0 := counterValue(requestsTotal.WithLabelValues("t-headers", "allowed"))
 
@@ -139,9 +132,9 @@ func TestHeadersAndRefusal(t *testing.T) {
 }
 
 func TestRetryAfterFromState(t *testing.T) {
-	clock := fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-retry", Process: off, Connector: off, Session: off, Address: lc("6/m", 1)})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-retry", Process: off, Connector: off, Session: off, Address: lc("6/m", 1)})
 	serve(h, req("192.0.2.2"))
 	for _, tc := range []struct {
 		at   time.Duration
@@ -156,9 +149,9 @@ func TestRetryAfterFromState(t *testing.T) {
 }
 
 func TestErrorRoutesGetACaddyError(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-errors", Process: off, Connector: off, Session: lc("1/m", 1)})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-errors", Process: off, Connector: off, Session: lc("1/m", 1)})
 	h.sessions.Add("t-errors-session", "test")
 	defer h.sessions.Remove("t-errors-session", "test")
 
@@ -189,9 +182,9 @@ func TestErrorRoutesGetACaddyError(t *testing.T) {
 }
 
 func TestSessionsAndMadeUpIds(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-sessions", Process: off, Connector: off, Session: lc("1/m", 2), Address: lc("1/m", 3)})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-sessions", Process: off, Connector: off, Session: lc("1/m", 2), Address: lc("1/m", 3)})
 	h.sessions.Add("t-real-1", "test")
 	h.sessions.Add("t-real-2", "test")
 	defer h.sessions.Remove("t-real-1", "test")
@@ -235,9 +228,9 @@ func TestSessionsAndMadeUpIds(t *testing.T) {
 }
 
 func TestIPv6GroupedByPrefix(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-ipv6", Process: off, Connector: off, Session: off, Address: lc("1/m", 2)})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-ipv6", Process: off, Connector: off, Session: off, Address: lc("1/m", 2)})
 	v6 := func(addr string) *http.Request {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = "[" + addr + "]:4000"
@@ -255,7 +248,7 @@ func TestIPv6GroupedByPrefix(t *testing.T) {
 	if w, _ := serve(h, v6("2001:db8:1:3::1")); w.Code != 200 {
 		t.Fatalf("another /64: %d", w.Code)
 	}
-	h128 := provision(t, ctx, &Handler{Zone: "t-ipv6-128", Process: off, Connector: off, Session: off, Address: lc("1/m", 1), IPv6Prefix: 128})
+	h128 := provisionOn(t, ctx, clock, &Handler{Zone: "t-ipv6-128", Process: off, Connector: off, Session: off, Address: lc("1/m", 1), IPv6Prefix: 128})
 	for i := range 5 {
 		if w, _ := serve(h128, v6(fmt.Sprintf("2001:db8:1:2::%x", i+1))); w.Code != 200 {
 			t.Fatalf("ipv6_prefix 128, address %d: %d", i, w.Code)
@@ -290,9 +283,9 @@ func TestIPv6GroupedByPrefix(t *testing.T) {
 }
 
 func TestInternalPassesUncounted(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-internal", Process: off, Connector: lc("1/m", 1), Session: off, Address: lc("1/m", 1)})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-internal", Process: off, Connector: lc("1/m", 1), Session: off, Address: lc("1/m", 1)})
 	for range 100 {
 		r := req("192.0.2.9")
 		r = r.WithContext(session.WithInternal(r.Context(), "mcp:x"))
@@ -307,10 +300,10 @@ func TestInternalPassesUncounted(t *testing.T) {
 }
 
 func TestConnectorsAreSeparate(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	a := provision(t, ctx, &Handler{Zone: "t-conn-a", Process: off, Connector: lc("1/m", 2)})
-	b := provision(t, ctx, &Handler{Zone: "t-conn-b", Process: off, Connector: lc("1/m", 2)})
+	a := provisionOn(t, ctx, clock, &Handler{Zone: "t-conn-a", Process: off, Connector: lc("1/m", 2)})
+	b := provisionOn(t, ctx, clock, &Handler{Zone: "t-conn-b", Process: off, Connector: lc("1/m", 2)})
 	for i := range 5 {
 		serve(a, req("192.0.2."+string(rune('a'+i)))) // different addresses, one connector
 	}
@@ -324,14 +317,14 @@ func TestConnectorsAreSeparate(t *testing.T) {
 }
 
 func TestProcessSharedAcrossZones(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	a := provision(t, ctx, &Handler{Zone: "t-proc-a", Process: lc("1/m", 2)})
-	b := provision(t, ctx, &Handler{Zone: "t-proc-b"})
+	a := provisionOn(t, ctx, clock, &Handler{Zone: "t-proc-a", Process: lc("1/m", 2)})
+	b := provisionOn(t, ctx, clock, &Handler{Zone: "t-proc-b"})
 	defer func() {
 		// Leave the process bucket unlimited for the other tests.
 		ctx2, _ := newConfig(t)
-		provision(t, ctx2, &Handler{Zone: "t-proc-a", Process: off})
+		provisionOn(t, ctx2, clock, &Handler{Zone: "t-proc-a", Process: off})
 		if a2, err := app.Load(ctx2); err != nil || a2.Start() != nil {
 			t.Error("starting the resetting config")
 		}
@@ -345,9 +338,9 @@ func TestProcessSharedAcrossZones(t *testing.T) {
 }
 
 func TestSettingsPerConfig(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	provision(t, ctx, &Handler{Zone: "t-conf", Process: off})
+	provisionOn(t, ctx, clock, &Handler{Zone: "t-conf", Process: off})
 
 	t.Run("same zone, other settings", func(t *testing.T) {
 		h := &Handler{Zone: "t-conf", Process: off, Session: lc("1/s", 1)}
@@ -367,9 +360,9 @@ func TestSettingsPerConfig(t *testing.T) {
 	})
 	t.Run("a failed or unused config changes nothing", func(t *testing.T) {
 		ctx2, cancel := newConfig(t)
-		h2 := provision(t, ctx2, &Handler{Zone: "t-conf", Process: off, Session: off, Address: lc("1/m", 1)})
+		h2 := provisionOn(t, ctx2, clock, &Handler{Zone: "t-conf", Process: off, Session: off, Address: lc("1/m", 1)})
 		cancel()
-		old := provision(t, ctx, &Handler{Zone: "t-conf", Process: off})
+		old := provisionOn(t, ctx, clock, &Handler{Zone: "t-conf", Process: off})
 		for i := range 5 {
 			if w, _ := serve(old, req("192.0.2.50")); w.Code != 200 {
 				t.Fatalf("request %d under the running config: %d (the staged config leaked)", i, w.Code)
@@ -379,7 +372,7 @@ func TestSettingsPerConfig(t *testing.T) {
 	})
 	t.Run("new config takes effect when it starts", func(t *testing.T) {
 		ctx3, _ := newConfig(t)
-		h3 := provision(t, ctx3, &Handler{Zone: "t-conf", Process: off, Session: off, Address: lc("1/m", 1)})
+		h3 := provisionOn(t, ctx3, clock, &Handler{Zone: "t-conf", Process: off, Session: off, Address: lc("1/m", 1)})
 		for i := range 3 {
 			if w, _ := serve(h3, req("192.0.2.51")); w.Code != 200 {
 				t.Fatalf("request %d before the new config started: %d (staged settings leaked)", i, w.Code)
@@ -466,8 +459,8 @@ func TestGlobalSettingsFromTheApp(t *testing.T) {
 func TestZoneRunsSharedBucketsOnAClockOfItsOwn(t *testing.T) {
 	ctx, _ := newConfig(t)
 	wall := provision(t, ctx, &Handler{Zone: "t-clock-wall", Process: off})
-	fakeClock(t)
-	fake := provision(t, ctx, &Handler{Zone: "t-clock-fake", Process: off})
+	clock := fakeclock.New(t0)
+	fake := provisionOn(t, ctx, clock, &Handler{Zone: "t-clock-fake", Process: off})
 	if wall.zone.callerClock || !fake.zone.callerClock {
 		t.Fatalf("caller's clock: on the wall clock %v, on a fake one %v; want false, true", wall.zone.callerClock, fake.zone.callerClock)
 	}

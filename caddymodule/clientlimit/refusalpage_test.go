@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/inbound"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
@@ -20,9 +21,9 @@ const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*
 // and English, with the wait and a link back to what it asked for; an app
 // asking for JSON, fetch() and EventSource still get the JSON body.
 func TestBrowserGetsARefusalPage(t *testing.T) {
-	clock := fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-page", Process: off, Connector: off, Session: off, Address: lc("2/m", 1)})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-page", Process: off, Connector: off, Session: off, Address: lc("2/m", 1)})
 	ask := func(target, accept string) *httptest.ResponseRecorder {
 		t.Helper()
 		r := httptest.NewRequest("GET", target, nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
 )
 
 // issue adds n session ids to the registry for one test.
@@ -33,12 +34,12 @@ func issue(t *testing.T, reg *session.Registry, prefix string, n int) []string {
 func TestManySessionsFromOneAddress(t *testing.T) {
 	for _, n := range []int{15, 50} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
-			clock := fakeClock(t)
+			clock := fakeclock.New(t0)
 			ctx, _ := newConfig(t)
 			zone := "t-many-" + strconv.Itoa(n)
 			// The default ratios: session 20/s 60, address 50/s 150,
 			// connector 300/s 600 (15 sessions' worth).
-			h := provision(t, ctx, &Handler{Zone: zone, Process: off})
+			h := provisionOn(t, ctx, clock, &Handler{Zone: zone, Process: off})
 			flood := issue(t, h.sessions, zone+"-flood", n)
 			honest := issue(t, h.sessions, zone+"-honest", 1)[0]
 			alone := issue(t, h.sessions, zone+"-alone", 1)[0]
@@ -112,9 +113,9 @@ func TestManySessionsFromOneAddress(t *testing.T) {
 // is a client of its own; requests there without a session still share
 // the address's bucket.
 func TestTrustedSourceSessions(t *testing.T) {
-	fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-trusted", Process: off, Connector: off,
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-trusted", Process: off, Connector: off,
 		Session: lc("1/m", 2), Address: lc("1/m", 3), TrustedSources: []string{"192.0.2.0/24"}})
 	ids := issue(t, h.sessions, "t-trusted", 10)
 	passed := 0
@@ -154,9 +155,9 @@ func TestTrustedSourceSessions(t *testing.T) {
 // counts as its address, so the zone holds one key per address (bounded
 // by max_keys) and the session registry learns nothing.
 func TestMadeUpIdFloodStaysBounded(t *testing.T) {
-	clock := fakeClock(t)
+	clock := fakeclock.New(t0)
 	ctx, _ := newConfig(t)
-	h := provision(t, ctx, &Handler{Zone: "t-madeup", Process: off, Connector: off, Session: off, Address: lc("1/h", 5), MaxKeys: 640})
+	h := provisionOn(t, ctx, clock, &Handler{Zone: "t-madeup", Process: off, Connector: off, Session: off, Address: lc("1/h", 5), MaxKeys: 640})
 	issued := h.sessions.Len()
 	for i := range 100_000 {
 		clock.AdvanceTo(t0.Add(time.Duration(i) * time.Microsecond))
