@@ -7,6 +7,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcpkit"
 )
 
 // calls runs the sub-requests a platform package makes for one tool call
@@ -43,5 +44,5 @@ func (k *calls) failed(err error) *mcpgo.CallToolResult {
 	if adapters.CallFailed(err) {
 		return mcpgo.NewToolResultError(failureText(k.platform, err))
 	}
-	return parseFailed(k.platform, err)
+	return mcpkit.ParseFailed(k.platform, err)
 }

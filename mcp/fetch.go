@@ -9,6 +9,7 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcpkit"
 )
 
 // adapterSettings are the connector's settings as the platforms'
@@ -29,7 +30,7 @@ func (c *connector) fetchDocument(ctx context.Context, platform, id, kind, notFo
 	var bad *adapters.InvalidError
 	switch {
 	case errors.As(err, &bad):
-		return d, nil, invalid(bad.Err)
+		return d, nil, mcpkit.Invalid(bad.Err)
 	case errors.Is(err, adapters.ErrNoDocument):
 		return d, nil, mcpgo.NewToolResultError(notFound)
 	case err != nil:

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // A connector is the mcpkit.Env of its platforms' prompts and completions.
@@ -34,4 +37,91 @@ func (c *connector) Getter(ctx context.Context, key string) func(adapters.Reques
 // Memoised is memoised (completions.go).
 func (c *connector) Memoised(ctx context.Context, memoKey string, load func() (any, error)) (any, bool) {
 	return c.memoised(ctx, memoKey, load)
+}
+
+// Call runs one request on platform key's route for a tool.
+func (c *connector) Call(ctx context.Context, key string, r adapters.Request) ([]byte, *mcpgo.CallToolResult) {
+	a, fail := c.call(ctx, key, r)
+	if fail != nil {
+		return nil, fail
+	}
+	return a.Body, nil
+}
+
+// Failed is the isError result for an error of a request run through
+// Getter.
+func (c *connector) Failed(key string, err error) *mcpgo.CallToolResult {
+	if adapters.CallFailed(err) {
+		return mcpgo.NewToolResultError(failureText(key, err))
+	}
+	return mcpkit.ParseFailed(key, err)
+}
+
+// FetchDocument reads a document through platform key's surface.
+func (c *connector) FetchDocument(ctx context.Context, key, id, kind, notFound string) (adapters.Document, *mcpgo.CallToolResult) {
+	d, _, fail := c.fetchDocument(ctx, key, id, kind, notFound)
+	return d, fail
+}
+
+// Chars is max_chars under the connector's cap.
+func (c *connector) Chars(maxChars int) int { return c.chars(mcpkit.TextPageIn{MaxChars: maxChars}) }
+
+// toolCallEnv is the mcpkit.Env of one tool call: the connector, keeping
+// every platform answer the call gets, for its result's Meta.
+type toolCallEnv struct {
+	*connector
+	mu      sync.Mutex
+	getters []*calls
+	answers []*subrequest.Answer
+}
+
+// Getter runs requests on platform key's route, and keeps their answers.
+func (t *toolCallEnv) Getter(ctx context.Context, key string) func(adapters.Request) ([]byte, error) {
+	k := t.connector.calls(ctx, key)
+	t.mu.Lock()
+	t.getters = append(t.getters, k)
+	t.mu.Unlock()
+	return k.get
+}
+
+// Call runs one request and keeps its answer.
+func (t *toolCallEnv) Call(ctx context.Context, key string, r adapters.Request) ([]byte, *mcpgo.CallToolResult) {
+	a, fail := t.connector.call(ctx, key, r)
+	if fail != nil {
+		return nil, fail
+	}
+	t.keep(a)
+	return a.Body, nil
+}
+
+// FetchDocument reads a document and keeps the answers it took.
+func (t *toolCallEnv) FetchDocument(ctx context.Context, key, id, kind, notFound string) (adapters.Document, *mcpgo.CallToolResult) {
+	d, answers, fail := t.connector.fetchDocument(ctx, key, id, kind, notFound)
+	t.keep(answers...)
+	return d, fail
+}
+
+func (t *toolCallEnv) keep(as ...*subrequest.Answer) {
+	t.mu.Lock()
+	t.answers = append(t.answers, as...)
+	t.mu.Unlock()
+}
+
+// kept are the platform answers the call got, in order.
+func (t *toolCallEnv) kept() []*subrequest.Answer {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := append([]*subrequest.Answer(nil), t.answers...)
+	for _, k := range t.getters {
+		out = append(out, k.answers...)
+	}
+	return out
+}
+
+// fillMeta gives a result the tool left without its Meta the meta of the
+// answers behind it.
+func (t *toolCallEnv) fillMeta(platform string, out any) {
+	if m, ok := out.(interface{ ResultMeta() *mcpkit.Meta }); ok && m.ResultMeta().Platform == "" {
+		*m.ResultMeta() = meta(platform, t.kept()...)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -99,7 +100,7 @@ func TestParsePageHandsOutItsOwnHits(t *testing.T) {
 // The result is encoded once: the text is the structuredContent's JSON,
 // and mcp-go writes structuredContent from the same bytes.
 func TestStructuredResultEncodesOnce(t *testing.T) {
-	out := &pageOut{resultMeta: resultMeta{Platform: "obv", FromCache: true}, Results: []adapters.Hit{{ID: "x", Title: "<b>&</b>"}}}
+	out := &mcpkit.PageOut{Meta: mcpkit.Meta{Platform: "obv", FromCache: true}, Results: []adapters.Hit{{ID: "x", Title: "<b>&</b>"}}}
 	res := structuredResult(out)
 	text := res.Content[0].(mcpgo.TextContent).Text
 	if string(res.RawStructuredContent) != text || res.StructuredContent != any(out) {

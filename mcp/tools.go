@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/cachestatus"
+	"github.com/besluitbron/besluitbron/mcpkit"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -33,25 +34,8 @@ func readOnly(title string) mcpgo.ToolOption {
 	})
 }
 
-// Argument groups several tools share. Bounds that differ per platform
-// (limit, offset of a search) are in each tool's own input struct.
-
-// datesIn are a search's date bounds.
-type datesIn struct {
-	DateFrom string `json:"date_from,omitempty" jsonschema_description:"Earliest date, YYYY-MM-DD."`
-	DateTo   string `json:"date_to,omitempty" jsonschema_description:"Latest date, YYYY-MM-DD."`
-}
-
-// textPageIn is the page of full text a fetch tool returns. The connector's
-// max_text_chars may cap max_chars lower: the text then ends earlier and
-// next_offset says where to go on.
-type textPageIn struct {
-	Offset   int `json:"offset,omitempty" jsonschema_description:"Character offset in the full text to start from (use next_offset of the previous call)." jsonschema_extras:"minimum=0,maximum=1073741824,default=0"`
-	MaxChars int `json:"max_chars,omitempty" jsonschema_description:"At most this many characters of text; the connector may cap it lower (max_text_chars)." jsonschema_extras:"minimum=200,maximum=100000,default=8000"`
-}
-
 // chars is max_chars under the connector's cap.
-func (c *connector) chars(p textPageIn) int {
+func (c *connector) chars(p mcpkit.TextPageIn) int {
 	if m := c.settings().maxTextChars; m > 0 && p.MaxChars > m {
 		return m
 	}
@@ -230,21 +214,10 @@ func failureText(platform string, err error) string {
 	return msg
 }
 
-// resultMeta opens every tool result: which platform answered, whether
-// all answers it was built from came from BesluitBron's cache, and how
-// long they waited for the platform's budget.
-type resultMeta struct {
-	Platform    string `json:"platform" jsonschema_description:"Platform key the result comes from (besluitbron for the connector's own)."`
-	FromCache   bool   `json:"from_cache" jsonschema_description:"Every platform answer behind this result came from BesluitBron's cache."`
-	QueueWaitMS int64  `json:"queue_wait_ms" jsonschema_description:"Milliseconds the platform calls waited for the platform's budget."`
-	CacheStatus string `json:"cache_status,omitempty" jsonschema_description:"The Cache-Status of each platform answer, comma-separated."`
-	FetchedAt   string `json:"fetched_at,omitempty" jsonschema_description:"When the platform gave the oldest answer behind this result (RFC 3339): now, or when BesluitBron's cache stored it."`
-}
-
 // meta says, for the answers a result was built from, whether they all
 // came from the cache and how long they waited for budget.
-func meta(platform string, as ...*subrequest.Answer) resultMeta {
-	m := resultMeta{Platform: platform, FromCache: len(as) > 0}
+func meta(platform string, as ...*subrequest.Answer) mcpkit.Meta {
+	m := mcpkit.Meta{Platform: platform, FromCache: len(as) > 0}
 	var statuses []string
 	var fetched time.Time
 	now := time.Now()
@@ -268,51 +241,19 @@ func meta(platform string, as ...*subrequest.Answer) resultMeta {
 	return m
 }
 
-// pageOut is a search tool's page of hits.
-type pageOut struct {
-	resultMeta
-	Total       int            `json:"total" jsonschema_description:"Hits in all (see total_is_approximate)."`
-	TotalApprox bool           `json:"total_is_approximate,omitempty" jsonschema_description:"total is the platform's estimate."`
-	HasMore     bool           `json:"has_more" jsonschema_description:"More hits follow this page."`
-	NextOffset  int            `json:"next_offset,omitempty" jsonschema_description:"offset of the next page, when has_more."`
-	Results     []adapters.Hit `json:"results" jsonschema_description:"The hits of this page."`
-}
-
-// page renders a search page that started at offset.
-func page(platform string, p adapters.Page, offset int, as ...*subrequest.Answer) *pageOut {
-	out := &pageOut{resultMeta: meta(platform, as...), Total: p.Total, TotalApprox: p.TotalApprox, HasMore: p.HasMore, Results: p.Hits}
-	if out.Results == nil {
-		out.Results = []adapters.Hit{}
-	}
-	platformSurfaces()[platform].Link(out.Results)
-	if p.HasMore {
-		out.NextOffset = offset + len(p.Hits)
-	}
+// page renders a search page that started at offset, with the meta of
+// the answers it was built from.
+func page(platform string, p adapters.Page, offset int, as ...*subrequest.Answer) *mcpkit.PageOut {
+	out := mcpkit.NewPage(platform, p, offset)
+	out.Meta = meta(platform, as...)
 	return out
 }
 
-// docOut is a fetched document with one bounded page of its text.
-type docOut struct {
-	resultMeta
-	Document   adapters.Document `json:"document" jsonschema_description:"The document's metadata."`
-	Text       string            `json:"text" jsonschema_description:"One page of the document's text."`
-	TextOffset int               `json:"text_offset" jsonschema_description:"Character offset of text in the full text."`
-	TotalChars int               `json:"total_chars" jsonschema_description:"Characters of the full text."`
-	NextOffset int               `json:"next_offset,omitempty" jsonschema_description:"offset to pass for the next page of text, when there is more."`
-	Note       string            `json:"note,omitempty" jsonschema_description:"What to do for more text."`
-}
-
-// doc renders a fetched document with the page of text from offset.
-func doc(platform string, d adapters.Document, offset, max int, as ...*subrequest.Answer) *docOut {
-	tp := adapters.PageText(d.Text, offset, max)
-	if d.URI == "" && platformSurfaces()[platform].URI != nil {
-		d.URI = platformSurfaces()[platform].URI(d.ID, d.Type)
-	}
-	out := &docOut{resultMeta: meta(platform, as...), Document: d, Text: tp.Text, TextOffset: tp.Offset, TotalChars: tp.TotalChars}
-	if tp.NextOffset > 0 {
-		out.NextOffset = tp.NextOffset
-		out.Note = fmt.Sprintf("Text cut at %d of %d characters; call again with offset=%d for more.", tp.NextOffset, tp.TotalChars, tp.NextOffset)
-	}
+// doc renders a fetched document with the page of text from offset, with
+// the meta of the answers it was built from.
+func doc(platform string, d adapters.Document, offset, max int, as ...*subrequest.Answer) *mcpkit.DocOut {
+	out := mcpkit.NewDoc(platform, d, offset, max)
+	out.Meta = meta(platform, as...)
 	return out
 }
 
@@ -323,7 +264,7 @@ func doc(platform string, d adapters.Document, offset, max int, as ...*subreques
 func structured(out any) *mcpgo.CallToolResult {
 	res := structuredResult(out)
 	if l, ok := out.(resourceLinker); ok && !res.IsError {
-		for _, link := range l.resourceLinks() {
+		for _, link := range l.ResourceLinks() {
 			res.Content = append(res.Content, link)
 		}
 	}
@@ -343,44 +284,4 @@ var platformSurfaces = sync.OnceValue(func() map[string]adapters.Surface {
 // resourceLinker is a result that names documents: each becomes a
 // resource_link content item beside the text, which a client can attach
 // to a conversation or read with resources/read.
-type resourceLinker interface{ resourceLinks() []mcpgo.ResourceLink }
-
-func (p *pageOut) resourceLinks() []mcpgo.ResourceLink {
-	var out []mcpgo.ResourceLink
-	for _, h := range p.Results {
-		if h.URI != "" {
-			out = append(out, documentLink(h.URI, h.ID, h.Title, h.Citation, h.Date))
-		}
-	}
-	return out
-}
-
-func (d *docOut) resourceLinks() []mcpgo.ResourceLink {
-	if d.Document.URI == "" {
-		return nil
-	}
-	return []mcpgo.ResourceLink{documentLink(d.Document.URI, d.Document.ID, d.Document.Title, d.Document.Citation, d.Document.Date)}
-}
-
-// documentLink is a document's resource_link: named by its citation where
-// it has one, described by its title and date.
-func documentLink(uri, id, title, citation, date string) mcpgo.ResourceLink {
-	desc := title
-	if date != "" {
-		desc = strings.TrimSpace(desc + " (" + date + ")")
-	}
-	l := mcpgo.NewResourceLink(uri, firstOf(citation, id), desc, markdown)
-	l.Title = firstOf(title, citation, id)
-	return l
-}
-
-// invalid is the isError result for arguments an adapter refused.
-func invalid(err error) *mcpgo.CallToolResult {
-	return mcpgo.NewToolResultError("Invalid arguments: " + err.Error() + ".")
-}
-
-// parseFailed is the isError result for an answer that did not parse.
-func parseFailed(platform string, err error) *mcpgo.CallToolResult {
-	p, _ := platforms.Get(platform)
-	return mcpgo.NewToolResultError(fmt.Sprintf("%s answered, but not in the expected form: %v", p.Name, err))
-}
+type resourceLinker interface{ ResourceLinks() []mcpgo.ResourceLink }

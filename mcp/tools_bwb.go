@@ -9,6 +9,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/bwb"
 )
@@ -19,10 +20,6 @@ Cost: searches return metadata only and are cheap; the platform's budget (2 requ
 const bwbFetchDesc = `Read a law or regulation by BWB identifier (e.g. BWBR0005537): the version in force on date (default today), picked from the regulation's list of versions, whole or only one article (article: 3, 3:40, 2a) or chapter (chapter: Hoofdstuk 2, § 1, afdeling 3.2, bijlage 1), with its text in pages of max_chars (continue with offset=next_offset). Every answer names the version's in-force dates (version) and the Staatsblad or Staatscourant publication the version or part came from (came_from; its ob_id is read by ob_fetch); document.references list every publication that made or changed it. A date before the regulation existed, or an article it does not have, is an error that names what there is.
 Cost: two platform requests (the list of versions and the version's text). A version's text never changes and stays cached for months, so other articles and pages of the same version are free. Ask for one article rather than a whole law: the text of a large law runs to hundreds of thousands of characters.`
 
-// The laws' bounds and value lists, for jsonschema_extras.
-var _ = adapterValues(map[string]int{"bwb.MaxLimit": bwb.MaxLimit, "bwb.MaxOffset": bwb.MaxOffset},
-	map[string][]string{"bwb.Types": bwb.Types})
-
 type bwbSearchIn struct {
 	Query     string `json:"query,omitempty" jsonschema_description:"Words in the regulation's title, all of them (e.g. bestuursrecht)."`
 	Type      string `json:"type,omitempty" jsonschema_description:"Only this kind of regulation: wet (act), AMvB (order in council), ministeriele-regeling (ministerial regulation), ..." jsonschema_extras:"enum=bwb.Types"`
@@ -31,14 +28,14 @@ type bwbSearchIn struct {
 	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=bwb.MaxOffset,default=0"`
 }
 
-func (c *connector) bwbSearch(ctx context.Context, in bwbSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+func (c *connector) bwbSearch(ctx context.Context, in bwbSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	on := in.InForceOn
 	if on == "" {
 		on = c.now().Format(time.DateOnly)
 	}
 	r, err := bwb.SearchRequest(bwb.SearchParams{Words: in.Query, Type: in.Type, InForceOn: on, Limit: in.Limit, Offset: in.Offset})
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.BWB, r)
 	if fail != nil {
@@ -46,7 +43,7 @@ func (c *connector) bwbSearch(ctx context.Context, in bwbSearchIn) (*pageOut, *m
 	}
 	pg, err := bwb.ParseSearch(ans.Body)
 	if err != nil {
-		return nil, parseFailed(platforms.BWB, err)
+		return nil, mcpkit.ParseFailed(platforms.BWB, err)
 	}
 	return page(platforms.BWB, pg, in.Offset, ans), nil
 }
@@ -56,12 +53,12 @@ type bwbFetchIn struct {
 	Date    string `json:"date,omitempty" jsonschema_description:"The version in force on this day, YYYY-MM-DD (default today)."`
 	Article string `json:"article,omitempty" jsonschema_description:"Only this article, e.g. 3, 3:40 or 2a (within chapter, when given)."`
 	Chapter string `json:"chapter,omitempty" jsonschema_description:"Only this chapter or other division, e.g. Hoofdstuk 2, § 1, afdeling 3.2, bijlage 1 (a bare number is a hoofdstuk first)."`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
 // bwbFetchOut is a version of a regulation, or one part of it.
 type bwbFetchOut struct {
-	docOut
+	mcpkit.DocOut
 	Version  bwb.Version       `json:"version" jsonschema_description:"The version the text is of, and the days it is in force."`
 	Part     string            `json:"part,omitempty" jsonschema_description:"The article or chapter the text is, when one was asked."`
 	CameFrom []bwb.Publication `json:"came_from" jsonschema_description:"The Staatsblad or Staatscourant publication(s) this version (or part) came from."`
@@ -76,13 +73,13 @@ func (c *connector) bwbFetch(ctx context.Context, in bwbFetchIn) (*bwbFetchOut, 
 	var pe *bwb.PartError
 	switch {
 	case errors.As(err, &inv):
-		return nil, invalid(inv.Err)
+		return nil, mcpkit.Invalid(inv.Err)
 	case errors.As(err, &de), errors.As(err, &pe), errors.Is(err, adapters.ErrNoDocument):
 		return nil, mcpgo.NewToolResultError(errText(err))
 	case err != nil:
 		return nil, k.failed(err)
 	}
-	out := &bwbFetchOut{docOut: *doc(platforms.BWB, law.Document, in.Offset, c.chars(in.textPageIn), k.answers...),
+	out := &bwbFetchOut{DocOut: *doc(platforms.BWB, law.Document, in.Offset, c.chars(in.TextPageIn), k.answers...),
 		Version: law.Version, CameFrom: law.Sources}
 	if out.CameFrom == nil {
 		out.CameFrom = []bwb.Publication{}

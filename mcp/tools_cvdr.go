@@ -7,6 +7,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/cvdr"
 )
@@ -17,9 +18,6 @@ Cost: searches return metadata only and are cheap; the platform's budget (2 requ
 const cvdrFetchDesc = `Read one version of a local regulation by CVDR identifier (e.g. CVDR100394_2; 112779_1 as older ones are written): its metadata (organisation, in force from and until, what the version changed), its text in pages of max_chars (continue with offset=next_offset), and as document.references the laws it rests on (bwb ids for bwb_fetch, other regulations for cvdr_fetch) and its publication in the Gemeenteblad, Provinciaal blad or Waterschapsblad (an id for ob_fetch).
 Cost: one platform request; a version never changes and stays cached for months, so further pages are free.`
 
-// The local regulations' bounds, for jsonschema_extras.
-var _ = adapterValues(map[string]int{"cvdr.MaxLimit": cvdr.MaxLimit, "cvdr.MaxOffset": cvdr.MaxOffset}, nil)
-
 type cvdrSearchIn struct {
 	Query        string `json:"query,omitempty" jsonschema_description:"Words to find, all of them (e.g. parkeren)."`
 	Organisation string `json:"organisation,omitempty" jsonschema_description:"The municipality, province or water board, by name (e.g. Kampen, Zeeland)."`
@@ -28,14 +26,14 @@ type cvdrSearchIn struct {
 	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=cvdr.MaxOffset,default=0"`
 }
 
-func (c *connector) cvdrSearch(ctx context.Context, in cvdrSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+func (c *connector) cvdrSearch(ctx context.Context, in cvdrSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	on := in.InForceOn
 	if on == "" {
 		on = c.now().Format(time.DateOnly)
 	}
 	r, err := cvdr.SearchRequest(cvdr.SearchParams{Words: in.Query, Organisation: in.Organisation, InForceOn: on, Limit: in.Limit, Offset: in.Offset})
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.CVDR, r)
 	if fail != nil {
@@ -43,21 +41,21 @@ func (c *connector) cvdrSearch(ctx context.Context, in cvdrSearchIn) (*pageOut, 
 	}
 	pg, err := cvdr.ParseSearch(ans.Body, on)
 	if err != nil {
-		return nil, parseFailed(platforms.CVDR, err)
+		return nil, mcpkit.ParseFailed(platforms.CVDR, err)
 	}
 	return page(platforms.CVDR, pg, in.Offset, ans), nil
 }
 
 type cvdrFetchIn struct {
 	ID string `json:"id" jsonschema_description:"CVDR identifier of the version, e.g. CVDR100394_2 (from cvdr_search or a reference)." jsonschema_extras:"examples=CVDR100394_2"`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
-func (c *connector) cvdrFetch(ctx context.Context, in cvdrFetchIn) (*docOut, *mcpgo.CallToolResult) {
+func (c *connector) cvdrFetch(ctx context.Context, in cvdrFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	d, answers, fail := c.fetchDocument(ctx, platforms.CVDR, in.ID, "",
 		"The CVDR holds no regulation version "+strings.TrimSpace(in.ID)+": check the identifier or take one from cvdr_search.")
 	if fail != nil {
 		return nil, fail
 	}
-	return doc(platforms.CVDR, d, in.Offset, c.chars(in.textPageIn), answers...), nil
+	return doc(platforms.CVDR, d, in.Offset, c.chars(in.TextPageIn), answers...), nil
 }

@@ -7,6 +7,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/oa"
 )
@@ -24,15 +25,15 @@ type oaSearchIn struct {
 	Organisation string `json:"organisation,omitempty" jsonschema_description:"Only documents of this body (its key, e.g. utrecht)."`
 	Limit        int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=oa.MaxLimit,default=10"`
 	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=10000,default=0"`
-	datesIn
+	mcpkit.DatesIn
 }
 
-func (c *connector) oaSearch(ctx context.Context, in oaSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+func (c *connector) oaSearch(ctx context.Context, in oaSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	p := oa.SearchParams{Query: in.Query, Organisation: in.Organisation, DateFrom: in.DateFrom,
 		DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	r, err := c.settings().oa.SearchRequest(p)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.OA, r)
 	if fail != nil {
@@ -40,7 +41,7 @@ func (c *connector) oaSearch(ctx context.Context, in oaSearchIn) (*pageOut, *mcp
 	}
 	pg, err := oa.ParseSearch(ans.Body, p.Offset)
 	if err != nil {
-		return nil, parseFailed(platforms.OA, err)
+		return nil, mcpkit.ParseFailed(platforms.OA, err)
 	}
 	return page(platforms.OA, pg, p.Offset, ans), nil
 }
@@ -48,14 +49,14 @@ func (c *connector) oaSearch(ctx context.Context, in oaSearchIn) (*pageOut, *mcp
 type oaFetchIn struct {
 	ID   string `json:"id" jsonschema_description:"Document id from oa_search." jsonschema_extras:"examples=utrecht-000123"`
 	Page int    `json:"page,omitempty" jsonschema_description:"Page of the document, from 1." jsonschema_extras:"minimum=1,maximum=100000,default=1"`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
-func (c *connector) oaFetch(ctx context.Context, in oaFetchIn) (*docOut, *mcpgo.CallToolResult) {
+func (c *connector) oaFetch(ctx context.Context, in oaFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	ep := c.settings().oa
 	r, err := ep.DocumentRequest(in.ID)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.OA, r)
 	if fail != nil {
@@ -63,13 +64,13 @@ func (c *connector) oaFetch(ctx context.Context, in oaFetchIn) (*docOut, *mcpgo.
 	}
 	d, err := oa.ParseDocument(ans.Body)
 	if err != nil {
-		return nil, parseFailed(platforms.OA, err)
+		return nil, mcpkit.ParseFailed(platforms.OA, err)
 	}
 	used := []*subrequest.Answer{ans}
 	if d.Text == "" {
 		tr, err := ep.TextRequest(in.ID, in.Page)
 		if err != nil {
-			return nil, invalid(err)
+			return nil, mcpkit.Invalid(err)
 		}
 		tans, fail := c.call(ctx, platforms.OA, tr)
 		if fail != nil {
@@ -77,7 +78,7 @@ func (c *connector) oaFetch(ctx context.Context, in oaFetchIn) (*docOut, *mcpgo.
 		}
 		tp, err := oa.ParseText(tans.Body)
 		if err != nil {
-			return nil, parseFailed(platforms.OA, err)
+			return nil, mcpkit.ParseFailed(platforms.OA, err)
 		}
 		used = append(used, tans)
 		d.Text = tp.Text
@@ -90,5 +91,5 @@ func (c *connector) oaFetch(ctx context.Context, in oaFetchIn) (*docOut, *mcpgo.
 			d.Meta["next_page"] = strconv.Itoa(tp.Page + 1)
 		}
 	}
-	return doc(platforms.OA, d, in.Offset, c.chars(in.textPageIn), used...), nil
+	return doc(platforms.OA, d, in.Offset, c.chars(in.TextPageIn), used...), nil
 }

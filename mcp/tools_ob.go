@@ -6,6 +6,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/ob"
 )
@@ -22,15 +23,15 @@ type obSearchIn struct {
 	Creator     string `json:"creator,omitempty" jsonschema_description:"Issuing body, e.g. a municipality (Bergeijk) or ministry."`
 	Limit       int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=ob.MaxLimit,default=10"`
 	Offset      int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page). The platform fails on deeper pages; narrow the dates instead." jsonschema_extras:"minimum=0,maximum=4900,default=0"`
-	datesIn
+	mcpkit.DatesIn
 }
 
-func (c *connector) obSearch(ctx context.Context, in obSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+func (c *connector) obSearch(ctx context.Context, in obSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	p := ob.SearchParams{Query: in.Query, Publication: in.Publication, Creator: in.Creator,
 		DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	r, err := ob.SearchRequest(p)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.OB, r)
 	if fail != nil {
@@ -38,17 +39,17 @@ func (c *connector) obSearch(ctx context.Context, in obSearchIn) (*pageOut, *mcp
 	}
 	pg, _, err := ob.ParseSearch(ans.Body)
 	if err != nil {
-		return nil, parseFailed(platforms.OB, err)
+		return nil, mcpkit.ParseFailed(platforms.OB, err)
 	}
 	return page(platforms.OB, pg, p.Offset, ans), nil
 }
 
 type obFetchIn struct {
 	ID string `json:"id" jsonschema_description:"Publication identifier, e.g. stb-2018-84." jsonschema_extras:"examples=stb-2018-84"`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
-func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*docOut, *mcpgo.CallToolResult) {
+func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	id := strings.ToLower(strings.TrimSpace(in.ID))
 	d, answers, fail := c.fetchDocument(ctx, platforms.OB, in.ID, "",
 		"Officiële Bekendmakingen has no publication "+id+": check the identifier or take one from ob_search.")
@@ -58,5 +59,5 @@ func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*docOut, *mcpgo.
 	if d.Text == "" {
 		d.Text = "No XML edition exists (publications before 1995 are scanned PDF only); see the pdf link."
 	}
-	return doc(platforms.OB, d, in.Offset, c.chars(in.textPageIn), answers...), nil
+	return doc(platforms.OB, d, in.Offset, c.chars(in.TextPageIn), answers...), nil
 }

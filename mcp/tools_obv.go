@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/cachestatus"
+	"github.com/besluitbron/besluitbron/mcpkit"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -62,11 +63,11 @@ type obvSearchIn struct {
 	Sort         string `json:"sort,omitempty" jsonschema_description:"Order: date_desc (newest first), date_asc or title_asc. There is no relevance order: the platform answers newest first when sort is omitted." jsonschema_extras:"enum=obv.Sorts"`
 	Limit        int    `json:"limit,omitempty" jsonschema_description:"Results per page. Larger pages cost more budget units (see Cost in the tool description)." jsonschema_extras:"minimum=1,maximum=obv.MaxLimit,default=10"`
 	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=10000,default=0"`
-	datesIn
+	mcpkit.DatesIn
 }
 
 type obvSearchOut struct {
-	pageOut
+	mcpkit.PageOut
 	BudgetUnits int `json:"budget_units" jsonschema_description:"Budget units this search cost the platform's shared budget (the price under Cost in the tool description)."`
 }
 
@@ -75,7 +76,7 @@ func (c *connector) obvSearch(ctx context.Context, in obvSearchIn) (*obvSearchOu
 		Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	r, err := obv.SearchRequest(p)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	if p.Organization != "" {
 		if res := c.checkOrganization(ctx, p.Organization); res != nil {
@@ -88,23 +89,23 @@ func (c *connector) obvSearch(ctx context.Context, in obvSearchIn) (*obvSearchOu
 	}
 	pg, err := parsePage(platforms.OBV, "obv.search", ans.Body, obv.ParseSearch)
 	if err != nil {
-		return nil, parseFailed(platforms.OBV, err)
+		return nil, mcpkit.ParseFailed(platforms.OBV, err)
 	}
-	return &obvSearchOut{pageOut: *page(platforms.OBV, pg, p.Offset, ans), BudgetUnits: obv.Cost(p.Limit)}, nil
+	return &obvSearchOut{PageOut: *page(platforms.OBV, pg, p.Offset, ans), BudgetUnits: obv.Cost(p.Limit)}, nil
 }
 
 type obvFetchIn struct {
 	ID string `json:"id" jsonschema_description:"Entity id, e.g. document:notubiz:gemeente:soest:12345." jsonschema_extras:"examples=document:notubiz:gemeente:soest:12345"`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
-func (c *connector) obvFetch(ctx context.Context, in obvFetchIn) (*docOut, *mcpgo.CallToolResult) {
+func (c *connector) obvFetch(ctx context.Context, in obvFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	d, answers, fail := c.fetchDocument(ctx, platforms.OBV, in.ID, "",
 		"OpenBesluitvorming has no entity "+in.ID+": take an id from obv_search.")
 	if fail != nil {
 		return nil, fail
 	}
-	return doc(platforms.OBV, d, in.Offset, c.chars(in.textPageIn), answers...), nil
+	return doc(platforms.OBV, d, in.Offset, c.chars(in.TextPageIn), answers...), nil
 }
 
 type obvSourcesIn struct {
@@ -114,7 +115,7 @@ type obvSourcesIn struct {
 }
 
 type obvSourcesOut struct {
-	resultMeta
+	mcpkit.Meta
 	Count         int          `json:"count"`
 	Organizations []obvOrgItem `json:"organizations"`
 }
@@ -132,7 +133,7 @@ func (c *connector) obvSourcesTool(ctx context.Context, in obvSourcesIn) (*obvSo
 		return nil, fail
 	}
 	name := strings.ToLower(in.Name)
-	out := &obvSourcesOut{resultMeta: meta(platforms.OBV, ans), Organizations: []obvOrgItem{}}
+	out := &obvSourcesOut{Meta: meta(platforms.OBV, ans), Organizations: []obvOrgItem{}}
 	for _, s := range list {
 		if (!in.IncludeNotImplemented && !s.Implemented) || (in.OrganizationType != "" && s.OrganizationType != in.OrganizationType) {
 			continue
@@ -153,7 +154,7 @@ type obvStatusIn struct {
 }
 
 type obvStatusOut struct {
-	resultMeta
+	mcpkit.Meta
 	GeneratedAt  string               `json:"generated_at" jsonschema_description:"When the platform made the status."`
 	FetchedAt    string               `json:"fetched_at" jsonschema_description:"When BesluitBron fetched it (RFC 3339)."`
 	AgeSeconds   int                  `json:"age_seconds"`
@@ -191,7 +192,7 @@ func (c *connector) obvStatus(ctx context.Context, in obvStatusIn) (*obvStatusOu
 		rows = rows[:in.Limit]
 	}
 	age := c.now().Sub(snap.Fetched).Round(time.Second)
-	out := &obvStatusOut{resultMeta: resultMeta{Platform: platforms.OBV, FromCache: !now || cachestatus.Hit(snap.Cache)},
+	out := &obvStatusOut{Meta: mcpkit.Meta{Platform: platforms.OBV, FromCache: !now || cachestatus.Hit(snap.Cache)},
 		GeneratedAt: snap.Status.GeneratedAt, FetchedAt: snap.Fetched.UTC().Format(time.RFC3339), AgeSeconds: int(age.Seconds()),
 		States: counts, Suppliers: snap.Status.Suppliers, Sources: rows, HasMore: more,
 		MaintainedBy: "BesluitBron maintenance (shared session)"}
@@ -211,7 +212,7 @@ func (c *connector) obvSources(ctx context.Context) ([]obv.Source, *subrequest.A
 	var pe *adapters.ParseError
 	switch {
 	case errors.As(err, &pe):
-		return nil, nil, parseFailed(platforms.OBV, pe.Err)
+		return nil, nil, mcpkit.ParseFailed(platforms.OBV, pe.Err)
 	case err != nil:
 		return nil, nil, mcpgo.NewToolResultError(failureText(platforms.OBV, err))
 	}
@@ -295,7 +296,7 @@ func (c *connector) laadstatus(ctx context.Context) (snap *app.Laadstatus, fetch
 	}
 	st, err := obv.ParseStatus(ans.Body)
 	if err != nil {
-		return nil, false, parseFailed(platforms.OBV, err)
+		return nil, false, mcpkit.ParseFailed(platforms.OBV, err)
 	}
 	l := app.Laadstatus{Status: st, Fetched: c.now(), Cache: ans.Cache, QueueWaitMS: ans.QueueWaitMS}
 	if k != nil {

@@ -6,6 +6,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/opentk"
 )
@@ -25,10 +26,10 @@ type opentkSearchIn struct {
 	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page). OpenTK returns at most 280." jsonschema_extras:"minimum=0,maximum=opentk.MaxResults,default=0"`
 }
 
-func (c *connector) opentkSearch(ctx context.Context, in opentkSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+func (c *connector) opentkSearch(ctx context.Context, in opentkSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	r, err := opentk.SearchRequest(in.Query, in.TwoMonths, in.Kind)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.OpenTK, r)
 	if fail != nil {
@@ -36,7 +37,7 @@ func (c *connector) opentkSearch(ctx context.Context, in opentkSearchIn) (*pageO
 	}
 	pg, err := opentk.ParseSearch(ans.Body, in.Offset, in.Limit)
 	if err != nil {
-		return nil, parseFailed(platforms.OpenTK, err)
+		return nil, mcpkit.ParseFailed(platforms.OpenTK, err)
 	}
 	return page(platforms.OpenTK, pg, in.Offset, ans), nil
 }
@@ -44,13 +45,13 @@ func (c *connector) opentkSearch(ctx context.Context, in opentkSearchIn) (*pageO
 type opentkFetchIn struct {
 	ID       string `json:"id" jsonschema_description:"Id of the hit: a document number (2023D41173) or GUID, a Verslag's meeting id, or another category's number." jsonschema_extras:"examples=2023D41173"`
 	Category string `json:"category,omitempty" jsonschema_description:"The hit's type (a document when omitted; a GUID that is no document is tried as minutes)." jsonschema_extras:"enum=opentk.Categories"`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
-// opentkFetchOut is a document or minutes (docOut's fields), or for a hit
+// opentkFetchOut is a document or minutes (mcpkit.DocOut's fields), or for a hit
 // OpenTK has no text of, what it is and its link (fetchable false).
 type opentkFetchOut struct {
-	resultMeta
+	mcpkit.Meta
 	Document   *adapters.Document `json:"document,omitempty" jsonschema_description:"The document's metadata (when fetched)."`
 	Text       string             `json:"text,omitempty" jsonschema_description:"One page of the text."`
 	TextOffset int                `json:"text_offset,omitempty"`
@@ -63,8 +64,8 @@ type opentkFetchOut struct {
 	Note       string             `json:"note,omitempty"`
 }
 
-func fetched(d *docOut) *opentkFetchOut {
-	return &opentkFetchOut{resultMeta: d.resultMeta, Document: &d.Document, Text: d.Text, TextOffset: d.TextOffset,
+func fetched(d *mcpkit.DocOut) *opentkFetchOut {
+	return &opentkFetchOut{Meta: d.Meta, Document: &d.Document, Text: d.Text, TextOffset: d.TextOffset,
 		TotalChars: d.TotalChars, NextOffset: d.NextOffset, Note: d.Note}
 }
 
@@ -79,7 +80,7 @@ func (c *connector) opentkFetch(ctx context.Context, in opentkFetchIn) (*opentkF
 	if fail != nil {
 		return nil, fail
 	}
-	return fetched(doc(platforms.OpenTK, d, in.Offset, c.chars(in.textPageIn), answers...)), nil
+	return fetched(doc(platforms.OpenTK, d, in.Offset, c.chars(in.TextPageIn), answers...)), nil
 }
 
 // opentkUnfetchable answers for a hit OpenTK cannot render as text: what it
@@ -87,10 +88,10 @@ func (c *connector) opentkFetch(ctx context.Context, in opentkFetchIn) (*opentkF
 func (c *connector) opentkUnfetchable(category, id string) (*opentkFetchOut, *mcpgo.CallToolResult) {
 	id, err := opentk.ValidItem(id)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	no := false
-	out := &opentkFetchOut{resultMeta: meta(platforms.OpenTK), ID: id, Category: category, Fetchable: &no}
+	out := &opentkFetchOut{Meta: meta(platforms.OpenTK), ID: id, Category: category, Fetchable: &no}
 	out.Note = "This " + category + " is " + opentk.What(category) + ". OpenTK has no text of it to fetch; its search hit (title and snippet) is what OpenTK returns."
 	if u := opentk.ItemURL(category, id); u != "" {
 		out.URL = u

@@ -7,6 +7,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/ori"
 )
@@ -22,14 +23,14 @@ type oriSearchIn struct {
 	Source string `json:"source,omitempty" jsonschema_description:"One organisation: its key (alkmaar; searches ori_, osi_ and owi_ indices), a prefixed key (osi_limburg, owi_limburg) or an OpenBesluitvorming key (provincie_limburg)."`
 	Limit  int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=ori.MaxLimit,default=10"`
 	Offset int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=9900,default=0"`
-	datesIn
+	mcpkit.DatesIn
 }
 
-func (c *connector) oriSearch(ctx context.Context, in oriSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+func (c *connector) oriSearch(ctx context.Context, in oriSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	p := ori.SearchParams{Query: in.Query, Source: in.Source, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	r, err := ori.SearchRequest(p)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	k := c.calls(ctx, platforms.ORI)
 	body, err := k.get(r)
@@ -39,27 +40,27 @@ func (c *connector) oriSearch(ctx context.Context, in oriSearchIn) (*pageOut, *m
 	names, _ := ori.Names(&c.lists, c.now(), body, k.get)
 	pg, err := ori.ParseSearch(body, p.Offset, names)
 	if err != nil {
-		return nil, parseFailed(platforms.ORI, err)
+		return nil, mcpkit.ParseFailed(platforms.ORI, err)
 	}
 	return page(platforms.ORI, pg, p.Offset, k.answers...), nil
 }
 
 type oriFetchIn struct {
 	ID string `json:"id" jsonschema_description:"Document id from ori_search." jsonschema_extras:"examples=123456"`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
-func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*docOut, *mcpgo.CallToolResult) {
+func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	k := c.calls(ctx, platforms.ORI)
 	d, err := ori.Fetch(&c.lists, c.now(), in.ID, k.get)
 	var bad *adapters.InvalidError
 	switch {
 	case errors.As(err, &bad):
-		return nil, invalid(bad.Err)
+		return nil, mcpkit.Invalid(bad.Err)
 	case errors.Is(err, adapters.ErrNoDocument):
 		return nil, mcpgo.NewToolResultError("The ORI index has no document " + in.ID + ": take an id from ori_search.")
 	case err != nil:
 		return nil, k.failed(err)
 	}
-	return doc(platforms.ORI, d, in.Offset, c.chars(in.textPageIn), k.answers...), nil
+	return doc(platforms.ORI, d, in.Offset, c.chars(in.TextPageIn), k.answers...), nil
 }

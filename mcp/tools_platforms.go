@@ -7,6 +7,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -17,7 +18,7 @@ Cost: free; it asks no platform.`
 type platformsIn struct{}
 
 type platformsOut struct {
-	resultMeta
+	mcpkit.Meta
 	Connector string        `json:"connector" jsonschema_description:"This connector's name."`
 	Platforms []platformRow `json:"platforms" jsonschema_description:"The platforms this connector offers, in its order."`
 }
@@ -31,7 +32,7 @@ type platformRow struct {
 }
 
 func (c *connector) platformsTool(_ context.Context, _ platformsIn) (*platformsOut, *mcpgo.CallToolResult) {
-	out := &platformsOut{resultMeta: resultMeta{Platform: "besluitbron"}, Connector: c.name, Platforms: []platformRow{}}
+	out := &platformsOut{Meta: mcpkit.Meta{Platform: "besluitbron"}, Connector: c.name, Platforms: []platformRow{}}
 	for _, key := range c.settings().platforms {
 		p, _ := platforms.Get(key)
 		h := c.health.get(key)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
@@ -32,12 +33,12 @@ type rechtspraakSearchIn struct {
 	Limit     int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=rechtspraak.MaxLimit,default=20"`
 	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page). With query and sort=DESC at most 1000: page deeper with after." jsonschema_extras:"minimum=0,maximum=100000,default=0"`
 	After     string `json:"after,omitempty" jsonschema_description:"With query and sort=DESC: next_after of the previous page, for the page after it (a page this way costs the same however deep). Not with offset."`
-	datesIn
+	mcpkit.DatesIn
 }
 
 // rechtspraakSearchOut is a page of rulings, and where they came from.
 type rechtspraakSearchOut struct {
-	pageOut
+	mcpkit.PageOut
 	Provenance string `json:"provenance,omitempty" jsonschema_description:"With query: BesluitBron's index of Rechtspraak's feed answered, and how complete it is."`
 	NextAfter  string `json:"next_after,omitempty" jsonschema_description:"With query, newest first: pass as after for the next page (given instead of next_offset)."`
 }
@@ -47,7 +48,7 @@ func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchI
 		return c.rechtspraakWords(ctx, in)
 	}
 	if in.After != "" {
-		return nil, invalid(errors.New("after pages a query's newest-first results (query with sort=DESC); without query, page with offset"))
+		return nil, mcpkit.Invalid(errors.New("after pages a query's newest-first results (query with sort=DESC); without query, page with offset"))
 	}
 	if in.Sort == "" || in.Sort == "relevance" {
 		// Without words nothing is more relevant than another: newest
@@ -72,7 +73,7 @@ func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchI
 	}
 	r, err := rechtspraak.SearchRequest(p)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
 	if fail != nil {
@@ -80,9 +81,9 @@ func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchI
 	}
 	pg, err := rechtspraak.ParseSearch(ans.Body, p)
 	if err != nil {
-		return nil, parseFailed(platforms.Rechtspraak, err)
+		return nil, mcpkit.ParseFailed(platforms.Rechtspraak, err)
 	}
-	return &rechtspraakSearchOut{pageOut: *page(platforms.Rechtspraak, pg, p.Offset, append(k.answers, ans)...)}, nil
+	return &rechtspraakSearchOut{PageOut: *page(platforms.Rechtspraak, pg, p.Offset, append(k.answers, ans)...)}, nil
 }
 
 // rechtspraakWords answers query from the app's index of the feed: the
@@ -90,9 +91,9 @@ func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchI
 func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn) (*rechtspraakSearchOut, *mcpgo.CallToolResult) {
 	switch {
 	case in.LegalArea != "":
-		return nil, invalid(errors.New("legal_area cannot be combined with query: the index holds each ruling's court, date, type, title and summary; drop legal_area or query"))
+		return nil, mcpkit.Invalid(errors.New("legal_area cannot be combined with query: the index holds each ruling's court, date, type, title and summary; drop legal_area or query"))
 	case in.Sort == "ASC":
-		return nil, invalid(errors.New("sort=ASC cannot be combined with query: a word search is best match first, or newest first with sort=DESC"))
+		return nil, mcpkit.Invalid(errors.New("sort=ASC cannot be combined with query: a word search is best match first, or newest first with sort=DESC"))
 	}
 	idx := c.settings().caseLaw
 	if idx == nil {
@@ -111,11 +112,11 @@ func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn
 	case errors.As(err, &unfit) && unfit.Reason == adapters.UnfitIndexUnavailable:
 		return nil, mcpgo.NewToolResultError(unfit.Why + ". Search without query (by court, legal area and dates) meanwhile.")
 	case errors.As(err, &unfit):
-		return nil, invalid(errors.New(unfit.Why))
+		return nil, mcpkit.Invalid(errors.New(unfit.Why))
 	case err != nil:
 		return nil, k.failed(err)
 	}
-	out := &rechtspraakSearchOut{pageOut: *page(platforms.Rechtspraak, pg, in.Offset, k.answers...), Provenance: pg.Provenance, NextAfter: next}
+	out := &rechtspraakSearchOut{PageOut: *page(platforms.Rechtspraak, pg, in.Offset, k.answers...), Provenance: pg.Provenance, NextAfter: next}
 	if next != "" {
 		out.NextOffset = 0 // newest first, the cursor is the way on: an offset stops at 1000
 	}
@@ -125,13 +126,13 @@ func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn
 type rechtspraakFetchIn struct {
 	ECLI         string `json:"ecli" jsonschema_description:"ECLI, e.g. ECLI:NL:HR:2014:952." jsonschema_extras:"examples=ECLI:NL:HR:2014:952"`
 	MetadataOnly bool   `json:"metadata_only,omitempty" jsonschema_description:"Only metadata and summary (cheap)." jsonschema_extras:"default=false"`
-	textPageIn
+	mcpkit.TextPageIn
 }
 
-func (c *connector) rechtspraakFetch(ctx context.Context, in rechtspraakFetchIn) (*docOut, *mcpgo.CallToolResult) {
+func (c *connector) rechtspraakFetch(ctx context.Context, in rechtspraakFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	r, err := rechtspraak.ContentRequest(in.ECLI, in.MetadataOnly)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
 	if fail != nil {
@@ -139,9 +140,9 @@ func (c *connector) rechtspraakFetch(ctx context.Context, in rechtspraakFetchIn)
 	}
 	d, err := rechtspraak.ParseContent(ans.Body)
 	if err != nil {
-		return nil, parseFailed(platforms.Rechtspraak, err)
+		return nil, mcpkit.ParseFailed(platforms.Rechtspraak, err)
 	}
-	return doc(platforms.Rechtspraak, d, in.Offset, c.chars(in.textPageIn), ans), nil
+	return doc(platforms.Rechtspraak, d, in.Offset, c.chars(in.TextPageIn), ans), nil
 }
 
 type rechtspraakListsIn struct {
@@ -150,7 +151,7 @@ type rechtspraakListsIn struct {
 }
 
 type rechtspraakListsOut struct {
-	resultMeta
+	mcpkit.Meta
 	List  string          `json:"list"`
 	Count int             `json:"count"`
 	Items []adapters.Item `json:"items"`
@@ -162,7 +163,7 @@ func (c *connector) rechtspraakLists(ctx context.Context, in rechtspraakListsIn)
 		return nil, fail
 	}
 	filter := strings.ToLower(in.Name)
-	out := &rechtspraakListsOut{resultMeta: meta(platforms.Rechtspraak, ans), List: in.List, Items: []adapters.Item{}}
+	out := &rechtspraakListsOut{Meta: meta(platforms.Rechtspraak, ans), List: in.List, Items: []adapters.Item{}}
 	for _, it := range items {
 		if filter == "" || strings.Contains(strings.ToLower(it.Label+" "+it.Key+" "+it.Extra["afkorting"]), filter) {
 			out.Items = append(out.Items, it)
@@ -175,7 +176,7 @@ func (c *connector) rechtspraakLists(ctx context.Context, in rechtspraakListsIn)
 func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapters.Item, *subrequest.Answer, *mcpgo.CallToolResult) {
 	r, err := rechtspraak.ListRequest(name)
 	if err != nil {
-		return nil, nil, invalid(err)
+		return nil, nil, mcpkit.Invalid(err)
 	}
 	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
 	if fail != nil {
@@ -183,7 +184,7 @@ func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapter
 	}
 	items, err := rechtspraak.ParseList(ans.Body)
 	if err != nil {
-		return nil, nil, parseFailed(platforms.Rechtspraak, err)
+		return nil, nil, mcpkit.ParseFailed(platforms.Rechtspraak, err)
 	}
 	c.lists.Put("rechtspraak:"+strings.ToLower(name), items, c.now())
 	return items, ans, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/obv"
 )
@@ -34,11 +35,11 @@ type searchAllIn struct {
 	Platforms    string `json:"platforms,omitempty" jsonschema_description:"Only these platforms: keys separated by commas, e.g. obv,tk (see besluitbron_platforms); default every platform of this connector."`
 	Limit        int    `json:"limit,omitempty" jsonschema_description:"Hits asked of each platform. Larger pages cost OpenBesluitvorming more budget (see Cost)." jsonschema_extras:"minimum=1,maximum=50,default=10"`
 	Sort         string `json:"sort,omitempty" jsonschema_description:"Order of the merged hits: relevance or date (newest first). Default relevance when query has words, date otherwise." jsonschema_extras:"enum=fanout.Sorts"`
-	datesIn
+	mcpkit.DatesIn
 }
 
 type searchAllOut struct {
-	resultMeta
+	mcpkit.Meta
 	fanout.Result
 }
 
@@ -92,10 +93,10 @@ func (c *connector) searchAll(ctx context.Context, in searchAllIn) (*searchAllOu
 		}
 	}
 	if err := e.Check(q); err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	res := e.Search(ctx, q, nil)
-	m := resultMeta{Platform: "besluitbron", FromCache: true}
+	m := mcpkit.Meta{Platform: "besluitbron", FromCache: true}
 	asked := 0
 	for _, o := range res.Outcomes {
 		if o.State == fanout.StateSkipped {
@@ -106,16 +107,16 @@ func (c *connector) searchAll(ctx context.Context, in searchAllIn) (*searchAllOu
 		m.QueueWaitMS += o.QueueWaitMS
 	}
 	m.FromCache = m.FromCache && asked > 0
-	return &searchAllOut{resultMeta: m, Result: res}, nil
+	return &searchAllOut{Meta: m, Result: res}, nil
 }
 
 // resourceLinks: each merged hit that is a resource becomes a
 // resource_link, as on every platform's search.
-func (o *searchAllOut) resourceLinks() []mcpgo.ResourceLink {
+func (o *searchAllOut) ResourceLinks() []mcpgo.ResourceLink {
 	var out []mcpgo.ResourceLink
 	for _, h := range o.Hits {
 		if h.URI != "" {
-			out = append(out, documentLink(h.URI, h.ID, h.Title, h.Citation, h.Date))
+			out = append(out, mcpkit.DocumentLink(h.URI, h.ID, h.Title, h.Citation, h.Date))
 		}
 	}
 	return out

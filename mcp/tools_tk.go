@@ -8,6 +8,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/tk"
 )
@@ -27,7 +28,7 @@ func tkFailed(k *calls, err error) *mcpgo.CallToolResult {
 	var mismatch *tk.MismatchError
 	switch {
 	case errors.As(err, &bad):
-		return parseFailed(platforms.TK, bad.Err)
+		return mcpkit.ParseFailed(platforms.TK, bad.Err)
 	case errors.As(err, &unread):
 		return mcpgo.NewToolResultError("The Tweede Kamer's OData service description " + unread.Root + "/$metadata could not be read, so the field names are unknown. " +
 			"The OData root may have moved (tk_odata_root; " + tk.DefaultRoot + " is unconfirmed). " + failureText(platforms.TK, unread.Err))
@@ -63,13 +64,13 @@ type tkSearchIn struct {
 	Soort  string `json:"soort,omitempty" jsonschema_description:"Document kind, e.g. Motie, Amendement, Brief regering, Schriftelijke vragen."`
 	Limit  int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=tk.PageSize,default=10"`
 	Offset int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=100000,default=0"`
-	datesIn
+	mcpkit.DatesIn
 }
 
-func (c *connector) tkSearch(ctx context.Context, in tkSearchIn) (*pageOut, *mcpgo.CallToolResult) {
+func (c *connector) tkSearch(ctx context.Context, in tkSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	p := tk.SearchParams{Query: in.Query, Soort: in.Soort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	if err := p.Check(); err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	k := c.calls(ctx, platforms.TK)
 	e, err := c.tkEntity(k, "Document")
@@ -87,11 +88,11 @@ type tkFetchIn struct {
 	ID string `json:"id" jsonschema_description:"Document number (e.g. 2023D41173) or GUID." jsonschema_extras:"examples=2023D41173"`
 }
 
-func (c *connector) tkFetch(ctx context.Context, in tkFetchIn) (*docOut, *mcpgo.CallToolResult) {
+func (c *connector) tkFetch(ctx context.Context, in tkFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	raw := in.ID
 	id, err := tk.ParseDocumentID(raw)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
 	k := c.calls(ctx, platforms.TK)
 	d, err := tk.Fetch(id, func() (*tk.Schema, error) { return c.tkSchema(k) }, k.get)
@@ -111,7 +112,7 @@ type tkListIn struct {
 }
 
 type listOut struct {
-	resultMeta
+	mcpkit.Meta
 	Count     int             `json:"count"`
 	Items     []adapters.Item `json:"items"`
 	Truncated bool            `json:"truncated,omitempty" jsonschema_description:"The list is longer than BesluitBron reads in one call."`
@@ -144,7 +145,7 @@ func (c *connector) tkList(ctx context.Context, set string, in tkListIn) (*listO
 			out.Items = append(out.Items, it)
 		}
 	}
-	out.resultMeta, out.Count = meta(platforms.TK, k.answers...), len(out.Items)
+	out.Meta, out.Count = meta(platforms.TK, k.answers...), len(out.Items)
 	if l.Truncated {
 		out.Truncated = true
 		out.Note = "The list is longer than BesluitBron reads in one call; narrow it with name."

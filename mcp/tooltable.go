@@ -103,17 +103,18 @@ type toolHandler[In, Out any] func(c *connector, ctx context.Context, in In) (*O
 
 // typed makes a table row of a tool of the connector's own.
 func typed[In, Out any](name, title, cost, desc string, h toolHandler[In, Out]) toolSpec {
-	return specOf(mcpkit.Typed(name, title, cost, desc, func(ctx context.Context, env mcpkit.Env, in In) (*Out, *mcpgo.CallToolResult) {
-		return h(env.(*connector), ctx, in)
+	return specOf("", mcpkit.Typed(name, title, cost, desc, func(ctx context.Context, env mcpkit.Env, in In) (*Out, *mcpgo.CallToolResult) {
+		return h(env.(*toolCallEnv).connector, ctx, in)
 	}))
 }
 
-// specOf is the table row of t, whoever wrote it (the connector, or a
-// platform: mcpkit.ToolProvider). The handler chain: checkArguments (the
-// schema a client sees, defaults filled in), t.Run (binds into its input
-// type and does the work), and the result as structuredContent beside
-// its text.
-func specOf(t mcpkit.Tool) toolSpec {
+// specOf is the table row of t, whoever wrote it (the connector, or
+// platform's: mcpkit.ToolProvider). The handler chain: checkArguments (the
+// schema a client sees, defaults filled in), t.Run on the call's own
+// mcpkit.Env (binds into its input type and does the work), the result's
+// Meta from the platform answers behind it where the tool left it
+// empty, and the result as structuredContent beside its text.
+func specOf(platform string, t mcpkit.Tool) toolSpec {
 	mt := buildTool(t, mcpgo.WithDescription(t.Desc), readOnly(t.Title))
 	return toolSpec{tool: mt, wire: wireTool(mt), cost: t.Cost, in: t.In, out: t.Out,
 		handler: func(c *connector) server.ToolHandlerFunc {
@@ -125,10 +126,12 @@ func specOf(t mcpkit.Tool) toolSpec {
 				// BindArguments prefers the raw JSON: bind the checked
 				// arguments instead.
 				req.Params.Arguments, req.Params.RawArguments = args, nil
-				out, fail := t.Run(ctx, c, req)
+				call := &toolCallEnv{connector: c}
+				out, fail := t.Run(ctx, call, req)
 				if fail != nil {
 					return fail, nil
 				}
+				call.fillMeta(platform, out)
 				return structured(out), nil
 			}
 		}}
@@ -152,7 +155,7 @@ var allTools = sync.OnceValue(func() []platformTools {
 		}
 		row := platformTools{key: p.Platform().Key}
 		for _, t := range tp.Tools() {
-			row.tools = append(row.tools, specOf(t))
+			row.tools = append(row.tools, specOf(row.key, t))
 		}
 		out = append(out, row)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
 // Env is what a prompt's plan or a completion may ask of the connector
@@ -40,6 +41,26 @@ type Env interface {
 	// it unless the platform failed to give it a moment ago; ok is false
 	// when there is no list. A completion reads its lists so.
 	Memoised(ctx context.Context, memoKey string, load func() (any, error)) (v any, ok bool)
+
+	// What a tool's work asks besides. Each platform answer a tool call
+	// gets through Getter, Call or FetchDocument counts in its result's
+	// Meta (from_cache, queue_wait_ms), which the connector fills.
+
+	// Call runs one request on platform key's route: the body of a 2xx
+	// answer, else the isError result that says what happened and when
+	// to try again.
+	Call(ctx context.Context, key string, r adapters.Request) ([]byte, *mcpgo.CallToolResult)
+	// Failed is the isError result for an error of a request run through
+	// Getter: a failed call says what the route answered, and anything
+	// else is an answer that did not parse.
+	Failed(key string, err error) *mcpgo.CallToolResult
+	// FetchDocument reads document id (of type kind, where the platform
+	// needs it) through platform key's surface, as the reader does: a
+	// reference the platform refuses is an invalid argument, a document
+	// it lacks says notFound.
+	FetchDocument(ctx context.Context, key, id, kind, notFound string) (adapters.Document, *mcpgo.CallToolResult)
+	// Chars is a fetch's max_chars under the connector's cap.
+	Chars(maxChars int) int
 }
 
 // Instructor is a platform that names itself in the connector's

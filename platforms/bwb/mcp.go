@@ -6,6 +6,9 @@ import (
 	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
+// The bounds and value lists its tools' jsonschema_extras tags name.
+var _ = mcpkit.Values(map[string]int{"bwb.MaxLimit": MaxLimit, "bwb.MaxOffset": MaxOffset}, map[string][]string{"bwb.Types": Types})
+
 // What the laws (wetten.overheid.nl) give the MCP connectors (mcpkit):
 // its words in the instructions, the regulations_on prompt (with the
 // local regulations where the connector offers them), and its part in

@@ -2,6 +2,9 @@ package cvdr
 
 import "github.com/besluitbron/besluitbron/mcpkit"
 
+// The bounds and value lists its tools' jsonschema_extras tags name.
+var _ = mcpkit.Values(map[string]int{"cvdr.MaxLimit": MaxLimit, "cvdr.MaxOffset": MaxOffset}, nil)
+
 // What the local regulations (lokaleregelgeving.overheid.nl) give the MCP
 // connectors (mcpkit): its words in the instructions and its part in
 // law_behind_decision. The regulations_on prompt is the laws' (platforms/

@@ -5,6 +5,9 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
+// The bounds and value lists its tools' jsonschema_extras tags name.
+var _ = mcpkit.Values(map[string]int{"ob.MaxLimit": MaxLimit}, map[string][]string{"ob.Publications": Publications})
+
 // What Officiële Bekendmakingen gives the MCP connectors (mcpkit): its
 // words in the instructions, the publications_on prompt, the completion
 // of a publication, and its part in law_behind_decision.

@@ -10,6 +10,9 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
+// The bounds and value lists its tools' jsonschema_extras tags name.
+var _ = mcpkit.Values(map[string]int{"obv.MaxLimit": MaxLimit}, map[string][]string{"obv.EntityTypes": EntityTypes, "obv.Sorts": Sorts})
+
 // What OpenBesluitvorming gives the MCP connectors (mcpkit): its words in
 // the instructions, the council_decisions prompt, and the completions of
 // organisations and entity types.

@@ -8,6 +8,9 @@ import (
 	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
+// The bounds and value lists its tools' jsonschema_extras tags name.
+var _ = mcpkit.Values(map[string]int{"opentk.MaxResults": MaxResults}, map[string][]string{"opentk.Kinds": Kinds, "opentk.Categories": Categories})
+
 // What OpenTK gives the MCP connectors (mcpkit): its words in the
 // instructions, the parliament_on prompt (with the Gegevensmagazijn's
 // tools where the connector offers them), the completion of a resource's

@@ -8,6 +8,9 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
+// The bounds and value lists its tools' jsonschema_extras tags name.
+var _ = mcpkit.Values(map[string]int{"rechtspraak.MaxLimit": MaxLimit}, map[string][]string{"rechtspraak.Lists": Lists})
+
 // What Rechtspraak gives the MCP connectors (mcpkit): its words in the
 // instructions, the case_law prompt, the completions of courts and legal
 // areas, and how a ruling is fetched.

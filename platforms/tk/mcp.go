@@ -8,6 +8,9 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
+// The bounds and value lists its tools' jsonschema_extras tags name.
+var _ = mcpkit.Values(map[string]int{"tk.PageSize": PageSize}, nil)
+
 // What the Tweede Kamer's Gegevensmagazijn gives the MCP connectors
 // (mcpkit): its words in the instructions, the completions of committees
 // and groups (for OpenTK's parliament_on prompt), and how its documents
