@@ -23,7 +23,7 @@ func TestOBVSearchPriceFromTable(t *testing.T) {
 		t.Fatalf("the table prices no obv search by limit: %+v", rule)
 	}
 	var desc string
-	for _, row := range toolTable {
+	for _, row := range allTools() {
 		for _, s := range row.tools {
 			if s.tool.Name == "obv_search" {
 				desc = s.tool.Description

@@ -58,10 +58,6 @@ func init() {
 			typed("bwb_search", "Search laws and national regulations (wetten.overheid.nl)", mcpkit.CostCheap, bwbSearchDesc, (*connector).bwbSearch),
 			typed("bwb_fetch", "Read a law as in force on a date, or one article (wetten.overheid.nl)", mcpkit.CostFullText, bwbFetchDesc, (*connector).bwbFetch),
 		}},
-		{platforms.CVDR, []toolSpec{
-			typed("cvdr_search", "Search local regulations (lokaleregelgeving.overheid.nl)", mcpkit.CostCheap, cvdrSearchDesc, (*connector).cvdrSearch),
-			typed("cvdr_fetch", "Read a local regulation (lokaleregelgeving.overheid.nl)", mcpkit.CostFullText, cvdrFetchDesc, (*connector).cvdrFetch),
-		}},
 		// ORI Classic was switched off on 2026-11-01: its tools answer from
 		// an ORI-compatible index the operator runs (docs/migration-ori.md).
 		{platforms.ORI, []toolSpec{

@@ -269,7 +269,7 @@ func jsonFields(t reflect.Type) []string {
 
 func allSpecs() []toolSpec {
 	out := append([]toolSpec{}, connectorTools...)
-	for _, p := range toolTable {
+	for _, p := range allTools() {
 		out = append(out, p.tools...)
 	}
 	return out
@@ -317,7 +317,7 @@ func TestToolTable(t *testing.T) {
 		}
 		check("besluitbron", s)
 	}
-	for _, p := range toolTable {
+	for _, p := range allTools() {
 		if _, ok := platforms.Get(p.key); !ok {
 			t.Errorf("table row %q is no platform", p.key)
 		}

@@ -30,3 +30,11 @@ func (provider) ReadReferenceCall() string {
 func (provider) FindLegalBasisCall() string {
 	return "a local regulation with " + mcpkit.Call("cvdr_search", map[string]any{"organisation": "<the body that decided>", "query": "<the regulation's name>", "in_force_on": "<the document's date>"})
 }
+
+// Tools are the platform's MCP tools (tools.go).
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("cvdr_search", "Search local regulations (lokaleregelgeving.overheid.nl)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
+		mcpkit.Typed("cvdr_fetch", "Read a local regulation (lokaleregelgeving.overheid.nl)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+	}
+}
