@@ -41,34 +41,10 @@ func init() {
 			typed("tk_commissies", "Committees (Tweede Kamer)", mcpkit.CostCheap, tkCommissiesDesc, (*connector).tkCommissies),
 			typed("tk_fracties", "Parliamentary groups (Tweede Kamer)", mcpkit.CostCheap, tkFractiesDesc, (*connector).tkFracties),
 		}},
-		{platforms.OpenTK, []toolSpec{
-			typed("opentk_search", "Full-text search in parliament (OpenTK)", mcpkit.CostBudget, opentkSearchDesc, (*connector).opentkSearch),
-			typed("opentk_fetch", "Read a parliamentary document or minutes (OpenTK)", mcpkit.CostFullText, opentkFetchDesc, (*connector).opentkFetch),
-		}},
-		{platforms.OB, []toolSpec{
-			typed("ob_search", "Search official publications (Officiële Bekendmakingen)", mcpkit.CostCheap, obSearchDesc, (*connector).obSearch),
-			typed("ob_fetch", "Read an official publication (Officiële Bekendmakingen)", mcpkit.CostFullText, obFetchDesc, (*connector).obFetch),
-		}},
 		{platforms.Rechtspraak, []toolSpec{
 			typed("rechtspraak_search", "Find court rulings (Rechtspraak)", mcpkit.CostCheap, rechtspraakSearchDesc, (*connector).rechtspraakSearch),
 			typed("rechtspraak_fetch", "Read a court ruling (Rechtspraak)", mcpkit.CostFullText, rechtspraakFetchDesc, (*connector).rechtspraakFetch),
 			typed("rechtspraak_lists", "Courts and legal areas (Rechtspraak value lists)", mcpkit.CostCheap, rechtspraakListsDesc, (*connector).rechtspraakLists),
-		}},
-		{platforms.BWB, []toolSpec{
-			typed("bwb_search", "Search laws and national regulations (wetten.overheid.nl)", mcpkit.CostCheap, bwbSearchDesc, (*connector).bwbSearch),
-			typed("bwb_fetch", "Read a law as in force on a date, or one article (wetten.overheid.nl)", mcpkit.CostFullText, bwbFetchDesc, (*connector).bwbFetch),
-		}},
-		// ORI Classic was switched off on 2026-11-01: its tools answer from
-		// an ORI-compatible index the operator runs (docs/migration-ori.md).
-		{platforms.ORI, []toolSpec{
-			typed("ori_search", "Search council documents (ORI-compatible index)", mcpkit.CostBudget, oriSearchDesc, (*connector).oriSearch),
-			typed("ori_fetch", "Read a council document (ORI-compatible index)", mcpkit.CostFullText, oriFetchDesc, (*connector).oriFetch),
-		}},
-		// Open Archivaris publishes no API description: its tools rest on
-		// assumed endpoints, so an operator has to ask for them.
-		{platforms.OA, []toolSpec{
-			typed("oa_search", "Search the government archive (Open Archivaris)", mcpkit.CostBudget, oaSearchDesc, (*connector).oaSearch),
-			typed("oa_fetch", "Read an archived document (Open Archivaris)", mcpkit.CostFullText, oaFetchDesc, (*connector).oaFetch),
 		}},
 	}
 }

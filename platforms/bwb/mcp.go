@@ -87,3 +87,11 @@ func planRegulations(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	p.Step("Answer: each regulation in force, what it says on the subject (quote the article), and which law it rests on.")
 	return p.Finish(q), nil
 }
+
+// Tools are the platform's MCP tools (tools.go).
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("bwb_search", "Search laws and national regulations (wetten.overheid.nl)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
+		mcpkit.Typed("bwb_fetch", "Read a law as in force on a date, or one article (wetten.overheid.nl)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+	}
+}

@@ -10,3 +10,13 @@ var _ = mcpkit.Values(map[string]int{"oa.MaxLimit": MaxLimit}, nil)
 func (provider) Instruction() string {
 	return `the government archive (Open Archivaris "oa", experimental, where the operator enabled it)`
 }
+
+// Tools are the platform's MCP tools (tools.go).
+// Open Archivaris publishes no API description: its tools rest on
+// assumed endpoints, so an operator has to ask for them.
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("oa_search", "Search the government archive (Open Archivaris)", mcpkit.CostBudget, toolSearchDesc, toolSearch),
+		mcpkit.Typed("oa_fetch", "Read an archived document (Open Archivaris)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+	}
+}

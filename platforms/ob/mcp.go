@@ -64,3 +64,11 @@ func planPublications(_ mcpkit.Env, a mcpkit.Args) (string, error) {
 	p.Step("Answer: each publication with its date, issuing body and what it announces or decides.")
 	return p.Finish(q), nil
 }
+
+// Tools are the platform's MCP tools (tools.go).
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("ob_search", "Search official publications (Officiële Bekendmakingen)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
+		mcpkit.Typed("ob_fetch", "Read an official publication (Officiële Bekendmakingen)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+	}
+}

@@ -98,3 +98,11 @@ func planParliament(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	p.Step("Answer: the motions (adopted or rejected), letters, questions and debates on the subject, newest first, and who submitted or said what.")
 	return p.Finish(q), nil
 }
+
+// Tools are the platform's MCP tools (tools.go).
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("opentk_search", "Full-text search in parliament (OpenTK)", mcpkit.CostBudget, toolSearchDesc, toolSearch),
+		mcpkit.Typed("opentk_fetch", "Read a parliamentary document or minutes (OpenTK)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+	}
+}

@@ -1,4 +1,4 @@
-package mcp
+package bwb
 
 import (
 	"context"
@@ -11,16 +11,15 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/bwb"
 )
 
-const bwbSearchDesc = `Search the Dutch laws and national regulations (wetten.overheid.nl, KOOP's Basiswettenbestand) by words in their title, by type (wet, AMvB, ministeriele-regeling, ...), in force on a date (default today). Returns the BWB identifier (e.g. BWBR0005537, for bwb_fetch), title, type, ministry, the period in force and a link. The service indexes titles, not texts: use the words of a law's name (Algemene wet bestuursrecht, Gemeentewet, Omgevingswet).
+const toolSearchDesc = `Search the Dutch laws and national regulations (wetten.overheid.nl, KOOP's Basiswettenbestand) by words in their title, by type (wet, AMvB, ministeriele-regeling, ...), in force on a date (default today). Returns the BWB identifier (e.g. BWBR0005537, for bwb_fetch), title, type, ministry, the period in force and a link. The service indexes titles, not texts: use the words of a law's name (Algemene wet bestuursrecht, Gemeentewet, Omgevingswet).
 Cost: searches return metadata only and are cheap; the platform's budget (2 requests a second) is shared by all BesluitBron users, and a repeated question comes from the cache.`
 
-const bwbFetchDesc = `Read a law or regulation by BWB identifier (e.g. BWBR0005537): the version in force on date (default today), picked from the regulation's list of versions, whole or only one article (article: 3, 3:40, 2a) or chapter (chapter: Hoofdstuk 2, § 1, afdeling 3.2, bijlage 1), with its text in pages of max_chars (continue with offset=next_offset). Every answer names the version's in-force dates (version) and the Staatsblad or Staatscourant publication the version or part came from (came_from; its ob_id is read by ob_fetch); document.references list every publication that made or changed it. A date before the regulation existed, or an article it does not have, is an error that names what there is.
+const toolFetchDesc = `Read a law or regulation by BWB identifier (e.g. BWBR0005537): the version in force on date (default today), picked from the regulation's list of versions, whole or only one article (article: 3, 3:40, 2a) or chapter (chapter: Hoofdstuk 2, § 1, afdeling 3.2, bijlage 1), with its text in pages of max_chars (continue with offset=next_offset). Every answer names the version's in-force dates (version) and the Staatsblad or Staatscourant publication the version or part came from (came_from; its ob_id is read by ob_fetch); document.references list every publication that made or changed it. A date before the regulation existed, or an article it does not have, is an error that names what there is.
 Cost: two platform requests (the list of versions and the version's text). A version's text never changes and stays cached for months, so other articles and pages of the same version are free. Ask for one article rather than a whole law: the text of a large law runs to hundreds of thousands of characters.`
 
-type bwbSearchIn struct {
+type toolSearchIn struct {
 	Query     string `json:"query,omitempty" jsonschema_description:"Words in the regulation's title, all of them (e.g. bestuursrecht)."`
 	Type      string `json:"type,omitempty" jsonschema_description:"Only this kind of regulation: wet (act), AMvB (order in council), ministeriele-regeling (ministerial regulation), ..." jsonschema_extras:"enum=bwb.Types"`
 	InForceOn string `json:"in_force_on,omitempty" jsonschema_description:"Only regulations in force on this day, YYYY-MM-DD (default today)."`
@@ -28,27 +27,27 @@ type bwbSearchIn struct {
 	Offset    int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=bwb.MaxOffset,default=0"`
 }
 
-func (c *connector) bwbSearch(ctx context.Context, in bwbSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
+func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
 	on := in.InForceOn
 	if on == "" {
-		on = c.now().Format(time.DateOnly)
+		on = c.Now().Format(time.DateOnly)
 	}
-	r, err := bwb.SearchRequest(bwb.SearchParams{Words: in.Query, Type: in.Type, InForceOn: on, Limit: in.Limit, Offset: in.Offset})
+	r, err := SearchRequest(SearchParams{Words: in.Query, Type: in.Type, InForceOn: on, Limit: in.Limit, Offset: in.Offset})
 	if err != nil {
 		return nil, mcpkit.Invalid(err)
 	}
-	ans, fail := c.call(ctx, platforms.BWB, r)
+	body, fail := c.Call(ctx, platforms.BWB, r)
 	if fail != nil {
 		return nil, fail
 	}
-	pg, err := bwb.ParseSearch(ans.Body)
+	pg, err := ParseSearch(body)
 	if err != nil {
 		return nil, mcpkit.ParseFailed(platforms.BWB, err)
 	}
-	return page(platforms.BWB, pg, in.Offset, ans), nil
+	return mcpkit.NewPage(platforms.BWB, pg, in.Offset), nil
 }
 
-type bwbFetchIn struct {
+type toolFetchIn struct {
 	ID      string `json:"id" jsonschema_description:"BWB identifier, e.g. BWBR0005537 (from bwb_search or a reference)." jsonschema_extras:"examples=BWBR0005537"`
 	Date    string `json:"date,omitempty" jsonschema_description:"The version in force on this day, YYYY-MM-DD (default today)."`
 	Article string `json:"article,omitempty" jsonschema_description:"Only this article, e.g. 3, 3:40 or 2a (within chapter, when given)."`
@@ -56,33 +55,33 @@ type bwbFetchIn struct {
 	mcpkit.TextPageIn
 }
 
-// bwbFetchOut is a version of a regulation, or one part of it.
-type bwbFetchOut struct {
+// toolFetchOut is a version of a regulation, or one part of it.
+type toolFetchOut struct {
 	mcpkit.DocOut
-	Version  bwb.Version       `json:"version" jsonschema_description:"The version the text is of, and the days it is in force."`
-	Part     string            `json:"part,omitempty" jsonschema_description:"The article or chapter the text is, when one was asked."`
-	CameFrom []bwb.Publication `json:"came_from" jsonschema_description:"The Staatsblad or Staatscourant publication(s) this version (or part) came from."`
+	Version  Version       `json:"version" jsonschema_description:"The version the text is of, and the days it is in force."`
+	Part     string        `json:"part,omitempty" jsonschema_description:"The article or chapter the text is, when one was asked."`
+	CameFrom []Publication `json:"came_from" jsonschema_description:"The Staatsblad or Staatscourant publication(s) this version (or part) came from."`
 }
 
-func (c *connector) bwbFetch(ctx context.Context, in bwbFetchIn) (*bwbFetchOut, *mcpgo.CallToolResult) {
-	k := c.calls(ctx, platforms.BWB)
-	law, err := bwb.Fetch(k.get, bwb.FetchParams{ID: in.ID, Date: in.Date, Article: in.Article, Chapter: in.Chapter},
-		c.now().Format(time.DateOnly))
+func toolFetch(ctx context.Context, c mcpkit.Env, in toolFetchIn) (*toolFetchOut, *mcpgo.CallToolResult) {
+	get := c.Getter(ctx, platforms.BWB)
+	law, err := Fetch(get, FetchParams{ID: in.ID, Date: in.Date, Article: in.Article, Chapter: in.Chapter},
+		c.Now().Format(time.DateOnly))
 	var inv *adapters.InvalidError
-	var de *bwb.DateError
-	var pe *bwb.PartError
+	var de *DateError
+	var pe *PartError
 	switch {
 	case errors.As(err, &inv):
 		return nil, mcpkit.Invalid(inv.Err)
 	case errors.As(err, &de), errors.As(err, &pe), errors.Is(err, adapters.ErrNoDocument):
 		return nil, mcpgo.NewToolResultError(errText(err))
 	case err != nil:
-		return nil, k.failed(err)
+		return nil, c.Failed(platforms.BWB, err)
 	}
-	out := &bwbFetchOut{DocOut: *doc(platforms.BWB, law.Document, in.Offset, c.chars(in.TextPageIn), k.answers...),
+	out := &toolFetchOut{DocOut: *mcpkit.NewDoc(platforms.BWB, law.Document, in.Offset, c.Chars(in.MaxChars)),
 		Version: law.Version, CameFrom: law.Sources}
 	if out.CameFrom == nil {
-		out.CameFrom = []bwb.Publication{}
+		out.CameFrom = []Publication{}
 	}
 	if law.Part != nil {
 		out.Part = law.Part.Label

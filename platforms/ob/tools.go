@@ -1,4 +1,4 @@
-package mcp
+package ob
 
 import (
 	"context"
@@ -8,16 +8,15 @@ import (
 
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/ob"
 )
 
-const obSearchDesc = `Search the Dutch official publications (Staatsblad, Staatscourant, Kamerstukken, Gemeenteblad, Provinciaal blad, Waterschapsblad...) through KOOP's SRU service, newest first. Returns identifier (e.g. stb-2024-1), title, publication, issuing body, date, abstract and a link.
+const toolSearchDesc = `Search the Dutch official publications (Staatsblad, Staatscourant, Kamerstukken, Gemeenteblad, Provinciaal blad, Waterschapsblad...) through KOOP's SRU service, newest first. Returns identifier (e.g. stb-2024-1), title, publication, issuing body, date, abstract and a link.
 Cost: searches return metadata only and are cheap; the platform's budget is shared by all BesluitBron users, so a first question may wait, a repeated one comes from the cache. Narrowing by publication, creator or dates is faster than a search over everything.`
 
-const obFetchDesc = `Fetch one official publication by identifier (e.g. stb-2018-84, kst-26100-1, gmb-2023-174296): its metadata and full text (from the XML edition) in pages of max_chars (continue with offset=next_offset).
+const toolFetchDesc = `Fetch one official publication by identifier (e.g. stb-2018-84, kst-26100-1, gmb-2023-174296): its metadata and full text (from the XML edition) in pages of max_chars (continue with offset=next_offset).
 Cost: two platform requests (look-up and full text); full text is the expensive path but stays cached for weeks, so further pages are free.`
 
-type obSearchIn struct {
+type toolSearchIn struct {
 	Query       string `json:"query,omitempty" jsonschema_description:"Words to find anywhere in the publication."`
 	Publication string `json:"publication,omitempty" jsonschema_description:"Only this publication." jsonschema_extras:"enum=ob.Publications"`
 	Creator     string `json:"creator,omitempty" jsonschema_description:"Issuing body, e.g. a municipality (Bergeijk) or ministry."`
@@ -26,32 +25,32 @@ type obSearchIn struct {
 	mcpkit.DatesIn
 }
 
-func (c *connector) obSearch(ctx context.Context, in obSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
-	p := ob.SearchParams{Query: in.Query, Publication: in.Publication, Creator: in.Creator,
+func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
+	p := SearchParams{Query: in.Query, Publication: in.Publication, Creator: in.Creator,
 		DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
-	r, err := ob.SearchRequest(p)
+	r, err := SearchRequest(p)
 	if err != nil {
 		return nil, mcpkit.Invalid(err)
 	}
-	ans, fail := c.call(ctx, platforms.OB, r)
+	body, fail := c.Call(ctx, platforms.OB, r)
 	if fail != nil {
 		return nil, fail
 	}
-	pg, _, err := ob.ParseSearch(ans.Body)
+	pg, _, err := ParseSearch(body)
 	if err != nil {
 		return nil, mcpkit.ParseFailed(platforms.OB, err)
 	}
-	return page(platforms.OB, pg, p.Offset, ans), nil
+	return mcpkit.NewPage(platforms.OB, pg, p.Offset), nil
 }
 
-type obFetchIn struct {
+type toolFetchIn struct {
 	ID string `json:"id" jsonschema_description:"Publication identifier, e.g. stb-2018-84." jsonschema_extras:"examples=stb-2018-84"`
 	mcpkit.TextPageIn
 }
 
-func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
+func toolFetch(ctx context.Context, c mcpkit.Env, in toolFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
 	id := strings.ToLower(strings.TrimSpace(in.ID))
-	d, answers, fail := c.fetchDocument(ctx, platforms.OB, in.ID, "",
+	d, fail := c.FetchDocument(ctx, platforms.OB, in.ID, "",
 		"Officiële Bekendmakingen has no publication "+id+": check the identifier or take one from ob_search.")
 	if fail != nil {
 		return nil, fail
@@ -59,5 +58,5 @@ func (c *connector) obFetch(ctx context.Context, in obFetchIn) (*mcpkit.DocOut, 
 	if d.Text == "" {
 		d.Text = "No XML edition exists (publications before 1995 are scanned PDF only); see the pdf link."
 	}
-	return doc(platforms.OB, d, in.Offset, c.chars(in.TextPageIn), answers...), nil
+	return mcpkit.NewDoc(platforms.OB, d, in.Offset, c.Chars(in.MaxChars)), nil
 }

@@ -1,4 +1,4 @@
-package mcp
+package ori
 
 import (
 	"context"
@@ -9,16 +9,15 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/ori"
 )
 
-const oriSearchDesc = `Search the operator's ORI-compatible index of council documents (the Open Raadsinformatie "Classic" format: municipalities ori_*, provinces osi_*, water boards owi_*). The public ORI service was switched off on 2026-11-01; its data lives on in OpenBesluitvorming, so prefer obv_search unless you need this index. Returns id, title, date, organisation name, snippet and link.
+const toolSearchDesc = `Search the operator's ORI-compatible index of council documents (the Open Raadsinformatie "Classic" format: municipalities ori_*, provinces osi_*, water boards owi_*). The public ORI service was switched off on 2026-11-01; its data lives on in OpenBesluitvorming, so prefer obv_search unless you need this index. Returns id, title, date, organisation name, snippet and link.
 Cost: titles and snippets only (full text stays out of search answers); one source (source="alkmaar") is faster than all.`
 
-const oriFetchDesc = `Fetch one document of the operator's ORI-compatible index by id (from ori_search) with its full text in pages of max_chars (continue with offset=next_offset).
+const toolFetchDesc = `Fetch one document of the operator's ORI-compatible index by id (from ori_search) with its full text in pages of max_chars (continue with offset=next_offset).
 Cost: full text is the expensive path; once fetched it stays cached, so further pages are free.`
 
-type oriSearchIn struct {
+type toolSearchIn struct {
 	Query  string `json:"query" jsonschema_description:"Search words (simple query syntax)." jsonschema_extras:"examples=parkeren"`
 	Source string `json:"source,omitempty" jsonschema_description:"One organisation: its key (alkmaar; searches ori_, osi_ and owi_ indices), a prefixed key (osi_limburg, owi_limburg) or an OpenBesluitvorming key (provincie_limburg)."`
 	Limit  int    `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=ori.MaxLimit,default=10"`
@@ -26,33 +25,33 @@ type oriSearchIn struct {
 	mcpkit.DatesIn
 }
 
-func (c *connector) oriSearch(ctx context.Context, in oriSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
-	p := ori.SearchParams{Query: in.Query, Source: in.Source, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
-	r, err := ori.SearchRequest(p)
+func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
+	p := SearchParams{Query: in.Query, Source: in.Source, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	r, err := SearchRequest(p)
 	if err != nil {
 		return nil, mcpkit.Invalid(err)
 	}
-	k := c.calls(ctx, platforms.ORI)
-	body, err := k.get(r)
+	get := c.Getter(ctx, platforms.ORI)
+	body, err := get(r)
 	if err != nil {
-		return nil, k.failed(err)
+		return nil, c.Failed(platforms.ORI, err)
 	}
-	names, _ := ori.Names(&c.lists, c.now(), body, k.get)
-	pg, err := ori.ParseSearch(body, p.Offset, names)
+	names, _ := Names(c.Lists(), c.Now(), body, get)
+	pg, err := ParseSearch(body, p.Offset, names)
 	if err != nil {
 		return nil, mcpkit.ParseFailed(platforms.ORI, err)
 	}
-	return page(platforms.ORI, pg, p.Offset, k.answers...), nil
+	return mcpkit.NewPage(platforms.ORI, pg, p.Offset), nil
 }
 
-type oriFetchIn struct {
+type toolFetchIn struct {
 	ID string `json:"id" jsonschema_description:"Document id from ori_search." jsonschema_extras:"examples=123456"`
 	mcpkit.TextPageIn
 }
 
-func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
-	k := c.calls(ctx, platforms.ORI)
-	d, err := ori.Fetch(&c.lists, c.now(), in.ID, k.get)
+func toolFetch(ctx context.Context, c mcpkit.Env, in toolFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
+	get := c.Getter(ctx, platforms.ORI)
+	d, err := Fetch(c.Lists(), c.Now(), in.ID, get)
 	var bad *adapters.InvalidError
 	switch {
 	case errors.As(err, &bad):
@@ -60,7 +59,7 @@ func (c *connector) oriFetch(ctx context.Context, in oriFetchIn) (*mcpkit.DocOut
 	case errors.Is(err, adapters.ErrNoDocument):
 		return nil, mcpgo.NewToolResultError("The ORI index has no document " + in.ID + ": take an id from ori_search.")
 	case err != nil:
-		return nil, k.failed(err)
+		return nil, c.Failed(platforms.ORI, err)
 	}
-	return doc(platforms.ORI, d, in.Offset, c.chars(in.TextPageIn), k.answers...), nil
+	return mcpkit.NewDoc(platforms.ORI, d, in.Offset, c.Chars(in.MaxChars)), nil
 }
