@@ -12,6 +12,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/oa"
 	"github.com/besluitbron/besluitbron/platforms/tk"
@@ -109,7 +110,7 @@ func FuzzToolArguments(f *testing.F) {
 		if !ok {
 			t.Fatalf("%s: result %T", name, r.Result)
 		}
-		text := resultText(res)
+		text := mcpkit.ResultText(res)
 		if strings.TrimSpace(text) == "" {
 			t.Fatalf("%s answered nothing to %s", name, args)
 		}

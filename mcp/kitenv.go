@@ -125,3 +125,6 @@ func (t *toolCallEnv) fillMeta(platform string, out any) {
 		*m.ResultMeta() = meta(platform, t.kept()...)
 	}
 }
+
+// FailureText says what a failed request on platform key's route means.
+func (c *connector) FailureText(key string, err error) string { return failureText(key, err) }

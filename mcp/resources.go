@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -190,58 +191,45 @@ var listResources = []listResource{
 	{platforms.OBV, "besluitbron://obv/organisations", "obv-organisations", "Organisations (OpenBesluitvorming)",
 		"The municipalities, provinces and water boards OpenBesluitvorming holds, with the keys obv_search takes.",
 		func(c *connector, ctx context.Context) (any, error) {
-			return toolOutcome(c.obvSourcesTool(ctx, obvSourcesIn{}))
+			return mcpkit.Outcome(c.obvSourcesTool(ctx, obvSourcesIn{}))
 		}},
 	{platforms.Rechtspraak, "besluitbron://rechtspraak/courts", "rechtspraak-courts", "Courts (Rechtspraak)",
 		"The courts (Instanties) with abbreviation and identifier, as rechtspraak_search takes them.",
 		func(c *connector, ctx context.Context) (any, error) {
-			return toolOutcome(c.rechtspraakLists(ctx, rechtspraakListsIn{List: "Instanties"}))
+			return mcpkit.Outcome(c.rechtspraakLists(ctx, rechtspraakListsIn{List: "Instanties"}))
 		}},
 	{platforms.Rechtspraak, "besluitbron://rechtspraak/legal-areas", "rechtspraak-legal-areas", "Legal areas (Rechtspraak)",
 		"The legal areas (Rechtsgebieden), two levels, as rechtspraak_search takes them.",
 		func(c *connector, ctx context.Context) (any, error) {
-			return toolOutcome(c.rechtspraakLists(ctx, rechtspraakListsIn{List: "Rechtsgebieden"}))
-		}},
-	{platforms.TK, "besluitbron://tk/committees", "tk-committees", "Committees (Tweede Kamer)",
-		"The Tweede Kamer's current committees.",
-		func(c *connector, ctx context.Context) (any, error) {
-			return toolOutcome(c.tkCommissies(ctx, tkListIn{}))
-		}},
-	{platforms.TK, "besluitbron://tk/groups", "tk-groups", "Political groups (Tweede Kamer)",
-		"The Tweede Kamer's current political groups (fracties).",
-		func(c *connector, ctx context.Context) (any, error) {
-			return toolOutcome(c.tkFracties(ctx, tkListIn{}))
+			return mcpkit.Outcome(c.rechtspraakLists(ctx, rechtspraakListsIn{List: "Rechtsgebieden"}))
 		}},
 }
 
-// toolOutcome turns a tool's result into a read's: its output, or its
-// isError text as the error.
-func toolOutcome[T any](out T, fail *mcpgo.CallToolResult) (any, error) {
-	if fail != nil {
-		return nil, errors.New(resultText(fail))
-	}
-	return out, nil
-}
-
-// resultText is the text of a tool result.
-func resultText(r *mcpgo.CallToolResult) string {
-	if r == nil {
-		return ""
-	}
-	var sb strings.Builder
-	for _, ct := range r.Content {
-		if tc, ok := ct.(mcpgo.TextContent); ok {
-			sb.WriteString(tc.Text)
+// listsFor are the listed resources of the platforms keys: the
+// connector's table of them, and those the platforms bring themselves
+// (mcpkit.ListProvider). A read runs as a tool call does (its own Env),
+// and its result's Meta is filled from the answers behind it.
+func (c *connector) listsFor(s *settings) []server.ServerResource {
+	all := append([]listResource(nil), listResources...)
+	for _, p := range platforms.Providers() {
+		if lp, ok := p.(mcpkit.ListProvider); ok {
+			for _, l := range lp.Lists() {
+				read := l.Read
+				all = append(all, listResource{platform: p.Platform().Key, uri: l.URI, name: l.Name, title: l.Title, description: l.Description,
+					read: func(c *connector, ctx context.Context) (any, error) {
+						call := &toolCallEnv{connector: c}
+						out, err := read(ctx, call)
+						if err == nil {
+							call.fillMeta(p.Platform().Key, out)
+						}
+						return out, err
+					}})
+			}
 		}
 	}
-	return sb.String()
-}
-
-// listsFor are the listed resources of the platforms keys.
-func (c *connector) listsFor(s *settings) []server.ServerResource {
 	var out []server.ServerResource
 	for _, key := range s.platforms {
-		for _, l := range listResources {
+		for _, l := range all {
 			if l.platform != key {
 				continue
 			}

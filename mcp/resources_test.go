@@ -18,6 +18,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/mcpkit"
 )
 
 const resourceConnectors = `	handle /mcp/alles {
@@ -46,7 +47,7 @@ func hitOf(t *testing.T, c *client.Client, tool string, args map[string]any) (ma
 	defer cancel()
 	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: tool, Arguments: args}})
 	if err != nil || res.IsError {
-		t.Fatalf("%s: %v %s", tool, err, resultText(res))
+		t.Fatalf("%s: %v %s", tool, err, mcpkit.ResultText(res))
 	}
 	var links []mcpgo.ResourceLink
 	for _, ct := range res.Content {
@@ -54,7 +55,7 @@ func hitOf(t *testing.T, c *client.Client, tool string, args map[string]any) (ma
 			links = append(links, l)
 		}
 	}
-	hits, _ := decodeResult(t, resultText(res))["results"].([]any)
+	hits, _ := decodeResult(t, mcpkit.ResultText(res))["results"].([]any)
 	if len(hits) == 0 {
 		t.Fatalf("%s found nothing", tool)
 	}
@@ -198,10 +199,10 @@ func TestDocumentsAsResources(t *testing.T) {
 			sres, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "search_all",
 				Arguments: map[string]any{"query": "begroting", "limit": 5}}})
 			if err != nil || sres.IsError {
-				t.Fatalf("search_all: %v %s", err, resultText(sres))
+				t.Fatalf("search_all: %v %s", err, mcpkit.ResultText(sres))
 			}
 			uris := map[string]bool{}
-			for _, h := range decodeResult(t, resultText(sres))["hits"].([]any) {
+			for _, h := range decodeResult(t, mcpkit.ResultText(sres))["hits"].([]any) {
 				if u, _ := h.(map[string]any)["uri"].(string); u != "" {
 					uris[u] = true
 				}

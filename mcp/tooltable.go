@@ -35,12 +35,6 @@ func init() {
 			typed("obv_sources", "List the organisations (OpenBesluitvorming)", mcpkit.CostCheap, obvSourcesDesc, (*connector).obvSourcesTool),
 			typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", mcpkit.CostFree, obvStatusDesc, (*connector).obvStatus),
 		}},
-		{platforms.TK, []toolSpec{
-			typed("tk_search", "Search parliamentary documents (Tweede Kamer)", mcpkit.CostCheap, tkSearchDesc, (*connector).tkSearch),
-			typed("tk_fetch", "Document details (Tweede Kamer)", mcpkit.CostCheap, tkFetchDesc, (*connector).tkFetch),
-			typed("tk_commissies", "Committees (Tweede Kamer)", mcpkit.CostCheap, tkCommissiesDesc, (*connector).tkCommissies),
-			typed("tk_fracties", "Parliamentary groups (Tweede Kamer)", mcpkit.CostCheap, tkFractiesDesc, (*connector).tkFracties),
-		}},
 		{platforms.Rechtspraak, []toolSpec{
 			typed("rechtspraak_search", "Find court rulings (Rechtspraak)", mcpkit.CostCheap, rechtspraakSearchDesc, (*connector).rechtspraakSearch),
 			typed("rechtspraak_fetch", "Read a court ruling (Rechtspraak)", mcpkit.CostFullText, rechtspraakFetchDesc, (*connector).rechtspraakFetch),

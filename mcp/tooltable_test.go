@@ -52,7 +52,7 @@ func rawCall(t *testing.T, c *connector, name string, args any) (string, bool) {
 	if !ok {
 		t.Fatalf("%s: result %T", name, resp.Result)
 	}
-	return resultText(res), res.IsError
+	return mcpkit.ResultText(res), res.IsError
 }
 
 // oneOf are the arguments a search needs one of (a rule across arguments
@@ -218,7 +218,7 @@ func TestToolDefaultsReachTheHandler(t *testing.T) {
 		}
 		args, fail := checkArguments(s.tool, base)
 		if fail != nil {
-			t.Fatalf("%s: %s", s.tool.Name, resultText(fail))
+			t.Fatalf("%s: %s", s.tool.Name, mcpkit.ResultText(fail))
 		}
 		in := reflect.New(s.in)
 		req := mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Arguments: args}}
@@ -482,5 +482,5 @@ func rawCallNoT(c *connector, name string, args any) (string, bool) {
 	if !ok {
 		return fmt.Sprintf("result %T", resp.Result), true
 	}
-	return resultText(res), res.IsError
+	return mcpkit.ResultText(res), res.IsError
 }

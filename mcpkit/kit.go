@@ -54,6 +54,9 @@ type Env interface {
 	// Getter: a failed call says what the route answered, and anything
 	// else is an answer that did not parse.
 	Failed(key string, err error) *mcpgo.CallToolResult
+	// FailureText says what a failed request on platform key's route
+	// means to a model, and when to try again (Failed's text).
+	FailureText(key string, err error) string
 	// FetchDocument reads document id (of type kind, where the platform
 	// needs it) through platform key's surface, as the reader does: a
 	// reference the platform refuses is an invalid argument, a document

@@ -90,3 +90,30 @@ func ListVocabulary(set string, byAbbreviation bool) *mcpkit.Vocabulary {
 		return out
 	}}
 }
+
+// Tools are the platform's MCP tools (tools.go).
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("tk_search", "Search parliamentary documents (Tweede Kamer)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
+		mcpkit.Typed("tk_fetch", "Document details (Tweede Kamer)", mcpkit.CostCheap, toolFetchDesc, toolFetch),
+		mcpkit.Typed("tk_commissies", "Committees (Tweede Kamer)", mcpkit.CostCheap, toolCommissiesDesc, toolCommissies),
+		mcpkit.Typed("tk_fracties", "Parliamentary groups (Tweede Kamer)", mcpkit.CostCheap, toolFractiesDesc, toolFracties),
+	}
+}
+
+// Lists are the committees and the political groups, as listed resources
+// (mcpkit.ListProvider): the answers of tk_commissies and tk_fracties.
+func (provider) Lists() []mcpkit.List {
+	return []mcpkit.List{
+		{URI: "besluitbron://tk/committees", Name: "tk-committees", Title: "Committees (Tweede Kamer)",
+			Description: "The Tweede Kamer's current committees.",
+			Read: func(ctx context.Context, env mcpkit.Env) (any, error) {
+				return mcpkit.Outcome(toolCommissies(ctx, env, toolListIn{}))
+			}},
+		{URI: "besluitbron://tk/groups", Name: "tk-groups", Title: "Political groups (Tweede Kamer)",
+			Description: "The Tweede Kamer's current political groups (fracties).",
+			Read: func(ctx context.Context, env mcpkit.Env) (any, error) {
+				return mcpkit.Outcome(toolFracties(ctx, env, toolListIn{}))
+			}},
+	}
+}
