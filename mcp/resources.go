@@ -193,16 +193,6 @@ var listResources = []listResource{
 		func(c *connector, ctx context.Context) (any, error) {
 			return mcpkit.Outcome(c.obvSourcesTool(ctx, obvSourcesIn{}))
 		}},
-	{platforms.Rechtspraak, "besluitbron://rechtspraak/courts", "rechtspraak-courts", "Courts (Rechtspraak)",
-		"The courts (Instanties) with abbreviation and identifier, as rechtspraak_search takes them.",
-		func(c *connector, ctx context.Context) (any, error) {
-			return mcpkit.Outcome(c.rechtspraakLists(ctx, rechtspraakListsIn{List: "Instanties"}))
-		}},
-	{platforms.Rechtspraak, "besluitbron://rechtspraak/legal-areas", "rechtspraak-legal-areas", "Legal areas (Rechtspraak)",
-		"The legal areas (Rechtsgebieden), two levels, as rechtspraak_search takes them.",
-		func(c *connector, ctx context.Context) (any, error) {
-			return mcpkit.Outcome(c.rechtspraakLists(ctx, rechtspraakListsIn{List: "Rechtsgebieden"}))
-		}},
 }
 
 // listsFor are the listed resources of the platforms keys: the

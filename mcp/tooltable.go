@@ -35,11 +35,6 @@ func init() {
 			typed("obv_sources", "List the organisations (OpenBesluitvorming)", mcpkit.CostCheap, obvSourcesDesc, (*connector).obvSourcesTool),
 			typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", mcpkit.CostFree, obvStatusDesc, (*connector).obvStatus),
 		}},
-		{platforms.Rechtspraak, []toolSpec{
-			typed("rechtspraak_search", "Find court rulings (Rechtspraak)", mcpkit.CostCheap, rechtspraakSearchDesc, (*connector).rechtspraakSearch),
-			typed("rechtspraak_fetch", "Read a court ruling (Rechtspraak)", mcpkit.CostFullText, rechtspraakFetchDesc, (*connector).rechtspraakFetch),
-			typed("rechtspraak_lists", "Courts and legal areas (Rechtspraak value lists)", mcpkit.CostCheap, rechtspraakListsDesc, (*connector).rechtspraakLists),
-		}},
 	}
 }
 

@@ -95,3 +95,29 @@ func planCaseLaw(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	p.Step("Answer: the leading rulings (highest court first, then newest), what each decided on the subject, and the articles they apply.")
 	return p.Finish(q), nil
 }
+
+// Tools are the platform's MCP tools (tools.go).
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("rechtspraak_search", "Find court rulings (Rechtspraak)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
+		mcpkit.Typed("rechtspraak_fetch", "Read a court ruling (Rechtspraak)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+		mcpkit.Typed("rechtspraak_lists", "Courts and legal areas (Rechtspraak value lists)", mcpkit.CostCheap, toolListsDesc, toolLists),
+	}
+}
+
+// Lists are the courts and the legal areas, as listed resources
+// (mcpkit.ListProvider): the answers of rechtspraak_lists.
+func (provider) Lists() []mcpkit.List {
+	return []mcpkit.List{
+		{URI: "besluitbron://rechtspraak/courts", Name: "rechtspraak-courts", Title: "Courts (Rechtspraak)",
+			Description: "The courts (Instanties) with abbreviation and identifier, as rechtspraak_search takes them.",
+			Read: func(ctx context.Context, env mcpkit.Env) (any, error) {
+				return mcpkit.Outcome(toolLists(ctx, env, toolListsIn{List: "Instanties"}))
+			}},
+		{URI: "besluitbron://rechtspraak/legal-areas", Name: "rechtspraak-legal-areas", Title: "Legal areas (Rechtspraak)",
+			Description: "The legal areas (Rechtsgebieden), two levels, as rechtspraak_search takes them.",
+			Read: func(ctx context.Context, env mcpkit.Env) (any, error) {
+				return mcpkit.Outcome(toolLists(ctx, env, toolListsIn{List: "Rechtsgebieden"}))
+			}},
+	}
+}

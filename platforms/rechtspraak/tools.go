@@ -1,4 +1,4 @@
-package mcp
+package rechtspraak
 
 import (
 	"context"
@@ -9,22 +9,20 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
 
-const rechtspraakSearchDesc = `List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date, or found by words (query) in BesluitBron's own index of the platform's feed, which says how complete it is (provenance). The platform itself has no free-text search: without query, narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.
+const toolSearchDesc = `List published Dutch court rulings (uitspraken) and opinions (conclusies) from data.rechtspraak.nl, filtered by court, legal area, type and decision date, or found by words (query) in BesluitBron's own index of the platform's feed, which says how complete it is (provenance). The platform itself has no free-text search: without query, narrow by court (e.g. "HR", "Rechtbank Den Haag" or its URI), legal area and dates. Returns ECLI, court, date, type and a link per ruling (type is uitspraak or conclusie when known: the list itself does not say, so it is known when you ask for one type, and for the Parket bij de Hoge Raad, which publishes conclusies only; rechtspraak_fetch always names it); the summary (inhoudsindicatie) comes with rechtspraak_fetch.
 Cost: a query costs no platform call (court names are looked up once, cached); lists of ECLIs are cheap and a repeated list comes from the cache; the platform asks not to be hammered (about 10 requests a second for all BesluitBron users), so a first question may wait briefly.`
 
-const rechtspraakFetchDesc = `Fetch one ruling by ECLI (e.g. ECLI:NL:HR:2014:952): its metadata, summary (inhoudsindicatie) and, unless metadata_only, the full text in pages of max_chars (continue with offset=next_offset).
+const toolFetchDesc = `Fetch one ruling by ECLI (e.g. ECLI:NL:HR:2014:952): its metadata, summary (inhoudsindicatie) and, unless metadata_only, the full text in pages of max_chars (continue with offset=next_offset).
 Cost: metadata_only=true is cheap; the full ruling is the expensive call, but once fetched it stays cached for weeks.`
 
-const rechtspraakListsDesc = `Rechtspraak's value lists (Waardelijsten): Instanties (courts, with abbreviation and identifier), Rechtsgebieden (legal areas, two levels), Proceduresoorten, FormeleRelaties, InstantiesBuitenlands. Use the identifiers in rechtspraak_search.
+const toolListsDesc = `Rechtspraak's value lists (Waardelijsten): Instanties (courts, with abbreviation and identifier), Rechtsgebieden (legal areas, two levels), Proceduresoorten, FormeleRelaties, InstantiesBuitenlands. Use the identifiers in rechtspraak_search.
 Cost: cheap; the lists are nearly static and kept in the cache for days.`
 
-type rechtspraakSearchIn struct {
+type toolSearchIn struct {
 	Query     string `json:"query,omitempty" jsonschema_description:"Words in the ruling's title or summary (all must match; \"quoted phrases\" as phrases), answered from BesluitBron's own index of Rechtspraak's feed, best match first (sort=DESC: newest first). Not with legal_area or sort=ASC."`
 	Court     string `json:"court,omitempty" jsonschema_description:"Court: abbreviation (HR, RBDHA, GHARL, CRVB, RVS...), name, or identifier URI from rechtspraak_lists Instanties."`
 	LegalArea string `json:"legal_area,omitempty" jsonschema_description:"Legal area: name (e.g. Belastingrecht) or identifier URI from rechtspraak_lists Rechtsgebieden."`
@@ -36,16 +34,16 @@ type rechtspraakSearchIn struct {
 	mcpkit.DatesIn
 }
 
-// rechtspraakSearchOut is a page of rulings, and where they came from.
-type rechtspraakSearchOut struct {
+// toolSearchOut is a page of rulings, and where they came from.
+type toolSearchOut struct {
 	mcpkit.PageOut
 	Provenance string `json:"provenance,omitempty" jsonschema_description:"With query: BesluitBron's index of Rechtspraak's feed answered, and how complete it is."`
 	NextAfter  string `json:"next_after,omitempty" jsonschema_description:"With query, newest first: pass as after for the next page (given instead of next_offset)."`
 }
 
-func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchIn) (*rechtspraakSearchOut, *mcpgo.CallToolResult) {
+func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearchOut, *mcpgo.CallToolResult) {
 	if strings.TrimSpace(in.Query) != "" {
-		return c.rechtspraakWords(ctx, in)
+		return toolWords(ctx, c, in)
 	}
 	if in.After != "" {
 		return nil, mcpkit.Invalid(errors.New("after pages a query's newest-first results (query with sort=DESC); without query, page with offset"))
@@ -55,47 +53,47 @@ func (c *connector) rechtspraakSearch(ctx context.Context, in rechtspraakSearchI
 		// first, as before query existed.
 		in.Sort = "DESC"
 	}
-	p := rechtspraak.SearchParams{Type: in.Type, Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
-	k := c.calls(ctx, platforms.Rechtspraak)
+	p := SearchParams{Type: in.Type, Sort: in.Sort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	get := c.Getter(ctx, platforms.Rechtspraak)
 	if in.Court != "" {
-		uri, fail := c.resolveRechtspraak(k, "Instanties", in.Court)
+		uri, fail := toolResolve(c, get, "Instanties", in.Court)
 		if fail != nil {
 			return nil, fail
 		}
 		p.Creators = []string{uri}
 	}
 	if in.LegalArea != "" {
-		uri, fail := c.resolveRechtspraak(k, "Rechtsgebieden", in.LegalArea)
+		uri, fail := toolResolve(c, get, "Rechtsgebieden", in.LegalArea)
 		if fail != nil {
 			return nil, fail
 		}
 		p.Subjects = []string{uri}
 	}
-	r, err := rechtspraak.SearchRequest(p)
+	r, err := SearchRequest(p)
 	if err != nil {
 		return nil, mcpkit.Invalid(err)
 	}
-	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
+	body, fail := c.Call(ctx, platforms.Rechtspraak, r)
 	if fail != nil {
 		return nil, fail
 	}
-	pg, err := rechtspraak.ParseSearch(ans.Body, p)
+	pg, err := ParseSearch(body, p)
 	if err != nil {
 		return nil, mcpkit.ParseFailed(platforms.Rechtspraak, err)
 	}
-	return &rechtspraakSearchOut{PageOut: *page(platforms.Rechtspraak, pg, p.Offset, append(k.answers, ans)...)}, nil
+	return &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.Rechtspraak, pg, p.Offset)}, nil
 }
 
-// rechtspraakWords answers query from the app's index of the feed: the
+// toolWords answers query from the app's index of the feed: the
 // platform itself has no word search.
-func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn) (*rechtspraakSearchOut, *mcpgo.CallToolResult) {
+func toolWords(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearchOut, *mcpgo.CallToolResult) {
 	switch {
 	case in.LegalArea != "":
 		return nil, mcpkit.Invalid(errors.New("legal_area cannot be combined with query: the index holds each ruling's court, date, type, title and summary; drop legal_area or query"))
 	case in.Sort == "ASC":
 		return nil, mcpkit.Invalid(errors.New("sort=ASC cannot be combined with query: a word search is best match first, or newest first with sort=DESC"))
 	}
-	idx := c.settings().caseLaw
+	idx, _ := c.Setting(platforms.Rechtspraak).(WordIndex)
 	if idx == nil {
 		return nil, mcpgo.NewToolResultError("This BesluitBron keeps no index of Rechtspraak's feed (its operator has not turned on caselaw), and the platform has no word search: search by court, legal area and dates without query.")
 	}
@@ -103,9 +101,11 @@ func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn
 	if in.Sort == "DESC" {
 		order = "date"
 	}
-	k := c.calls(ctx, platforms.Rechtspraak)
-	env := adapters.Env{Get: k.getFrom, Memo: &c.lists, Now: c.now()}
-	pg, next, err := rechtspraak.SearchByWords(ctx, env, idx, rechtspraak.WordQuery{Words: in.Query, Court: in.Court,
+	env := adapters.Env{Get: func(ctx context.Context, key string, r adapters.Request) ([]byte, error) {
+		return c.Getter(ctx, key)(r)
+	},
+		Memo: c.Lists(), Now: c.Now()}
+	pg, next, err := SearchByWords(ctx, env, idx, WordQuery{Words: in.Query, Court: in.Court,
 		From: in.DateFrom, To: in.DateTo, Type: in.Type, Sort: order, Limit: in.Limit, Offset: in.Offset, After: in.After})
 	var unfit *adapters.UnfitError
 	switch {
@@ -114,56 +114,56 @@ func (c *connector) rechtspraakWords(ctx context.Context, in rechtspraakSearchIn
 	case errors.As(err, &unfit):
 		return nil, mcpkit.Invalid(errors.New(unfit.Why))
 	case err != nil:
-		return nil, k.failed(err)
+		return nil, c.Failed(platforms.Rechtspraak, err)
 	}
-	out := &rechtspraakSearchOut{PageOut: *page(platforms.Rechtspraak, pg, in.Offset, k.answers...), Provenance: pg.Provenance, NextAfter: next}
+	out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.Rechtspraak, pg, in.Offset), Provenance: pg.Provenance, NextAfter: next}
 	if next != "" {
 		out.NextOffset = 0 // newest first, the cursor is the way on: an offset stops at 1000
 	}
 	return out, nil
 }
 
-type rechtspraakFetchIn struct {
+type toolFetchIn struct {
 	ECLI         string `json:"ecli" jsonschema_description:"ECLI, e.g. ECLI:NL:HR:2014:952." jsonschema_extras:"examples=ECLI:NL:HR:2014:952"`
 	MetadataOnly bool   `json:"metadata_only,omitempty" jsonschema_description:"Only metadata and summary (cheap)." jsonschema_extras:"default=false"`
 	mcpkit.TextPageIn
 }
 
-func (c *connector) rechtspraakFetch(ctx context.Context, in rechtspraakFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
-	r, err := rechtspraak.ContentRequest(in.ECLI, in.MetadataOnly)
+func toolFetch(ctx context.Context, c mcpkit.Env, in toolFetchIn) (*mcpkit.DocOut, *mcpgo.CallToolResult) {
+	r, err := ContentRequest(in.ECLI, in.MetadataOnly)
 	if err != nil {
 		return nil, mcpkit.Invalid(err)
 	}
-	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
+	body, fail := c.Call(ctx, platforms.Rechtspraak, r)
 	if fail != nil {
 		return nil, fail
 	}
-	d, err := rechtspraak.ParseContent(ans.Body)
+	d, err := ParseContent(body)
 	if err != nil {
 		return nil, mcpkit.ParseFailed(platforms.Rechtspraak, err)
 	}
-	return doc(platforms.Rechtspraak, d, in.Offset, c.chars(in.TextPageIn), ans), nil
+	return mcpkit.NewDoc(platforms.Rechtspraak, d, in.Offset, c.Chars(in.MaxChars)), nil
 }
 
-type rechtspraakListsIn struct {
+type toolListsIn struct {
 	List string `json:"list" jsonschema_description:"Which list." jsonschema_extras:"enum=rechtspraak.Lists,examples=Instanties"`
 	Name string `json:"name,omitempty" jsonschema_description:"Only items whose name, abbreviation or identifier contains this text."`
 }
 
-type rechtspraakListsOut struct {
+type toolListsOut struct {
 	mcpkit.Meta
 	List  string          `json:"list"`
 	Count int             `json:"count"`
 	Items []adapters.Item `json:"items"`
 }
 
-func (c *connector) rechtspraakLists(ctx context.Context, in rechtspraakListsIn) (*rechtspraakListsOut, *mcpgo.CallToolResult) {
-	items, ans, fail := c.rechtspraakList(ctx, in.List)
+func toolLists(ctx context.Context, c mcpkit.Env, in toolListsIn) (*toolListsOut, *mcpgo.CallToolResult) {
+	items, fail := toolList(ctx, c, in.List)
 	if fail != nil {
 		return nil, fail
 	}
 	filter := strings.ToLower(in.Name)
-	out := &rechtspraakListsOut{Meta: meta(platforms.Rechtspraak, ans), List: in.List, Items: []adapters.Item{}}
+	out := &toolListsOut{List: in.List, Items: []adapters.Item{}}
 	for _, it := range items {
 		if filter == "" || strings.Contains(strings.ToLower(it.Label+" "+it.Key+" "+it.Extra["afkorting"]), filter) {
 			out.Items = append(out.Items, it)
@@ -173,28 +173,28 @@ func (c *connector) rechtspraakLists(ctx context.Context, in rechtspraakListsIn)
 	return out, nil
 }
 
-func (c *connector) rechtspraakList(ctx context.Context, name string) ([]adapters.Item, *subrequest.Answer, *mcpgo.CallToolResult) {
-	r, err := rechtspraak.ListRequest(name)
+func toolList(ctx context.Context, c mcpkit.Env, name string) ([]adapters.Item, *mcpgo.CallToolResult) {
+	r, err := ListRequest(name)
 	if err != nil {
-		return nil, nil, mcpkit.Invalid(err)
+		return nil, mcpkit.Invalid(err)
 	}
-	ans, fail := c.call(ctx, platforms.Rechtspraak, r)
+	body, fail := c.Call(ctx, platforms.Rechtspraak, r)
 	if fail != nil {
-		return nil, nil, fail
+		return nil, fail
 	}
-	items, err := rechtspraak.ParseList(ans.Body)
+	items, err := ParseList(body)
 	if err != nil {
-		return nil, nil, mcpkit.ParseFailed(platforms.Rechtspraak, err)
+		return nil, mcpkit.ParseFailed(platforms.Rechtspraak, err)
 	}
-	c.lists.Put("rechtspraak:"+strings.ToLower(name), items, c.now())
-	return items, ans, nil
+	c.Lists().Put(listMemo(name), items, c.Now())
+	return items, nil
 }
 
-// resolveRechtspraak turns a court or legal area given as URI,
-// abbreviation or name into its identifier URI (rechtspraak.Resolve).
-func (c *connector) resolveRechtspraak(k *calls, list, v string) (string, *mcpgo.CallToolResult) {
-	uri, err := rechtspraak.Resolve(&c.lists, c.now(), list, v, k.get)
-	var un *rechtspraak.UnresolvedError
+// toolResolve turns a court or legal area given as URI,
+// abbreviation or name into its identifier URI (Resolve).
+func toolResolve(c mcpkit.Env, get func(adapters.Request) ([]byte, error), list, v string) (string, *mcpgo.CallToolResult) {
+	uri, err := Resolve(c.Lists(), c.Now(), list, v, get)
+	var un *UnresolvedError
 	switch {
 	case errors.As(err, &un):
 		what := map[string]string{"Instanties": "court", "Rechtsgebieden": "legal_area"}[list]
@@ -204,7 +204,7 @@ func (c *connector) resolveRechtspraak(k *calls, list, v string) (string, *mcpgo
 		}
 		return "", mcpgo.NewToolResultError(msg + " See rechtspraak_lists " + list + ".")
 	case err != nil:
-		return "", k.failed(err)
+		return "", c.Failed(platforms.Rechtspraak, err)
 	}
 	return uri, nil
 }
