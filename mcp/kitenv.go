@@ -128,3 +128,11 @@ func (t *toolCallEnv) fillMeta(platform string, out any) {
 
 // FailureText says what a failed request on platform key's route means.
 func (c *connector) FailureText(key string, err error) string { return failureText(key, err) }
+
+// ParsePage parses a search page through the connector's parse cache.
+func (c *connector) ParsePage(key, parser string, body []byte, parse func([]byte) (adapters.Page, error)) (adapters.Page, error) {
+	return parsePage(key, parser, body, parse)
+}
+
+// Untracked is the connector itself: it keeps no answers.
+func (c *connector) Untracked() mcpkit.Env { return c }

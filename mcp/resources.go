@@ -178,29 +178,19 @@ func firstOf(vs ...string) string {
 	return ""
 }
 
-// listResource is a long-lived list offered as a listed resource: the
-// same answer as its tool, as JSON.
+// listResource is a long-lived list a platform offers as a listed
+// resource (mcpkit.ListProvider): the same answer as its tool, as JSON.
 type listResource struct {
 	platform, uri, name, title, description string
 	read                                    func(c *connector, ctx context.Context) (any, error)
 }
 
-// listResources are the lists worth listing: small, nearly static, and
-// what a client offers its user to pick from.
-var listResources = []listResource{
-	{platforms.OBV, "besluitbron://obv/organisations", "obv-organisations", "Organisations (OpenBesluitvorming)",
-		"The municipalities, provinces and water boards OpenBesluitvorming holds, with the keys obv_search takes.",
-		func(c *connector, ctx context.Context) (any, error) {
-			return mcpkit.Outcome(c.obvSourcesTool(ctx, obvSourcesIn{}))
-		}},
-}
-
-// listsFor are the listed resources of the platforms keys: the
-// connector's table of them, and those the platforms bring themselves
-// (mcpkit.ListProvider). A read runs as a tool call does (its own Env),
-// and its result's Meta is filled from the answers behind it.
+// listsFor are the listed resources of the platforms keys, those the
+// platforms bring (mcpkit.ListProvider). A read runs as a tool call does
+// (its own Env), and its result's Meta is filled from the answers behind
+// it.
 func (c *connector) listsFor(s *settings) []server.ServerResource {
-	all := append([]listResource(nil), listResources...)
+	var all []listResource
 	for _, p := range platforms.Providers() {
 		if lp, ok := p.(mcpkit.ListProvider); ok {
 			for _, l := range lp.Lists() {

@@ -29,10 +29,9 @@ func init() {
 		typed("search_all", "Search every platform at once", mcpkit.CostBudget, searchAllDesc, (*connector).searchAll),
 	}
 	toolTable = []platformTools{
+		// OpenBesluitvorming's load status, which the besluitbron app
+		// keeps; the platform's other tools are in platforms/obv.
 		{platforms.OBV, []toolSpec{
-			typed("obv_search", "Search council decisions (OpenBesluitvorming)", mcpkit.CostBudget, obvSearchDesc, (*connector).obvSearch),
-			typed("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)", mcpkit.CostFullText, obvFetchDesc, (*connector).obvFetch),
-			typed("obv_sources", "List the organisations (OpenBesluitvorming)", mcpkit.CostCheap, obvSourcesDesc, (*connector).obvSourcesTool),
 			typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", mcpkit.CostFree, obvStatusDesc, (*connector).obvStatus),
 		}},
 	}

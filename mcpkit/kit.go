@@ -64,6 +64,14 @@ type Env interface {
 	FetchDocument(ctx context.Context, key, id, kind, notFound string) (adapters.Document, *mcpgo.CallToolResult)
 	// Chars is a fetch's max_chars under the connector's cap.
 	Chars(maxChars int) int
+	// Untracked is this Env without keeping answers: for a side lookup
+	// whose answer is not behind the result (a check of an argument
+	// against a memoised list).
+	Untracked() Env
+	// ParsePage parses a search page of platform key with parse, through
+	// the connector's cache of parsed answers (parser names parse): the
+	// same body is parsed once, its hits linked to their resources.
+	ParsePage(key, parser string, body []byte, parse func([]byte) (adapters.Page, error)) (adapters.Page, error)
 }
 
 // Instructor is a platform that names itself in the connector's

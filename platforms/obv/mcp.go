@@ -125,3 +125,24 @@ func planCouncil(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	p.Step("Answer: what was decided, on which day and by which body, the vote where known, and what followed; newest first.")
 	return p.Finish(q), nil
 }
+
+// Tools are the platform's MCP tools (tools.go). obv_laadstatus is the
+// connector's (mcp/tools_obv.go): the besluitbron app keeps the load
+// status.
+func (provider) Tools() []mcpkit.Tool {
+	return []mcpkit.Tool{
+		mcpkit.Typed("obv_search", "Search council decisions (OpenBesluitvorming)", mcpkit.CostBudget, toolSearchDesc, toolSearch),
+		mcpkit.Typed("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+		mcpkit.Typed("obv_sources", "List the organisations (OpenBesluitvorming)", mcpkit.CostCheap, toolSourcesDesc, toolSourcesTool),
+	}
+}
+
+// Lists are the organisations, as a listed resource (mcpkit.ListProvider):
+// the answer of obv_sources.
+func (provider) Lists() []mcpkit.List {
+	return []mcpkit.List{{URI: "besluitbron://obv/organisations", Name: "obv-organisations", Title: "Organisations (OpenBesluitvorming)",
+		Description: "The municipalities, provinces and water boards OpenBesluitvorming holds, with the keys obv_search takes.",
+		Read: func(ctx context.Context, env mcpkit.Env) (any, error) {
+			return mcpkit.Outcome(toolSourcesTool(ctx, env, toolSourcesIn{}))
+		}}}
+}

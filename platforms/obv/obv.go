@@ -46,14 +46,14 @@ type SearchParams struct {
 	Offset       int
 }
 
-// SearchCost is the platforms table's price of a search (what
+// SearchCost is the platform's row's price of a search (what
 // platform_limit charges): its rule for SearchPath, or one unit when the
-// table prices searches at nothing special. The table is fixed at build
-// time, so it is read once, not on every search's result (platforms.Get
-// copies the platform's whole row).
+// row prices searches at nothing special. The row is this package's own
+// (platform.go), read once, not on every search's result; not through
+// the registry, which may not hold it yet when a package variable (a
+// tool's description) asks.
 var SearchCost = sync.OnceValue(func() platforms.Cost {
-	p, _ := platforms.Get(platforms.OBV)
-	if c, ok := p.CostOf(SearchPath); ok {
+	if c, ok := tableRow.CostOf(SearchPath); ok {
 		return c
 	}
 	return platforms.Cost{Units: 1}

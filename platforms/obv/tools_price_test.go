@@ -1,4 +1,4 @@
-package mcp
+package obv
 
 import (
 	"strings"
@@ -6,11 +6,10 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // obv_search's Cost sentence and its budget_units come from the platforms
-// table (platforms/defaults.go), where OBV's price is written
+// row (platform.go), where OBV's price is written
 // once: the description names the table's divisor and allowance, and a
 // different price gives a different description.
 func TestOBVSearchPriceFromTable(t *testing.T) {
@@ -18,19 +17,17 @@ func TestOBVSearchPriceFromTable(t *testing.T) {
 	if !ok || p.Budget == nil {
 		t.Fatal("no obv budget in the table")
 	}
-	rule, ok := p.CostOf(obv.SearchPath)
+	rule, ok := p.CostOf(SearchPath)
 	if !ok || rule.Param != "limit" {
 		t.Fatalf("the table prices no obv search by limit: %+v", rule)
 	}
 	var desc string
-	for _, row := range allTools() {
-		for _, s := range row.tools {
-			if s.tool.Name == "obv_search" {
-				desc = s.tool.Description
-			}
+	for _, tl := range (provider{}).Tools() {
+		if tl.Name == "obv_search" {
+			desc = tl.Desc
 		}
 	}
-	if desc != obvSearchDescFor(*p.Budget, rule) {
+	if desc != toolSearchDescFor(*p.Budget, rule) {
 		t.Fatal("obv_search's description is not the one written from the table")
 	}
 	for _, want := range []string{
@@ -44,7 +41,7 @@ func TestOBVSearchPriceFromTable(t *testing.T) {
 	}
 
 	// Another price in the table, another sentence.
-	other := obvSearchDescFor(platforms.Budget{Capacity: 30, Window: time.Second},
+	other := toolSearchDescFor(platforms.Budget{Capacity: 30, Window: time.Second},
 		platforms.Cost{Units: 2, Param: "limit", Per: 10, ParamDefault: 10, ParamMax: 100})
 	for _, want := range []string{"allows 30 units a second", "a search costs 2 × ceil(limit/10) units (limit 10 = 2 units, 100 = 20 units)"} {
 		if !strings.Contains(other, want) {
@@ -55,17 +52,17 @@ func TestOBVSearchPriceFromTable(t *testing.T) {
 		t.Errorf("description for another price still names the table's:\n%s", other)
 	}
 	// A flat price has no worked examples.
-	if flat := obvSearchDescFor(*p.Budget, platforms.Cost{Units: 1}); !strings.Contains(flat, "a search costs 1 unit. ") {
+	if flat := toolSearchDescFor(*p.Budget, platforms.Cost{Units: 1}); !strings.Contains(flat, "a search costs 1 unit. ") {
 		t.Errorf("flat price:\n%s", flat)
 	}
 
 	// budget_units and the adapter's out-of-range message by the same rule.
 	for _, tc := range []struct{ limit, want int }{{1, 1}, {24, 1}, {25, 2}, {100, 5}} {
-		if got := obv.Cost(tc.limit); got != tc.want || float64(got) != rule.UnitsFor(float64(tc.limit)) {
-			t.Errorf("obv.Cost(%d) = %d, want %d", tc.limit, got, tc.want)
+		if got := Cost(tc.limit); got != tc.want || float64(got) != rule.UnitsFor(float64(tc.limit)) {
+			t.Errorf("Cost(%d) = %d, want %d", tc.limit, got, tc.want)
 		}
 	}
-	if _, err := obv.SearchRequest(obv.SearchParams{Query: "x", Limit: 101}); err == nil || !strings.Contains(err.Error(), rule.String()) {
+	if _, err := SearchRequest(SearchParams{Query: "x", Limit: 101}); err == nil || !strings.Contains(err.Error(), rule.String()) {
 		t.Errorf("out-of-range limit: %v", err)
 	}
 }
