@@ -3,7 +3,6 @@ package site_test
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -49,30 +48,7 @@ func startOfflineHouse(t *testing.T, edits ...func(string) string) house {
 func startOfflineHouseEnv(t *testing.T, extraEnv []string, edits ...func(string) string) house {
 	t.Helper()
 	root := repoRoot(t)
-	main, err := os.ReadFile(filepath.Join(root, "Caddyfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	offline, err := os.ReadFile(filepath.Join(root, "Caddyfile.offline"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	emulators := map[string][]string{}
-	site := regexp.MustCompile(`(?s)http://:(\d+) \{\n(.*?)\n\}\n`)
-	key := regexp.MustCompile(`besluitbron_emulator (\w+)`)
-	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
-	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
-		m := site.FindStringSubmatch(block)
-		port := strconv.Itoa(testproc.FreePort(t))
-		base := "http://127.0.0.1:" + port
-		if p := prefix.FindStringSubmatch(m[2]); p != nil {
-			base += p[1]
-		}
-		k := key.FindStringSubmatch(m[2])[1]
-		emulators[k] = append(emulators[k], base)
-		return strings.Replace(block, ":"+m[1]+" {", ":"+port+" {", 1)
-	})
-	text = strings.Replace(text, "import Caddyfile", string(main), 1)
+	text, emulators := testproc.OfflineCaddyfile(t, root)
 	for _, e := range edits {
 		text = e(text)
 	}

@@ -3,8 +3,6 @@ package testcaddy
 import (
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,37 +22,13 @@ import (
 func OfflineHouse(t *testing.T, dir string, edit func(caddyfile string) string, unset ...string) (string, map[string][]string) {
 	t.Helper()
 	ClearPlatformEnv(t)
-	main, err := os.ReadFile(filepath.Join(dir, "Caddyfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	offline, err := os.ReadFile(filepath.Join(dir, "Caddyfile.offline"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Give every emulator site a free port instead of its fixed one.
-	emulators := map[string][]string{}
-	site := regexp.MustCompile(`(?s)http://:(\d+) \{\n(.*?)\n\}\n`)
-	key := regexp.MustCompile(`besluitbron_emulator (\w+)`)
-	prefix := regexp.MustCompile(`handle_path (/\w+)/\*`)
-	text := site.ReplaceAllStringFunc(string(offline), func(block string) string {
-		m := site.FindStringSubmatch(block)
-		port := strconv.Itoa(testproc.FreePort(t))
-		base := "http://127.0.0.1:" + port
-		if p := prefix.FindStringSubmatch(m[2]); p != nil {
-			base += p[1]
-		}
-		k := key.FindStringSubmatch(m[2])[1]
-		emulators[k] = append(emulators[k], base)
-		return strings.Replace(block, ":"+m[1]+" {", ":"+port+" {", 1)
-	})
-	text = strings.Replace(text, "import Caddyfile", string(main), 1)
+	text, emulators := testproc.OfflineCaddyfile(t, dir)
 	if edit != nil {
 		text = edit(text)
 		// An emulator site the edit added.
-		for _, m := range site.FindAllStringSubmatch(text, -1) {
-			if k := key.FindStringSubmatch(m[2]); k != nil && emulators[k[1]] == nil {
-				emulators[k[1]] = []string{"http://127.0.0.1:" + m[1]}
+		for port, k := range testproc.EmulatorSites(text) {
+			if emulators[k] == nil {
+				emulators[k] = []string{"http://127.0.0.1:" + port}
 			}
 		}
 	}
