@@ -18,11 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/cachestatus"
-
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/besluitbron/besluitbron/cachestatus"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/cachestatus"
-
 	"github.com/besluitbron/besluitbron/fairqueue"
 )
 

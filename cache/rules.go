@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/cachestatus"
-
 	"github.com/besluitbron/besluitbron/platforms"
 )
 

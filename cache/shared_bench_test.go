@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/cachestatus"
-
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/sharedstore"
 )

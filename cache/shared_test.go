@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/cachestatus"
-
 	"github.com/redis/go-redis/v9"
 
+	"github.com/besluitbron/besluitbron/cachestatus"
 	"github.com/besluitbron/besluitbron/fairqueue"
 	"github.com/besluitbron/besluitbron/internal/redistest"
 	"github.com/besluitbron/besluitbron/sharedstore"

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/cachestatus"
-
 	"github.com/besluitbron/besluitbron/httpx"
 )
 

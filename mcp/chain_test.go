@@ -10,17 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/cachestatus"
-
-	"github.com/besluitbron/besluitbron/internal/testcaddy"
-	"github.com/besluitbron/besluitbron/internal/testproc"
-
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/clientlimit"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
+
+	"github.com/besluitbron/besluitbron/cachestatus"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 )
 
 // chainSite is the production chain for obv (client_limit, platform_cache,

@@ -12,11 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/cachestatus"
-
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/besluitbron/besluitbron/cachestatus"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 

@@ -5,13 +5,15 @@ import (
 	"sync"
 	"time"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
 
-// A connector is the mcpkit.Env of its platforms' prompts and completions.
+// A connector is the mcpkit.Env of its platforms' prompts and
+// completions; a tool call runs on a toolCallEnv around it.
 var _ mcpkit.Env = (*connector)(nil)
 
 // Offers tells whether the connector offers platform key's tools.

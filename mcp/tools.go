@@ -9,14 +9,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/cachestatus"
-	"github.com/besluitbron/besluitbron/mcpkit"
-
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
+	"github.com/besluitbron/besluitbron/cachestatus"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -239,22 +238,6 @@ func meta(platform string, as ...*subrequest.Answer) mcpkit.Meta {
 		m.FetchedAt = fetched.UTC().Format(time.RFC3339)
 	}
 	return m
-}
-
-// page renders a search page that started at offset, with the meta of
-// the answers it was built from.
-func page(platform string, p adapters.Page, offset int, as ...*subrequest.Answer) *mcpkit.PageOut {
-	out := mcpkit.NewPage(platform, p, offset)
-	out.Meta = meta(platform, as...)
-	return out
-}
-
-// doc renders a fetched document with the page of text from offset, with
-// the meta of the answers it was built from.
-func doc(platform string, d adapters.Document, offset, max int, as ...*subrequest.Answer) *mcpkit.DocOut {
-	out := mcpkit.NewDoc(platform, d, offset, max)
-	out.Meta = meta(platform, as...)
-	return out
 }
 
 // structured is a tool's result: the typed output as structuredContent,

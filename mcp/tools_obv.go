@@ -6,14 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/besluitbron/besluitbron/cachestatus"
-	"github.com/besluitbron/besluitbron/mcpkit"
-
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/cachestatus"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/obv"
 )

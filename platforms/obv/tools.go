@@ -7,11 +7,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/besluitbron/besluitbron/mcpkit"
-
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
