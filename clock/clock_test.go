@@ -34,12 +34,7 @@ func TestSleep(t *testing.T) {
 	fake := fakeclock.New(time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC))
 	slept := make(chan error, 1)
 	go func() { slept <- Sleep(context.Background(), fake, time.Minute) }()
-	for {
-		if _, pending := fake.NextTimer(); pending {
-			break
-		}
-		time.Sleep(time.Millisecond) // until the goroutine has set its timer
-	}
+	fake.AwaitTimer() // until the goroutine has set its timer
 	fake.Advance(59 * time.Second)
 	select {
 	case err := <-slept:

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -111,14 +110,7 @@ func TestCaseLawLeaseKeepRenewsAndReleases(t *testing.T) {
 	done := make(chan struct{})
 	go func() { a.keep(ctx); close(done) }()
 	// Once keep waits on the clock, its hold is done.
-	sleeping := func() {
-		for {
-			if _, pending := clk.NextTimer(); pending {
-				return
-			}
-			runtime.Gosched()
-		}
-	}
+	sleeping := func() { clk.AwaitTimer() }
 
 	sleeping()
 	if a.role() != caselaw.Leader || b.hold(ctx) {

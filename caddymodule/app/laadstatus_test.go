@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"runtime"
 	"testing"
 	"time"
 
@@ -97,14 +96,7 @@ func TestLaadstatusKeeperRefreshesOnItsClock(t *testing.T) {
 	k := newLaadstatusKeeper(time.Hour, nil, new(routeCaller), fetch, clk)
 	defer k.Destruct()
 	// next is when the keeper will refresh next, once it has armed it.
-	next := func() time.Time {
-		for {
-			if due, pending := clk.NextTimer(); pending {
-				return due
-			}
-			runtime.Gosched()
-		}
-	}
+	next := clk.AwaitTimer
 	start := clk.Now()
 	if due := next(); !due.Equal(start.Add(firstRefresh)) {
 		t.Fatalf("first refresh due at %v, want %v", due, start.Add(firstRefresh))

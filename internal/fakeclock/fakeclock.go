@@ -22,6 +22,9 @@ type Clock struct {
 	now    time.Time
 	timers fakeTimers
 	seq    uint64
+	// armed is closed and replaced each time a timer is set, for
+	// AwaitTimer.
+	armed chan struct{}
 }
 
 // New returns a Clock that reads start.
@@ -42,7 +45,31 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 	c.seq++
 	t := &fakeTimer{c: c, due: c.now.Add(max(d, 0)), f: f, seq: c.seq, idx: -1}
 	heap.Push(&c.timers, t)
+	if c.armed != nil {
+		close(c.armed)
+		c.armed = nil
+	}
 	return t
+}
+
+// AwaitTimer blocks until a timer is pending and returns its due time: a
+// test waits for the goroutine under test to wait on the clock, without
+// waiting for real time to pass.
+func (c *Clock) AwaitTimer() time.Time {
+	for {
+		c.mu.Lock()
+		if len(c.timers) > 0 {
+			due := c.timers[0].due
+			c.mu.Unlock()
+			return due
+		}
+		if c.armed == nil {
+			c.armed = make(chan struct{})
+		}
+		armed := c.armed
+		c.mu.Unlock()
+		<-armed
+	}
 }
 
 // Advance moves time forward by d, running every timer that falls due on
