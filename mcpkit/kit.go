@@ -77,9 +77,8 @@ type Env interface {
 // Instructor is a platform that names itself in the connector's
 // instructions, the text a client gives its model first.
 type Instructor interface {
-	// Instruction is what the platform holds and its key, as a part
-	// of one sentence: `laws as in force on a date (wetten.overheid.nl
-	// "bwb")`.
+	// Instruction is what the platform holds, then its name and key in
+	// brackets, as a part of one sentence (each platform's mcp.go).
 	Instruction() string
 }
 
