@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
@@ -33,9 +34,8 @@ func identifiers(h Hit) []string {
 			out = append(out, k)
 		}
 	}
-	shared := platforms.Each[adapters.SharedIdentifier]()
 	for _, s := range []string{h.ID, h.URL, h.Kamerstuk} {
-		for _, p := range shared {
+		for _, p := range sharedIdentifiers() {
 			if k, ok := p.SharedID(s); ok {
 				add(k)
 			}
@@ -46,6 +46,11 @@ func identifiers(h Hit) []string {
 	}
 	return out
 }
+
+// sharedIdentifiers are the platforms that name identifiers other
+// platforms write too, asked once (at first use, after every platform
+// has registered) rather than for every hit of every search.
+var sharedIdentifiers = sync.OnceValue(platforms.Each[adapters.SharedIdentifier])
 
 // prefOf is which platform's hit stands for a document found on several:
 // the lower, the more official (the table's Authority); unknown last.

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,7 +100,7 @@ func (c *connector) documentContents(ctx context.Context, uri, platform string, 
 		return nil, invalidURI(ctx, uri, fmt.Sprintf("page %d is past the document's last page, %d", page, pages))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", firstOf(d.Title, d.ID))
+	fmt.Fprintf(&b, "# %s\n\n", cmp.Or(d.Title, d.ID))
 	for _, f := range [][2]string{{"Citation", d.Citation}, {"Type", d.Type}, {"Date", d.Date}, {"Source", d.Source},
 		{"Platform", platformName(platform)}, {"Public page", d.URL}} {
 		if f[1] != "" {
@@ -167,15 +168,6 @@ func pageNumber(v string) (int, error) {
 func platformName(key string) string {
 	p, _ := platforms.Get(key)
 	return p.Name
-}
-
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // listResource is a long-lived list a platform offers as a listed

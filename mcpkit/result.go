@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"sync"
@@ -125,18 +126,9 @@ func DocumentLink(uri, id, title, citation, date string) mcpgo.ResourceLink {
 	if date != "" {
 		desc = strings.TrimSpace(desc + " (" + date + ")")
 	}
-	l := mcpgo.NewResourceLink(uri, firstOf(citation, id), desc, Markdown)
-	l.Title = firstOf(title, citation, id)
+	l := mcpgo.NewResourceLink(uri, cmp.Or(citation, id), desc, Markdown)
+	l.Title = cmp.Or(title, citation, id)
 	return l
-}
-
-func firstOf(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // Invalid is the isError result for arguments a platform package refused.
