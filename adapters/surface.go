@@ -137,12 +137,13 @@ func Parsed[T any](v T, err error) (T, error) {
 	return v, nil
 }
 
-// ProbeConfig chooses the live check's probe parameters.
+// ProbeConfig chooses the live check's probe parameters. The surface's
+// own settings (the Tweede Kamer's OData root) come from the Config it
+// was built under.
 type ProbeConfig struct {
-	// TKRoot is the Tweede Kamer OData root the tk probe asks.
-	TKRoot string
-	// OBID is the publication the OB probe looks up.
-	OBID string
+	// ID is the record a probe that looks one up asks for ("" its
+	// default): an Officiële Bekendmakingen publication.
+	ID string
 }
 
 // Probe is the one tiny request the live check sends to a platform.
@@ -202,9 +203,13 @@ func NotFound(err error) bool {
 // operator's settings and the surface's platforms (a connector's, the
 // site's), asked by platform key.
 type Config interface {
-	// Setting is the operator's setting of platform key (the OData root
-	// of tk, ...), nil when it has none.
+	// Setting is the operator's settings of platform key, as the
+	// platform read them (platforms.Configurable); nil for a platform
+	// without settings.
 	Setting(key string) any
+	// Replica is what BesluitBron keeps of platform key itself (a replica
+	// of its feed, which answers words); nil when it keeps none.
+	Replica(key string) any
 	// LinkBases are the base URLs a link into platform key may point
 	// into, asked at each fetch; nil refuses every link.
 	LinkBases(key string) []string

@@ -246,7 +246,7 @@ func TestDedupTKDocumentAndItsPublication(t *testing.T) {
 		tkSearch = req.Path
 		return &subrequest.Answer{Status: 200, Body: tkAnswer}, nil
 	}
-	e, err := New(Options{Do: do, Platforms: []string{"tk", "ob"}, Clock: fakeclock.New(day), Adapters: registry.Settings{TKRoot: "/OData/v4/2.0"}})
+	e, err := New(Options{Do: do, Platforms: []string{"tk", "ob"}, Clock: fakeclock.New(day), Adapters: registry.Settings{Values: map[string]any{"tk": "/OData/v4/2.0"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,6 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // Doer runs one request against /platforms/<platform>/...; it must return
@@ -111,11 +110,6 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("fanout: deadline %v is out of range: use more than 0 and at most %v", o.Deadline, MaxDeadline)
 	}
 	e.clock = clock.Or(e.clock)
-	if o.Adapters.TKRoot != "" {
-		if err := tk.CheckRoot(o.Adapters.TKRoot); err != nil {
-			return nil, fmt.Errorf("fanout: %v", err)
-		}
-	}
 	ps := o.Platforms
 	if len(ps) == 0 {
 		ps = DefaultPlatforms()

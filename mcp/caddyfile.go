@@ -2,7 +2,10 @@ package mcp
 
 import (
 	"strconv"
+	"strings"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -27,19 +30,24 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	mcp <name> {
 //	    platforms <key...>
-//	    experimental_oa
+//	    experimental_<key>
 //	    max_body <size>
 //	    max_text_chars <n>
 //	    allowed_origins <origin...>
 //	    allowed_hosts <host...>
 //	    session_idle <duration>
 //	    status_refresh <duration|off>
-//	    tk_odata_root <path>
-//	    oa_search_path <path>
-//	    oa_document_path <path with {id}>
-//	    oa_text_path <path with {id} and {page}>
-//	    oa_query_param|oa_limit_param|oa_page_param|oa_offset_param|oa_organisation_param <name>
+//	    <key>_<option> <value...>
 //	}
+//
+// experimental_<key> turns on the tools of an experimental platform
+// (experimental_oa: Open Archivaris, whose API is assumed). <key>_<option>
+// sets a platform's own option for this connector over the besluitbron
+// app's platform block: tk_odata_root <path> (the Tweede Kamer's OData
+// root); oa_search_path, oa_document_path (with {id}), oa_text_path (with
+// {id} and {page}), oa_query_param, oa_limit_param, oa_page_param,
+// oa_offset_param, oa_organisation_param (Open Archivaris' assumed
+// endpoints; only with experimental_oa). docs/caddyfile.md lists them.
 func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // directive name
 	if !d.NextArg() {
@@ -56,14 +64,6 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if len(m.Platforms) == 0 {
 				return d.ArgErr()
 			}
-		case "experimental_oa":
-			// Open Archivaris' API is assumed: its tools need an explicit yes.
-			m.ExperimentalOA = true
-		case "tk_odata_root":
-			if !d.NextArg() {
-				return d.ArgErr()
-			}
-			m.TKODataRoot = d.Val()
 		case "max_body":
 			if !d.NextArg() {
 				return d.ArgErr()
@@ -105,34 +105,21 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			} else {
 				m.StatusRefresh = dur
 			}
-		case "oa_search_path", "oa_document_path", "oa_text_path", "oa_query_param", "oa_limit_param", "oa_page_param", "oa_offset_param", "oa_organisation_param":
-			if !d.NextArg() {
-				return d.ArgErr()
-			}
-			if m.OA == nil {
-				m.OA = new(OAEndpoints)
-			}
-			v := d.Val()
-			switch opt {
-			case "oa_search_path":
-				m.OA.SearchPath = v
-			case "oa_document_path":
-				m.OA.DocumentPath = v
-			case "oa_query_param":
-				m.OA.QueryParam = v
-			case "oa_limit_param":
-				m.OA.LimitParam = v
-			case "oa_offset_param":
-				m.OA.OffsetParam = v
-			case "oa_text_path":
-				m.OA.TextPath = v
-			case "oa_page_param":
-				m.OA.PageParam = v
-			case "oa_organisation_param":
-				m.OA.OrgParam = v
-			}
 		default:
-			return d.Errf("mcp: unknown option %q (known: platforms, experimental_oa, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, tk_odata_root, oa_*_path/param)", opt)
+			if key, ok := strings.CutPrefix(opt, "experimental_"); ok {
+				// A platform whose API is assumed: its tools need an
+				// explicit yes (checked at Validate).
+				m.Experimental = append(m.Experimental, key)
+				continue
+			}
+			args := d.RemainingArgs()
+			if app.PlatformOption(&m.PlatformOptions, opt, args) {
+				if len(args) == 0 {
+					return d.ArgErr()
+				}
+				continue
+			}
+			return d.Errf("mcp: unknown option %q (known: platforms, experimental_<key>, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, %s)", opt, strings.Join(platforms.PrefixedOptions(), ", "))
 		}
 		if d.NextArg() {
 			return d.Errf("mcp: too many arguments to %s", d.Val())

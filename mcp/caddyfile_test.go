@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -26,7 +27,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(h)
-	want := `{"name":"raad","platforms":["obv","ori","oa"],"experimental_oa":true,"max_body_bytes":2000000,"max_text_chars":9000,"allowed_origins":["https://claude.ai"],"allowed_hosts":["besluitbron.nl"],"session_idle":7200000000000,"status_refresh":-1,"oa":{"search_path":"/api/v2/search","offset_param":"from"}}`
+	want := `{"name":"raad","platforms":["obv","ori","oa"],"experimental":["oa"],"max_body_bytes":2000000,"max_text_chars":9000,"allowed_origins":["https://claude.ai"],"allowed_hosts":["besluitbron.nl"],"session_idle":7200000000000,"status_refresh":-1,"platform_options":{"oa":{"offset_param":["from"],"search_path":["/api/v2/search"]}}}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
@@ -41,6 +42,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{`mcp a { max_text_chars 5 }`, "at least 200"},
 		{`mcp a { session_idle soon }`, "duration"},
 		{`mcp a { max_body 1MB 2MB }`, "too many arguments"},
+		{"mcp a {\n tk_odata_root\n}", "wrong argument count"},
+		{`mcp a { tk_nosuch /x }`, "tk_odata_root"},
 	} {
 		var h Handler
 		err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(bad.in))
@@ -56,12 +59,15 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{Handler{Name: "a", Platforms: []string{"obv", "nope"}}, `unknown platform "nope"`},
 		{Handler{Name: "a", Platforms: []string{"obv", "obv"}}, "listed twice"},
 		{Handler{Name: "a", AllowedOrigins: []string{"claude.ai"}}, "must look like"},
-		{Handler{Name: "a", ExperimentalOA: true, OA: &OAEndpoints{SearchPath: "api"}}, "must start with /"},
+		{Handler{Name: "a", Experimental: []string{"oa"}, PlatformOptions: map[string]platforms.Options{"oa": {"search_path": {"api"}}}}, "must start with /"},
+		{Handler{Name: "a", PlatformOptions: map[string]platforms.Options{"tk": {"odata_root": {"OData/"}}}}, "tk options: odata_root"},
+		{Handler{Name: "a", PlatformOptions: map[string]platforms.Options{"obv": {"odata_root": {"/OData/v5"}}}}, "takes no option"},
+		{Handler{Name: "a", Experimental: []string{"tk"}}, "no experimental platform"},
 		// Open Archivaris' API is assumed: its tools need oa listed and
 		// experimental_oa, both.
 		{Handler{Name: "a", Platforms: []string{"obv", "oa"}}, "platform oa needs experimental_oa"},
-		{Handler{Name: "a", Platforms: []string{"obv"}, ExperimentalOA: true}, "add oa to platforms"},
-		{Handler{Name: "a", OA: &OAEndpoints{SearchPath: "/api"}}, "add experimental_oa"},
+		{Handler{Name: "a", Platforms: []string{"obv"}, Experimental: []string{"oa"}}, "add oa to platforms"},
+		{Handler{Name: "a", PlatformOptions: map[string]platforms.Options{"oa": {"search_path": {"/api"}}}}, "add experimental_oa"},
 	} {
 		if err := bad.h.Validate(); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: %v, want %q", bad.h, err, bad.want)

@@ -16,8 +16,6 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/oa"
-	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
 
 // settings are the parts of a connector's config its tools read; a reload
@@ -25,8 +23,12 @@ import (
 type settings struct {
 	platforms    []string
 	maxTextChars int
-	oa           oa.Endpoints
-	tkRoot       string // Tweede Kamer OData root, e.g. /OData/v5
+	// values are the platforms' settings, as each read its options
+	// (the app's with this connector's laid over them).
+	values map[string]any
+	// replicas are what the app keeps of platforms itself (a replica of
+	// a feed, which answers words), by key.
+	replicas map[string]any
 	// linkBases returns the base URLs a link into the platform may point
 	// into (the config's besluitbron app: app.LinkBaseURLs); nil refuses
 	// every link.
@@ -34,9 +36,6 @@ type settings struct {
 	// laadstatus is the app's keeper of OpenBesluitvorming's load status;
 	// nil when this config does not refresh it.
 	laadstatus *app.LaadstatusKeeper
-	// caseLaw is the app's index of Rechtspraak's feed; nil when the
-	// config keeps none.
-	caseLaw rechtspraak.WordIndex
 	// surfaces are the platforms' surfaces under these settings, which
 	// the fetch tools read documents through (fetchDocument).
 	surfaces map[string]adapters.Surface

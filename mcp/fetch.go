@@ -16,7 +16,7 @@ import (
 // surfaces take them (adapters/registry), the same the reader and the
 // fan-out use: a Tweede Kamer document's text stays opentk_fetch's.
 func (s *settings) adapterSettings() registry.Settings {
-	return registry.Settings{TKRoot: s.tkRoot, OA: s.oa, LinkBases: s.linkBases, CaseLaw: s.caseLaw}
+	return registry.Settings{Values: s.values, Replicas: s.replicas, LinkBases: s.linkBases}
 }
 
 // fetchDocument reads document id of platform through its surface, as the

@@ -14,8 +14,6 @@ import (
 	"github.com/besluitbron/besluitbron/internal/fuzzcheck"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/oa"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // FuzzUnmarshalCaddyfile fuzzes the mcp directive's parser, seeded with
@@ -46,7 +44,7 @@ var fuzzValues = []any{"document:notubiz:gemeente:soest:12345", "ECLI:NL:RBDHA:2
 func FuzzToolArguments(f *testing.F) {
 	c := newConnector("fuzz", time.Minute, session.NewRegistry(1000, time.Hour, nil))
 	f.Cleanup(func() { _ = c.Destruct() })
-	c.configure(settings{platforms: platforms.Keys(), maxTextChars: DefaultMaxTextChars, oa: oa.Defaults, tkRoot: tk.DefaultRoot})
+	c.configure(settings{platforms: platforms.Keys(), maxTextChars: DefaultMaxTextChars})
 	var names []string
 	for name := range c.mcp.ListTools() {
 		names = append(names, name)

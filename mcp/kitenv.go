@@ -31,6 +31,8 @@ func (c *connector) Lists() *adapters.Memo { return &c.lists }
 // Setting is the configuration's setting of platform key.
 func (c *connector) Setting(key string) any { return c.settings().adapterSettings().Of(key) }
 
+func (c *connector) Replica(key string) any { return c.settings().replicas[key] }
+
 // Getter runs requests on platform key's route for ctx.
 func (c *connector) Getter(ctx context.Context, key string) func(adapters.Request) ([]byte, error) {
 	return c.calls(ctx, key).get

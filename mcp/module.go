@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +21,6 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/httpx"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 func init() {
@@ -41,17 +41,19 @@ type Handler struct {
 	// Name identifies the connector (in the server's name, in logs, and as
 	// the key that keeps its sessions across reloads). Required.
 	Name string `json:"name"`
-	// Platforms whose tools the connector offers. Default: the five whose
-	// public APIs are live and documented (obv, tk, opentk, ob,
-	// rechtspraak), plus oa when ExperimentalOA is set. "ori" is offered
-	// only when listed (ORI Classic was switched off on 2026-11-01; see
-	// docs/migration-ori.md); "oa" only together with ExperimentalOA.
+	// Platforms whose tools the connector offers. Default: every platform
+	// whose tools come on by default in the platforms table (those with
+	// live, documented public APIs), plus the experimental ones this
+	// connector turns on. An opt-in platform (ori: ORI Classic was
+	// switched off on 2026-11-01; docs/migration-ori.md) is offered only
+	// when listed, an experimental one only when turned on too.
 	Platforms []string `json:"platforms,omitempty"`
-	// ExperimentalOA enables the Open Archivaris tools (oa_search,
-	// oa_fetch). Open Archivaris publishes no API description: the tools
-	// rest on assumed endpoints (the OA field, docs/emulators.md), so an
-	// operator has to ask for them. Default false.
-	ExperimentalOA bool `json:"experimental_oa,omitempty"`
+	// Experimental turns on the tools of these experimental platforms (in
+	// the Caddyfile experimental_<key>, e.g. experimental_oa): a platform
+	// that publishes no API description, whose tools rest on assumed
+	// endpoints (docs/emulators.md), so an operator has to ask for them.
+	// Default none.
+	Experimental []string `json:"experimental,omitempty"`
 	// MaxBodyBytes caps a request body; larger gets 413. Default 1 MiB.
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
 	// MaxTextChars caps the text one fetch call returns. Default 50000.
@@ -69,25 +71,18 @@ type Handler struct {
 	// OpenBesluitvorming's load status as the shared session (connectors
 	// offering obv only). Default 10m; negative turns it off.
 	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
-	// TKODataRoot is the Tweede Kamer's OData service root below its base
-	// URL for this connector. Default: the besluitbron app's (platform tk
-	// odata_root, itself /OData/v5 by default); set it here only where
-	// one connector must ask another version than the rest.
-	TKODataRoot string `json:"tk_odata_root,omitempty"`
-	// OA names Open Archivaris' endpoints for this connector (its API is
-	// not published); only with ExperimentalOA. Default: the besluitbron
-	// app's (platform oa's endpoint options).
-	OA *OAEndpoints `json:"oa,omitempty"`
+	// PlatformOptions are platforms' own settings for this connector, by
+	// key and option (in the Caddyfile <key>_<option>, e.g. tk_odata_root
+	// /OData/v4/2.0 or oa_search_path /zoek), each laid over the
+	// besluitbron app's (its platform blocks), which it replaces for this
+	// connector only. Default: the app's. The platform reads and checks
+	// them (platforms.Configurable).
+	PlatformOptions map[string]platforms.Options `json:"platform_options,omitempty"`
 
 	conn   *connector
 	pooled bool
 	logger *zap.Logger
 }
-
-// OAEndpoints configures the Open Archivaris adapter; empty fields keep
-// their defaults (see platforms/oa). The same as the app's platform oa
-// settings, which a connector's own replace.
-type OAEndpoints = app.OAEndpoints
 
 // CaddyModule returns the Caddy module information.
 func (Handler) CaddyModule() caddy.ModuleInfo {
@@ -109,7 +104,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	if len(h.Platforms) == 0 {
-		h.Platforms = DefaultPlatforms(h.ExperimentalOA)
+		h.Platforms = DefaultPlatforms(h.Experimental)
 	}
 	a, err := app.Load(ctx)
 	if err != nil {
@@ -146,17 +141,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	// Links in answers (OB's itemUrl) are checked against this config's
 	// base URLs, asked of its app at each call: a platform_proxy
 	// provisioned after this handler adds its own.
-	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars, linkBases: a.LinkBaseURLs, caseLaw: a.CaseLawIndex()}
-	// The adapter settings are the app's (platform tk's odata_root,
-	// platform oa's endpoints) unless this connector names its own.
-	s.oa = a.OAEndpoints()
-	if h.OA != nil {
-		s.oa = h.OA.Endpoints()
+	// The platforms' settings are the app's (its platform blocks) with
+	// this connector's own laid over them.
+	values, err := a.SettingsOver(h.PlatformOptions)
+	if err != nil {
+		return fmt.Errorf("mcp %s: %w", h.Name, err)
 	}
-	s.tkRoot = h.TKODataRoot
-	if s.tkRoot == "" {
-		s.tkRoot = a.TKODataRoot()
-	}
+	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars, linkBases: a.LinkBaseURLs,
+		values: values, replicas: a.Replicas()}
 
 	refresh := time.Duration(h.StatusRefresh)
 	if refresh == 0 {
@@ -185,16 +177,16 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 }
 
 // DefaultPlatforms are the platforms a connector offers when its config
-// lists none: every platform except ori (switched off upstream) and oa
-// (assumed API), with oa added when experimentalOA is set.
-func DefaultPlatforms(experimentalOA bool) []string {
+// lists none: every platform whose tools come on by default, with the
+// experimental platforms turned on; never an opt-in platform.
+func DefaultPlatforms(experimental []string) []string {
 	var out []string
 	for _, k := range platforms.Keys() {
 		switch optInOf(k) { // the platforms table says how each platform comes on
 		case platforms.ToolsOptIn:
 			continue
 		case platforms.ToolsExperimental:
-			if !experimentalOA {
+			if !slices.Contains(experimental, k) {
 				continue
 			}
 		}
@@ -212,17 +204,40 @@ func (h *Handler) offersPlatform(key string) bool {
 	return false
 }
 
+// checkExperimental holds the experimental platforms (Tools:
+// ToolsExperimental) to the operator's explicit yes: listed only with
+// experimental_<key>, which turns on only a listed one (or any, when the
+// connector lists none), and their options only when turned on.
+func (h *Handler) checkExperimental(listed map[string]bool) error {
+	for _, p := range platforms.All() {
+		if p.Tools != platforms.ToolsExperimental || slices.Contains(h.Experimental, p.Key) {
+			continue
+		}
+		if listed[p.Key] {
+			return fmt.Errorf("mcp %s: platform %s needs experimental_%s: %s publishes no API, its tools use assumed endpoints (docs/emulators.md)", h.Name, p.Key, p.Key, p.Name)
+		}
+		if len(h.PlatformOptions[p.Key]) > 0 {
+			return fmt.Errorf("mcp %s: %s_* options configure the %s tools, which are off: add experimental_%s", h.Name, p.Key, p.Name, p.Key)
+		}
+	}
+	for _, key := range h.Experimental {
+		p, ok := platforms.Get(key)
+		switch {
+		case !ok || p.Tools != platforms.ToolsExperimental:
+			return fmt.Errorf("mcp %s: experimental_%s: %s is no experimental platform", h.Name, key, key)
+		case len(h.Platforms) > 0 && !listed[key]:
+			return fmt.Errorf("mcp %s: experimental_%s enables the %s tools: add %s to platforms, or drop experimental_%s", h.Name, key, p.Name, key, key)
+		}
+	}
+	return nil
+}
+
 // Validate checks the config.
 func (h *Handler) Validate() error { return h.validate() }
 
 func (h *Handler) validate() error {
 	if !nameRE.MatchString(h.Name) {
 		return fmt.Errorf("mcp: connector name %q must be 1-64 letters, digits, '-' or '_'", h.Name)
-	}
-	if h.TKODataRoot != "" {
-		if err := tk.CheckRoot(h.TKODataRoot); err != nil {
-			return fmt.Errorf("mcp %s: tk_odata_root: %v", h.Name, err)
-		}
 	}
 	seen := map[string]bool{}
 	for _, p := range h.Platforms {
@@ -234,19 +249,12 @@ func (h *Handler) validate() error {
 		}
 		seen[p] = true
 	}
-	switch {
-	case seen[platforms.OA] && !h.ExperimentalOA:
-		return fmt.Errorf("mcp %s: platform oa needs experimental_oa: Open Archivaris publishes no API, its tools use assumed endpoints (docs/emulators.md)", h.Name)
-	case h.ExperimentalOA && len(h.Platforms) > 0 && !seen[platforms.OA]:
-		return fmt.Errorf("mcp %s: experimental_oa enables the Open Archivaris tools: add oa to platforms, or drop experimental_oa", h.Name)
-	case h.OA != nil && !h.ExperimentalOA:
-		return fmt.Errorf("mcp %s: oa_* options configure the Open Archivaris tools, which are off: add experimental_oa", h.Name)
+	if err := h.checkExperimental(seen); err != nil {
+		return err
 	}
-	if h.OA != nil {
-		for _, p := range []string{h.OA.SearchPath, h.OA.DocumentPath, h.OA.TextPath} {
-			if p != "" && !strings.HasPrefix(p, "/") {
-				return fmt.Errorf("mcp %s: Open Archivaris path %q must start with /", h.Name, p)
-			}
+	for key, o := range h.PlatformOptions {
+		if _, err := platforms.SettingsOf(key, o); err != nil {
+			return fmt.Errorf("mcp %s: %s options: %v", h.Name, key, err)
 		}
 	}
 	if h.MaxBodyBytes < 0 || h.MaxTextChars < 0 {

@@ -40,10 +40,10 @@ func withPrefix(names []string, prefix string) []string {
 }
 
 func TestDefaultPlatforms(t *testing.T) {
-	if got := strings.Join(DefaultPlatforms(false), " "); got != "obv tk opentk ob rechtspraak bwb cvdr" {
+	if got := strings.Join(DefaultPlatforms(nil), " "); got != "obv tk opentk ob rechtspraak bwb cvdr" {
 		t.Fatal(got)
 	}
-	if got := strings.Join(DefaultPlatforms(true), " "); got != "obv tk opentk ob rechtspraak oa bwb cvdr" {
+	if got := strings.Join(DefaultPlatforms([]string{"oa"}), " "); got != "obv tk opentk ob rechtspraak oa bwb cvdr" {
 		t.Fatal(got)
 	}
 }

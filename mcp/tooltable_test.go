@@ -17,8 +17,6 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/oa"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // boundsConnector offers every platform's tools, with no Caddy server
@@ -29,7 +27,7 @@ func boundsConnector(t *testing.T) *connector {
 	t.Helper()
 	c := newConnector("bounds-"+strings.ToLower(t.Name()), time.Minute, session.NewRegistry(1000, time.Hour, nil))
 	t.Cleanup(func() { _ = c.Destruct() })
-	c.configure(settings{platforms: platforms.Keys(), maxTextChars: DefaultMaxTextChars, oa: oa.Defaults, tkRoot: tk.DefaultRoot})
+	c.configure(settings{platforms: platforms.Keys(), maxTextChars: DefaultMaxTextChars})
 	return c
 }
 

@@ -30,9 +30,13 @@ type Env interface {
 	// Lists is the connector's memo of lists (organisations, value
 	// lists, schemas), shared by its tools, prompts and completions.
 	Lists() *adapters.Memo
-	// Setting is the configuration's setting of platform key
-	// (adapters/registry.Settings.Of): nil when it has none.
+	// Setting is the configuration's settings of platform key, as the
+	// platform read them (adapters/registry.Settings.Of): nil for a
+	// platform without settings.
 	Setting(key string) any
+	// Replica is what BesluitBron keeps of platform key itself
+	// (adapters/registry.Settings.Replica): nil when it keeps none.
+	Replica(key string) any
 	// Getter runs requests on platform key's route (the sub-request
 	// through its cache and budget): the body of a 2xx answer, else an
 	// *adapters.RouteError or *adapters.UnreachedError.

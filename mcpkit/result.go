@@ -162,6 +162,10 @@ var plainSurfaces = sync.OnceValue(func() map[string]adapters.Surface {
 // noSettings is the configuration of no operator: every default.
 type noSettings struct{}
 
-func (noSettings) Setting(string) any        { return nil }
+func (noSettings) Setting(key string) any {
+	v, _ := platforms.SettingsOf(key, nil)
+	return v
+}
+func (noSettings) Replica(string) any        { return nil }
 func (noSettings) LinkBases(string) []string { return nil }
 func (noSettings) Offers(string) bool        { return false }

@@ -9,17 +9,20 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/oa"
-	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 )
 
-// Settings are the operator's per-platform adapter settings (the
-// besluitbron app's platform blocks); the zero value is every default.
+// Settings are what a surface is built under: the operator's settings
+// of each platform, what BesluitBron keeps of it locally, and the
+// platforms the surface offers. The zero value is every default.
 type Settings struct {
-	// TKRoot is the Tweede Kamer's OData root (default tk.DefaultRoot).
-	TKRoot string
-	// OA are Open Archivaris' endpoints (over oa.Defaults).
-	OA oa.Endpoints
+	// Values are the platforms' settings by key, as each platform read
+	// its options (platforms.Configurable, platforms.AllSettings); a
+	// platform absent here reads its defaults.
+	Values map[string]any
+	// Replicas are what BesluitBron keeps of a platform itself, by key
+	// (a replica of its feed, which answers words); a platform absent
+	// here keeps none.
+	Replicas map[string]any
 	// LinkBases gives the base URLs a platform's links may point into
 	// (Officiële Bekendmakingen' full-text links), asked at each fetch;
 	// nil refuses every link.
@@ -29,30 +32,21 @@ type Settings struct {
 	// only where both are offered (OpenTK's text of a Tweede Kamer
 	// document).
 	Offered []string
-	// CaseLaw answers words for Rechtspraak (the besluitbron app's index
-	// of its feed); nil: Rechtspraak is searched by court or ECLI only.
-	CaseLaw rechtspraak.WordIndex
 }
 
-// Of is the setting of platform key, for what asks by key (the MCP
-// connectors' prompts and completions, mcpkit.Env.Setting): the OData
-// root of tk, the endpoints of oa, the word index of rechtspraak; nil for
-// a platform without one, or one left unset.
+// Of is the setting of platform key (adapters.Config.Setting): its value
+// in Values, else its defaults; nil for a platform without settings.
 func (s Settings) Of(key string) any {
-	switch key {
-	case platforms.TK:
-		if s.TKRoot != "" {
-			return s.TKRoot
-		}
-	case platforms.OA:
-		return s.OA
-	case platforms.Rechtspraak:
-		if s.CaseLaw != nil {
-			return s.CaseLaw
-		}
+	if v, ok := s.Values[key]; ok {
+		return v
 	}
-	return nil
+	v, _ := platforms.SettingsOf(key, nil)
+	return v
 }
+
+// Replica is what BesluitBron keeps of platform key (adapters.Config.Replica);
+// nil for none.
+func (s Settings) Replica(key string) any { return s.Replicas[key] }
 
 // Surfaces are the platforms' surfaces under s, by key: each registered
 // platform's (adapters.SurfaceProvider), with what other platforms add
@@ -77,6 +71,8 @@ func (s Settings) config() adapters.Config { return settingsConfig{s} }
 type settingsConfig struct{ s Settings }
 
 func (c settingsConfig) Setting(key string) any { return c.s.Of(key) }
+
+func (c settingsConfig) Replica(key string) any { return c.s.Replica(key) }
 
 func (c settingsConfig) LinkBases(key string) []string {
 	if c.s.LinkBases == nil {

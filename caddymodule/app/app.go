@@ -101,6 +101,9 @@ type App struct {
 	CaseLaw *CaseLawConfig `json:"caselaw,omitempty"`
 
 	resolved map[string]platforms.Platform
+	// settings are the platforms' own settings, read from Options at
+	// Provision (platforms.AllSettings).
+	settings map[string]any
 	allow    []netip.Prefix
 	trusted  []netip.Prefix
 
@@ -163,18 +166,14 @@ type PlatformConfig struct {
 	// QueueWait bounds the wait for a place when every host is at its
 	// cap. Default: the table's (opentk 20s), else 15s.
 	QueueWait caddy.Duration `json:"queue_wait,omitempty"`
-	// ODataRoot, for tk only, is the Tweede Kamer's OData service root
-	// below its base URL, whose $metadata gives the field names to the
-	// MCP tools, the fan-out and the reader. Default /OData/v5, the new
-	// version's root as one third party reports it (unconfirmed;
-	// platforms/tk.DefaultRoot); /OData/v4/2.0 is the old version's. An mcp
-	// connector's or the site's own tk_odata_root replaces it for that
-	// handler.
-	ODataRoot string `json:"odata_root,omitempty"`
-	// OA, for oa only, names Open Archivaris' endpoints. Default: the
-	// assumption platforms/oa writes down. An mcp connector's own oa_*
-	// options replace it for that connector.
-	OA *OAEndpoints `json:"oa,omitempty"`
+	// Options are the platform's own settings, by option name, read by
+	// the platform (platforms.Configurable), e.g. tk {"odata_root":
+	// ["/OData/v4/2.0"]} (default /OData/v5) and oa's endpoints
+	// ({"search_path": ["/zoek"]}, default the assumption platforms/oa
+	// writes down). An option the platform does not take is refused at
+	// Provision. An mcp connector's or the site's own <key>_<option>
+	// replaces one for that handler.
+	Options platforms.Options `json:"options,omitempty"`
 }
 
 // Limit is a request rate: Burst requests at once, refilled at Rate
@@ -244,6 +243,9 @@ func (a *App) Provision(ctx caddy.Context) error {
 			return fmt.Errorf("besluitbron: case-law metrics: %w", err)
 		}
 	}
+	if a.settings, err = platforms.AllSettings(a.PlatformOptions()); err != nil {
+		return fmt.Errorf("besluitbron: %w", err)
+	}
 	a.resolved = map[string]platforms.Platform{}
 	for _, p := range platforms.All() {
 		if err := apply(&p, a.Platforms[p.Key]); err != nil {
@@ -276,9 +278,6 @@ func (a *App) Provision(ctx caddy.Context) error {
 func apply(p *platforms.Platform, c *PlatformConfig) error {
 	if c == nil {
 		return nil
-	}
-	if err := checkAdapterSettings(p.Key, c); err != nil {
-		return err
 	}
 	if len(c.BaseURLs) > 0 {
 		for _, u := range c.BaseURLs {

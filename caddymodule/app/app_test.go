@@ -366,10 +366,11 @@ func TestSessionsSurviveReload(t *testing.T) {
 	}
 }
 
-// The adapter settings live once, in the platform's block: the Tweede
-// Kamer's OData root and Open Archivaris' endpoints, with the adapters'
-// defaults where the block says nothing.
-func TestAdapterSettings(t *testing.T) {
+// A platform's own settings live once, in its block, read by the
+// platform: the Tweede Kamer's OData root and Open Archivaris' endpoints,
+// with the platforms' defaults where the block says nothing, and a
+// handler's own laid over them.
+func TestPlatformSettings(t *testing.T) {
 	a, err := parse(t, "besluitbron {\n platform tk {\n odata_root /OData/v4/2.0\n }\n platform oa {\n search_path /zoek\n query_param term\n }\n}")
 	if err != nil {
 		t.Fatal(err)
@@ -377,18 +378,40 @@ func TestAdapterSettings(t *testing.T) {
 	if err := provision(t, a); err != nil {
 		t.Fatal(err)
 	}
-	if got := a.TKODataRoot(); got != "/OData/v4/2.0" {
-		t.Errorf("TKODataRoot = %q", got)
+	s := a.AdapterSettings(nil, nil)
+	if got := s.Of("tk"); got != "/OData/v4/2.0" {
+		t.Errorf("tk's setting = %v", got)
 	}
-	e := a.OAEndpoints()
+	e, _ := s.Of("oa").(oa.Endpoints)
 	if e.SearchPath != "/zoek" || e.QueryParam != "term" || e.DocumentPath != oa.Defaults.DocumentPath {
-		t.Errorf("OAEndpoints = %+v", e)
+		t.Errorf("oa's setting = %+v", e)
+	}
+	over, err := a.SettingsOver(map[string]platforms.Options{"oa": {"query_param": {"zoekterm"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := over["oa"].(oa.Endpoints); e.SearchPath != "/zoek" || e.QueryParam != "zoekterm" {
+		t.Errorf("a handler's option over the app's: %+v", e)
+	}
+	if _, err := a.SettingsOver(map[string]platforms.Options{"tk": {"odata_root": {"OData"}}}); err == nil || !strings.Contains(err.Error(), "platform tk") {
+		t.Errorf("a bad handler option: %v", err)
 	}
 	plain := new(App)
 	if err := provision(t, plain); err != nil {
 		t.Fatal(err)
 	}
-	if plain.TKODataRoot() != tk.DefaultRoot || plain.OAEndpoints() != oa.Defaults {
-		t.Errorf("defaults: %q %+v", plain.TKODataRoot(), plain.OAEndpoints())
+	if s := plain.AdapterSettings(nil, nil); s.Of("tk") != tk.DefaultRoot || s.Of("oa") != oa.Defaults || s.Of("obv") != nil {
+		t.Errorf("defaults: %v %+v %v", s.Of("tk"), s.Of("oa"), s.Of("obv"))
+	}
+	// In JSON, options a platform does not take are refused at Provision.
+	for _, c := range []*PlatformConfig{{Options: platforms.Options{"odata_root": {"/OData/v5"}}}, {Options: platforms.Options{"nosuch": {"x"}}}} {
+		bad := &App{Platforms: map[string]*PlatformConfig{"obv": c}}
+		if err := provision(t, bad); err == nil || !strings.Contains(err.Error(), "obv") {
+			t.Errorf("options %v on obv: %v", c.Options, err)
+		}
+	}
+	tkBad := &App{Platforms: map[string]*PlatformConfig{"tk": {Options: platforms.Options{"nosuch": {"x"}}}}}
+	if err := provision(t, tkBad); err == nil || !strings.Contains(err.Error(), "nosuch") {
+		t.Errorf("an unknown tk option: %v", err)
 	}
 }

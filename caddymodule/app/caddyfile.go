@@ -68,9 +68,11 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 // (CaseLawConfig: since default 2015, interval default 1h, dir default
 // <cache_dir>/caselaw); "caselaw off" (its block is then read and not
 // used), or no caselaw, keeps it off.
-// odata_root belongs to platform tk (its OData root, default /OData/v5);
-// search_path to organisation_param to platform oa (Open Archivaris'
-// assumed endpoints). Every option may be left out: the defaults table (platforms)
+// odata_root and search_path to organisation_param are a platform's own
+// options (platforms.Configurable), read by the platform: odata_root
+// belongs to platform tk (its OData root, default /OData/v5), search_path
+// to organisation_param to platform oa (Open Archivaris' assumed
+// endpoints); another platform refuses them. Every option may be left out: the defaults table (platforms)
 // holds the platforms' addresses, budgets, searches and caches. contact,
 // allow_private, trusted_sources, cache_dir, store, instances, store_prefix
 // and base_url may stand without a value,
@@ -283,31 +285,23 @@ func (a *App) unmarshalPlatform(d *caddyfile.Dispenser) error {
 			default:
 				c.QueueWait = caddy.Duration(dur)
 			}
-		case "odata_root":
-			if !d.NextArg() {
-				return d.ArgErr()
-			}
-			c.ODataRoot = d.Val()
-			if d.NextArg() {
-				return d.ArgErr()
-			}
 		default:
-			if c.OA == nil {
-				c.OA = new(OAEndpoints)
-			}
-			if !c.OA.set(opt, "") {
+			// The platform's own settings (platforms.Configurable), read
+			// by the platform: here only whether it takes the option.
+			if !platforms.HasOption(key, opt) {
 				return d.Errf("unknown option %q in platform %s", opt, key)
 			}
-			if !d.NextArg() {
+			args := d.RemainingArgs()
+			if len(args) == 0 {
 				return d.ArgErr()
 			}
-			c.OA.set(opt, d.Val())
-			if d.NextArg() {
-				return d.ArgErr()
+			if c.Options == nil {
+				c.Options = platforms.Options{}
 			}
+			c.Options[opt] = args
 		}
 	}
-	if err := checkAdapterSettings(key, c); err != nil {
+	if _, err := platforms.SettingsOf(key, c.Options); err != nil {
 		return d.Errf("platform %s: %v", key, err)
 	}
 	if c.empty() {
@@ -323,7 +317,7 @@ func (a *App) unmarshalPlatform(d *caddyfile.Dispenser) error {
 func (c *PlatformConfig) empty() bool {
 	return len(c.BaseURLs) == 0 && len(c.SearchPaths) == 0 && c.Capacity == 0 && c.Window == 0 &&
 		c.MaxQueue == 0 && c.MaxWait == 0 && c.MaxSearchesPerHost == 0 && c.QueueWait == 0 &&
-		c.ODataRoot == "" && c.OA == nil
+		len(c.Options) == 0
 }
 
 var _ caddyfile.Unmarshaler = (*App)(nil)

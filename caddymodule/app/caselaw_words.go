@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 )
@@ -77,4 +78,13 @@ func provenance(p caselaw.Progress) string {
 		s += ", about " + p.TimeLeft.Round(time.Minute).String() + " to go"
 	}
 	return s + "; hits from the part not yet read are missing"
+}
+
+// Replicas are what this config keeps of platforms itself, by key, as
+// their surfaces ask it (adapters.Config.Replica); nil when it keeps none.
+func (a *App) Replicas() map[string]any {
+	if idx := a.CaseLawIndex(); idx != nil {
+		return map[string]any{platforms.Rechtspraak: idx}
+	}
+	return nil
 }

@@ -2,7 +2,10 @@ package site
 
 import (
 	"strconv"
+	"strings"
 
+	"github.com/besluitbron/besluitbron/caddymodule/app"
+	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
@@ -31,7 +34,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //		limit          <n>
 //		page_chars     <n>
 //		status_refresh <duration>
-//		tk_odata_root  <path>
+//		<key>_<option> <value...>
 //	}
 //
 // platforms are the platforms the page searches and shows (default: obv
@@ -42,8 +45,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // default (default nl en). limit is the hits asked of each platform
 // (default 10, 1 to 24). page_chars is the text on one reader page
 // (default 6000, 1000 to 50000). status_refresh is how often the status
-// page refreshes itself (default 15s, 5s to 10m). tk_odata_root replaces
-// the besluitbron app's Tweede Kamer OData root (platform tk odata_root) here.
+// page refreshes itself (default 15s, 5s to 10m). <key>_<option> sets a
+// platform's own option here over the besluitbron app's platform block,
+// as an mcp connector's does: tk_odata_root <path> the Tweede Kamer's
+// OData root (docs/caddyfile.md lists every platform's options).
 //
 // The block may be left out. The handler serves /, /search,
 // /search/events, /lezen, /status, /status.json and /assets/*, and passes
@@ -104,16 +109,15 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if d.NextArg() {
 				return d.ArgErr()
 			}
-		case "tk_odata_root":
-			if !d.NextArg() {
-				return d.ArgErr()
-			}
-			h.TKODataRoot = d.Val()
-			if d.NextArg() {
-				return d.ArgErr()
-			}
 		default:
-			return d.Errf("unknown option %q: use platforms, deadline, languages, limit, page_chars, status_refresh or tk_odata_root", opt)
+			args := d.RemainingArgs()
+			if app.PlatformOption(&h.PlatformOptions, opt, args) {
+				if len(args) == 0 {
+					return d.ArgErr()
+				}
+				continue
+			}
+			return d.Errf("unknown option %q: use platforms, deadline, languages, limit, page_chars, status_refresh or a platform's option (%s)", opt, strings.Join(platforms.PrefixedOptions(), ", "))
 		}
 	}
 	return nil

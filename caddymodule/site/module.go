@@ -34,7 +34,6 @@ import (
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 func init() {
@@ -78,16 +77,18 @@ type Handler struct {
 	// StatusRefresh is how often the status page refreshes itself (with
 	// JavaScript). Default 15s; from 5s to 10m.
 	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
-	// TKODataRoot is the Tweede Kamer's OData root for the page's search
-	// and reader. Default: the besluitbron app's (platform tk odata_root,
-	// itself /OData/v5 by default).
-	TKODataRoot string `json:"tk_odata_root,omitempty"`
+	// PlatformOptions are platforms' own settings for the page's search
+	// and reader, by key and option (in the Caddyfile <key>_<option>,
+	// e.g. tk_odata_root /OData/v4/2.0), each laid over the besluitbron
+	// app's platform blocks. Default: the app's. The platform reads and
+	// checks them (platforms.Configurable).
+	PlatformOptions map[string]platforms.Options `json:"platform_options,omitempty"`
 
 	app      *app.App
 	logger   *zap.Logger
 	state    *state
 	reader   *reader.Reader
-	adapters registry.Settings // the app's, with the site's own tk_odata_root
+	adapters registry.Settings // the app's, with the site's own platform options
 	names    map[string]string
 	search   searcher
 	engine   *fanout.Engine
@@ -140,9 +141,6 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.StatusRefresh == 0 {
 		h.StatusRefresh = caddy.Duration(defaultStatusRefresh)
 	}
-	if h.TKODataRoot == "" {
-		h.TKODataRoot = a.TKODataRoot()
-	}
 	h.names = map[string]string{}
 	for _, k := range h.Platforms {
 		if p, ok := a.Platform(k); ok {
@@ -152,8 +150,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.state, err = acquireState(a.Figures(), h.clock); err != nil {
 		return err
 	}
-	h.adapters = a.AdapterSettings(h.Platforms)
-	h.adapters.TKRoot = h.TKODataRoot
+	values, err := a.SettingsOver(h.PlatformOptions)
+	if err != nil {
+		return fmt.Errorf("besluitbron_site: %w", err)
+	}
+	h.adapters = a.AdapterSettings(h.Platforms, values)
 	h.reader = &reader.Reader{Get: h.getter(), Surfaces: registry.Surfaces(h.adapters), Clock: h.clock}
 	h.search, err = newSearcher(h)
 	return err
@@ -193,8 +194,10 @@ func (h *Handler) Validate() error {
 	if d := time.Duration(h.StatusRefresh); d < minStatusRefresh || d > maxStatusRefresh {
 		return fmt.Errorf("besluitbron_site: status_refresh must be from %v to %v, got %v", minStatusRefresh, maxStatusRefresh, d)
 	}
-	if err := tk.CheckRoot(h.TKODataRoot); err != nil {
-		return fmt.Errorf("besluitbron_site: tk_odata_root: %v", err)
+	for key, o := range h.PlatformOptions {
+		if _, err := platforms.SettingsOf(key, o); err != nil {
+			return fmt.Errorf("besluitbron_site: %s options: %v", key, err)
+		}
 	}
 	return nil
 }

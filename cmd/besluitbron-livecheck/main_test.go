@@ -63,7 +63,7 @@ func TestCommand(t *testing.T) {
 		t.Errorf("saved answer: %v", err)
 	}
 
-	for _, bad := range [][]string{{"-platforms", "ibis"}, {"-nope"}, {"extra"}, {"-base", srv.URL, "-ob-id", "../x"}} {
+	for _, bad := range [][]string{{"-platforms", "ibis"}, {"-nope"}, {"extra"}, {"-base", srv.URL, "-id", "ob=../x"}, {"-option", "tk_nosuch=1"}, {"-id", "nosuch=1"}} {
 		errOut.Reset()
 		if code := run(bad, &out, &errOut); code != 2 || errOut.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, errOut.String())

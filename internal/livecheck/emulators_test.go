@@ -132,14 +132,14 @@ func TestAgainstEmulatorsThroughCaddy(t *testing.T) {
 func TestAbsentRecordIsNotFound(t *testing.T) {
 	base := emulatorProduct(t)
 	o := Options{Base: base, Client: &http.Client{Timeout: 30 * time.Second}, Platforms: []string{"ob"},
-		Config: Config{OBID: "gmb-2023-999999999"}}
+		Config: Config{IDs: map[string]string{"ob": "gmb-2023-999999999"}}}
 	results, err := Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := results[0]
 	if r.OK() || !r.Reachable || r.ShapeChecked || len(r.Missing) != 0 ||
-		!strings.Contains(r.Error, "not found") || !strings.Contains(r.Error, "-ob-id") {
+		!strings.Contains(r.Error, "not found") || !strings.Contains(r.Error, "-id ob=") {
 		t.Fatalf("%+v", r)
 	}
 	var sb strings.Builder

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // Every probe's samples exist and are what the emulator tests read.
@@ -44,10 +45,10 @@ func TestProbesHaveTheirSamples(t *testing.T) {
 	if tk, ob := path(ps, "tk"), path(ps, "ob"); tk != "/OData/v5/Fractie?%24top=1" || !strings.Contains(ob, "gmb-2023-174296") {
 		t.Errorf("defaults: %s %s", tk, ob)
 	}
-	if ps, _ := Probes(Config{TKRoot: "/OData/v4/2.0", OBID: "stb-2018-84"}); path(ps, "tk") != "/OData/v4/2.0/Fractie?%24top=1" || !strings.Contains(path(ps, "ob"), "stb-2018-84") {
+	if ps, _ := Probes(Config{Options: map[string]platforms.Options{"tk": {"odata_root": {"/OData/v4/2.0"}}}, IDs: map[string]string{"ob": "stb-2018-84"}}); path(ps, "tk") != "/OData/v4/2.0/Fractie?%24top=1" || !strings.Contains(path(ps, "ob"), "stb-2018-84") {
 		t.Errorf("config: %s %s", path(ps, "tk"), path(ps, "ob"))
 	}
-	if _, err := Probes(Config{OBID: "../etc"}); err == nil {
+	if _, err := Probes(Config{IDs: map[string]string{"ob": "../etc"}}); err == nil {
 		t.Error("a junk OB identifier accepted")
 	}
 }

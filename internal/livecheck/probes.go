@@ -7,8 +7,6 @@ import (
 	"github.com/besluitbron/besluitbron/adapters/registry"
 	"github.com/besluitbron/besluitbron/internal/shape"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/ob"
-	"github.com/besluitbron/besluitbron/platforms/tk"
 )
 
 // Platforms are the platform keys the check knows, in report order: the
@@ -57,37 +55,31 @@ func (p Probe) Basis() string {
 
 // Config chooses the probes' parameters.
 type Config struct {
-	// TKRoot is the Tweede Kamer OData root below the platform's base URL
-	// (default tk.DefaultRoot).
-	TKRoot string
-	// OBID is the publication the OB probe looks up (default
-	// ob.DefaultProbeID).
-	OBID string
+	// Options are platform options by key, as the besluitbron app's
+	// platform blocks take them (the Tweede Kamer's odata_root, default
+	// /OData/v5): each platform reads its own (platforms.Configurable).
+	Options map[string]platforms.Options
+	// IDs are the records the probes that look one up ask for, by
+	// platform key (an Officiële Bekendmakingen publication); a platform
+	// absent here asks its default.
+	IDs map[string]string
 }
-
-// DefaultTKRoot and DefaultOBID are Config's defaults.
-const (
-	DefaultTKRoot = tk.DefaultRoot
-	DefaultOBID   = ob.DefaultProbeID
-)
 
 // Probes returns one probe per platform, in Platforms order: each
 // platform's own (its surface's Probe, adapters/registry).
 func Probes(cfg Config) ([]Probe, error) {
-	if cfg.TKRoot == "" {
-		cfg.TKRoot = DefaultTKRoot
+	values, err := platforms.AllSettings(cfg.Options)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.OBID == "" {
-		cfg.OBID = DefaultOBID
-	}
-	surfaces := registry.Surfaces(registry.Settings{TKRoot: cfg.TKRoot})
+	surfaces := registry.Surfaces(registry.Settings{Values: values})
 	ps := make([]Probe, 0, len(Platforms()))
 	for _, k := range Platforms() {
 		s, ok := surfaces[k]
 		if !ok || s.Probe == nil {
 			return nil, fmt.Errorf("platform %s has no probe", k)
 		}
-		p, err := s.Probe(adapters.ProbeConfig{TKRoot: cfg.TKRoot, OBID: cfg.OBID})
+		p, err := s.Probe(adapters.ProbeConfig{ID: cfg.IDs[k]})
 		if err != nil {
 			return nil, fmt.Errorf("platform %s: %v", k, err)
 		}

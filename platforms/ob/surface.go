@@ -101,7 +101,7 @@ func fetch(ctx context.Context, env adapters.Env, linkBases func() []string, id 
 }
 
 func probe(cfg adapters.ProbeConfig) (adapters.Probe, error) {
-	id := cfg.OBID
+	id := cfg.ID
 	if id == "" {
 		id = DefaultProbeID
 	}
@@ -115,5 +115,5 @@ func probe(cfg adapters.ProbeConfig) (adapters.Probe, error) {
 	}, Absent: func(body []byte) bool {
 		page, _, err := ParseSearch(body)
 		return err == nil && page.Total == 0
-	}, AbsentHint: "pick another publication with -ob-id"}, err
+	}, AbsentHint: "pick another publication with -id ob=<id>"}, err
 }

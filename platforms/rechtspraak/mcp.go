@@ -70,7 +70,7 @@ func planCaseLaw(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	}
 	q += "?"
 	var p mcpkit.Plan
-	if env.Setting(platforms.Rechtspraak) != nil {
+	if env.Replica(platforms.Rechtspraak) != nil {
 		p.Step("Find the rulings on the subject, best match first: %s. If few fit, try other words (\"quoted words\" match as a phrase) or sort=DESC for the newest.",
 			mcpkit.Call("rechtspraak_search", map[string]any{"query": subject, "date_from": since, "court": court, "limit": 20}))
 		if area != "" {

@@ -31,7 +31,7 @@ var tableRow = platforms.Platform{
 // Surface is the platform's surface, with the configuration's word index
 // of its feed where it keeps one.
 func (provider) Surface(cfg adapters.Config) adapters.Surface {
-	words, _ := cfg.Setting(platforms.Rechtspraak).(WordIndex)
+	words, _ := cfg.Replica(platforms.Rechtspraak).(WordIndex)
 	return Surface(words)
 }
 

@@ -93,7 +93,7 @@ func toolWords(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearchO
 	case in.Sort == "ASC":
 		return nil, mcpkit.Invalid(errors.New("sort=ASC cannot be combined with query: a word search is best match first, or newest first with sort=DESC"))
 	}
-	idx, _ := c.Setting(platforms.Rechtspraak).(WordIndex)
+	idx, _ := c.Replica(platforms.Rechtspraak).(WordIndex)
 	if idx == nil {
 		return nil, mcpgo.NewToolResultError("This BesluitBron keeps no index of Rechtspraak's feed (its operator has not turned on caselaw), and the platform has no word search: search by court, legal area and dates without query.")
 	}

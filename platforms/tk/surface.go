@@ -31,7 +31,7 @@ func Surface(root string) adapters.Surface {
 			get := env.Bind(ctx, platforms.TK)
 			return Fetch(id, func() (*Schema, error) { return SchemaOf(env.Memo, root, env.Now, get) }, get)
 		},
-		Probe:     probe,
+		Probe:     func(adapters.ProbeConfig) (adapters.Probe, error) { return probe(root) },
 		Recognize: recognize,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
@@ -85,13 +85,9 @@ func documentEntity(env adapters.Env, root string, get Getter) (*Entity, error) 
 	return e, nil
 }
 
-// probe asks one Fractie: the smallest entity set, whose real answer we
+// probe asks one Fractie below root: the smallest entity set, whose real answer we
 // hold.
-func probe(cfg adapters.ProbeConfig) (adapters.Probe, error) {
-	root := cfg.TKRoot
-	if root == "" {
-		root = DefaultRoot
-	}
+func probe(root string) (adapters.Probe, error) {
 	return adapters.Probe{Name: "fractie", Ext: "json",
 		Request: adapters.Get(root+"/Fractie", map[string][]string{"$top": {"1"}}),
 		// As in platforms/tk/emulator's fixture test: the sample's
