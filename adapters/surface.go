@@ -10,7 +10,7 @@ import (
 // Surface is what every surface but the MCP tools asks of one platform:
 // the fan-out's question (Unfit, Search), the reader's document (Fetch)
 // and the live check's probe (Probe). Each platform package builds its
-// own (obv.Surface, tk.Surface, ...), and adapters/registry lists them
+// own (platforms/<key>'s Surface), and adapters/registry lists them
 // once, so the fan-out, the reader and the live check dispatch over one
 // registration.
 type Surface struct {
@@ -47,7 +47,7 @@ type Surface struct {
 }
 
 // Recognizes is a Surface.Recognize from the platform's check of an
-// identifier (bwb.ValidID, rechtspraak.ValidECLI): s is recognized when
+// identifier (a platform's ValidID): s is recognized when
 // the check takes it, as the id the check gives.
 func Recognizes(valid func(string) (string, error)) func(string) (string, bool) {
 	return func(s string) (string, bool) {

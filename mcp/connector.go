@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -33,12 +34,23 @@ type settings struct {
 	// into (the config's besluitbron app: app.LinkBaseURLs); nil refuses
 	// every link.
 	linkBases func(key string) []string
-	// laadstatus is the app's keeper of OpenBesluitvorming's load status;
-	// nil when this config does not refresh it.
-	laadstatus *app.LaadstatusKeeper
+	// loadStatus are the app's keepers of the load status of the
+	// platforms that publish one, by key; none where this config does not
+	// refresh it.
+	loadStatus map[string]*app.LoadStatusKeeper
 	// surfaces are the platforms' surfaces under these settings, which
 	// the fetch tools read documents through (fetchDocument).
 	surfaces map[string]adapters.Surface
+}
+
+// seen records the server and Host of a request the connector served,
+// through which the load status keepers ask their platforms (one
+// route caller serves them all).
+func (s *settings) seen(srv *caddyhttp.Server, host string) {
+	for _, k := range s.loadStatus {
+		k.Seen(srv, host)
+		return
+	}
 }
 
 // linkBasesOf returns the base URLs links into the platform are checked

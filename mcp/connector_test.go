@@ -391,7 +391,7 @@ func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 	}
 
 	// The maintenance refresh runs as the shared session, through the route.
-	m := conn2.settings().laadstatus
+	m := conn2.settings().loadStatus["obv"]
 	if m == nil {
 		t.Fatal("no load status keeper for a connector offering obv")
 	}

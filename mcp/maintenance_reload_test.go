@@ -35,7 +35,7 @@ http://:%d {
 	}
 	interval := func() time.Duration {
 		t.Helper()
-		m := pooled(t, "raad").settings().laadstatus
+		m := pooled(t, "raad").settings().loadStatus["obv"]
 		if m == nil {
 			t.Fatal("no load status keeper for a connector offering obv")
 		}

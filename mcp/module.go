@@ -67,9 +67,10 @@ type Handler struct {
 	// SessionIdle ends a 2025-era session after this long without a
 	// request. Default 1h. Read when the connector is first created.
 	SessionIdle caddy.Duration `json:"session_idle,omitempty"`
-	// StatusRefresh is how often BesluitBron's maintenance refreshes
-	// OpenBesluitvorming's load status as the shared session (connectors
-	// offering obv only). Default 10m; negative turns it off.
+	// StatusRefresh is how often BesluitBron's maintenance refreshes the
+	// load status of each platform of this connector that publishes one
+	// (OpenBesluitvorming's Laadstatus), as the shared session. Default
+	// 10m; negative turns it off.
 	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
 	// PlatformOptions are platforms' own settings for this connector, by
 	// key and option (in the Caddyfile <key>_<option>, e.g. tk_odata_root
@@ -154,10 +155,12 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if refresh == 0 {
 		refresh = DefaultStatusRefresh
 	}
-	if h.offersPlatform(platforms.OBV) && refresh > 0 {
+	if refresh > 0 {
 		// The app keeps it fresh; this config's interval and keeper take
 		// over when it starts.
-		a.WantLaadstatus(refresh)
+		for _, key := range h.Platforms {
+			a.WantLoadStatus(key, refresh) // where it publishes one (adapters.LoadReporter)
+		}
 	}
 	// The connector (its tools, settings, base URLs) may serve the
 	// running config: this config's settings take over when it starts,
@@ -170,7 +173,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	// The keeper is the app's once it starts, which it does before it runs
 	// this.
 	a.OnStart(func() {
-		s.laadstatus = a.Laadstatus()
+		s.loadStatus = a.LoadStatusKeepers()
 		conn.configure(s)
 	})
 	return nil
@@ -299,8 +302,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.
 	}
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
 	o := subrequest.Origin{Server: srv, Host: r.Host, RemoteAddr: clientRemoteAddr(r), Key: h.conn.ids.reg.Key(r)}
-	if k := h.conn.settings().laadstatus; k != nil && srv != nil {
-		k.Seen(srv, r.Host)
+	if srv != nil {
+		h.conn.settings().seen(srv, r.Host)
 	}
 	r = r.WithContext(subrequest.WithOrigin(r.Context(), o))
 	var readID json.RawMessage

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -12,21 +13,42 @@ import (
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
-	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
-// searchAllDesc says what search_all costs in the platforms table's words
-// (OpenBesluitvorming's price for a search), like obv_search's.
-var searchAllDesc = searchAllDescFor(obv.SearchCost())
+// searchAllDesc says what search_all costs in the platforms table's
+// words: the price of a search on each platform that prices one by its
+// limit (OpenBesluitvorming's), like that platform's search tool. Read
+// at first use, once every platform has registered.
+var searchAllDesc = sync.OnceValue(func() string {
+	var prices []string
+	for _, p := range platforms.All() {
+		if p.Budget == nil {
+			continue
+		}
+		for _, c := range p.Budget.Costs {
+			if c.Param == "limit" && c.Per > 0 {
+				prices = append(prices, "at "+p.Name+" a search costs "+limitPrice(c))
+				break
+			}
+		}
+	}
+	return searchAllDescFor(prices)
+})
 
-func searchAllDescFor(price platforms.Cost) string {
-	obvCost := price.String()
-	if price.Param == "limit" && price.Per > 0 {
-		obvCost += fmt.Sprintf(" (limit %d = %s, %d = %s)", fanout.DefaultLimit, platforms.FormatUnits(price.UnitsFor(fanout.DefaultLimit)),
-			fanout.MaxLimit, platforms.FormatUnits(price.UnitsFor(fanout.MaxLimit)))
+// limitPrice is c, worked out for the fan-out's default and largest
+// limit.
+func limitPrice(c platforms.Cost) string {
+	return c.String() + fmt.Sprintf(" (limit %d = %s, %d = %s)", fanout.DefaultLimit, platforms.FormatUnits(c.UnitsFor(fanout.DefaultLimit)),
+		fanout.MaxLimit, platforms.FormatUnits(c.UnitsFor(fanout.MaxLimit)))
+}
+
+func searchAllDescFor(prices []string) string {
+	priced := ""
+	if len(prices) > 0 {
+		priced = ": " + strings.Join(prices, "; ") + " of the budget all BesluitBron users share"
 	}
 	return fmt.Sprintf(`Ask one question of every platform this connector offers at once and get one merged answer: hits (platform, type, id, title, date, organisation, snippet, link) ranked by relevance when the query has words (reciprocal rank fusion over each platform's own order: a document several platforms rank high comes first), newest first otherwise or with sort=date; the answer's sort says which. One document found on several platforms under a shared identifier (a kamerstuk number, also a Tweede Kamer document's dossier and volgnummer; a Tweede Kamer document number; an ECLI) is one hit with links to the others (also). Each platform's outcome is named: answered, cache, timeout, over_budget (with retry_after_seconds), failed, or skipped with the reason (Tweede Kamer and OpenTK have no organisation filter; Rechtspraak has no free text and answers only for an ECLI in the query or a court as organisation). A partial answer is an answer: the platforms that did not answer within the deadline (%v) are named. Fetch a hit's text with its platform's fetch tool.
-Cost: one search on each platform at once, each against that platform's own budget exactly as its search tool: at OpenBesluitvorming a search costs %s of the budget all BesluitBron users share; OpenTK's full-text search is heavy for the platform. Asking the same question again (here, on the search page or through an app) comes from the cache. Narrow with platforms when you need only some.`, fanout.DefaultDeadline, obvCost)
+Cost: one search on each platform at once, each against that platform's own budget exactly as its search tool%s; OpenTK's full-text search is heavy for the platform. Asking the same question again (here, on the search page or through an app) comes from the cache. Narrow with platforms when you need only some.`, fanout.DefaultDeadline, priced)
 }
 
 type searchAllIn struct {

@@ -136,9 +136,9 @@ func TestSearchAllThroughCacheAndBudget(t *testing.T) {
 func TestSearchAllCostHint(t *testing.T) {
 	price := obv.SearchCost()
 	for _, want := range []string{"\nCost: one search on each platform", price.String(),
-		"limit 10 = " + platforms.FormatUnits(price.UnitsFor(10)), "over_budget", "skipped"} {
-		if !strings.Contains(searchAllDesc, want) {
-			t.Errorf("search_all's description lacks %q:\n%s", want, searchAllDesc)
+		"limit 10 = " + platforms.FormatUnits(price.UnitsFor(10)), "at OpenBesluitvorming a search costs", "over_budget", "skipped"} {
+		if !strings.Contains(searchAllDesc(), want) {
+			t.Errorf("search_all's description lacks %q:\n%s", want, searchAllDesc())
 		}
 	}
 }

@@ -23,7 +23,7 @@ import (
 // mcpkit.TextPageIn). So the bounds the handlers enforce are written in a second
 // tag that this file adds to the generated schema, once:
 //
-//	Limit int `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=obv.MaxLimit,default=10"`
+//	Limit int `json:"limit,omitempty" jsonschema_description:"Results per page." jsonschema_extras:"minimum=1,maximum=<key>.MaxLimit,default=10"`
 //
 // Keys: minimum and maximum (a number, or a bound a platform registered,
 // mcpkit.Values); enum (a|b|c, or a value list a platform registered);

@@ -12,30 +12,21 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
-// The tool table: every tool of every platform, with its input and output
-// types, its handler and its cost class. How a platform's tools come on
-// (by default, only where listed, only with experimental_oa) is the
+// The tool table: the connector's own tools and every tool the platforms
+// bring (mcpkit.ToolProvider), with its input and output types, its
+// handler and its cost class. How a platform's tools come on (by
+// default, only where listed, only with experimental_<key>) is the
 // platforms table's (platforms.Platform.Tools). A connector offers
 // connectorTools and the tools of the platforms it lists, in this order.
 // docs/mcp.md lists the same.
-var (
-	connectorTools []toolSpec
-	toolTable      []platformTools
-)
-
-func init() {
-	connectorTools = []toolSpec{
+//
+// Built at first use: search_all's description reads the table.
+var connectorTools = sync.OnceValue(func() []toolSpec {
+	return []toolSpec{
 		typed("besluitbron_platforms", "Platforms and their health", mcpkit.CostFree, platformsDesc, (*connector).platformsTool),
-		typed("search_all", "Search every platform at once", mcpkit.CostBudget, searchAllDesc, (*connector).searchAll),
+		typed("search_all", "Search every platform at once", mcpkit.CostBudget, searchAllDesc(), (*connector).searchAll),
 	}
-	toolTable = []platformTools{
-		// OpenBesluitvorming's load status, which the besluitbron app
-		// keeps; the platform's other tools are in platforms/obv.
-		{platforms.OBV, []toolSpec{
-			typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", mcpkit.CostFree, obvStatusDesc, (*connector).obvStatus),
-		}},
-	}
-}
+})
 
 // optInOf is how the platform's tools come on, from the platforms table;
 // a key not in it is offered only where listed.
@@ -103,11 +94,10 @@ type platformTools struct {
 	tools []toolSpec
 }
 
-// allTools are the tool table and the tools the platforms bring
-// themselves (mcpkit.ToolProvider), in table order. Built at first use,
-// once every platform has registered.
+// allTools are the tools the platforms bring (mcpkit.ToolProvider), in
+// table order. Built at first use, once every platform has registered.
 var allTools = sync.OnceValue(func() []platformTools {
-	out := append([]platformTools(nil), toolTable...)
+	var out []platformTools
 	for _, p := range platforms.Providers() {
 		tp, ok := p.(mcpkit.ToolProvider)
 		if !ok {
@@ -134,7 +124,7 @@ func (c *connector) toolsFor(keys []string) []server.ServerTool {
 			out = append(out, server.ServerTool{Tool: t, Handler: s.handler(c)})
 		}
 	}
-	add(connectorTools)
+	add(connectorTools())
 	table := allTools()
 	for _, key := range keys {
 		for _, p := range table {

@@ -266,7 +266,7 @@ func jsonFields(t reflect.Type) []string {
 }
 
 func allSpecs() []toolSpec {
-	out := append([]toolSpec{}, connectorTools...)
+	out := append([]toolSpec{}, connectorTools()...)
 	for _, p := range allTools() {
 		out = append(out, p.tools...)
 	}
@@ -308,7 +308,7 @@ func TestToolTable(t *testing.T) {
 			t.Errorf("%s: not annotated read-only", n)
 		}
 	}
-	for _, s := range connectorTools {
+	for _, s := range connectorTools() {
 		if s.tool.Name == "search_all" { // issue 14 names it so: it spans every platform
 			check("search", s)
 			continue

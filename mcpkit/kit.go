@@ -54,6 +54,10 @@ type Env interface {
 	// answer, else the isError result that says what happened and when
 	// to try again.
 	Call(ctx context.Context, key string, r adapters.Request) ([]byte, *mcpgo.CallToolResult)
+	// LoadStatus is platform key's load status (adapters.LoadReporter):
+	// the one BesluitBron's maintenance keeps, or, when it has none fresh,
+	// fetched now as the shared session and handed to it (fetchedNow).
+	LoadStatus(ctx context.Context, key string) (kept adapters.KeptLoadStatus, fetchedNow bool, fail *mcpgo.CallToolResult)
 	// Failed is the isError result for an error of a request run through
 	// Getter: a failed call says what the route answered, and anything
 	// else is an answer that did not parse.

@@ -6,8 +6,8 @@ import (
 )
 
 // A tool's input struct names the bounds and value lists its platform
-// owns in its jsonschema_extras tags (maximum=ob.MaxLimit,
-// enum=ob.Publications) rather than repeating them; the platform
+// owns in its jsonschema_extras tags (maximum=<key>.MaxLimit,
+// enum=<key>.Publications) rather than repeating them; the platform
 // registers them here (package mcp's toolschema.go reads them).
 
 var (

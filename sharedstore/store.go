@@ -16,7 +16,7 @@
 //
 // Keys: every key starts with Prefix. Keys that must change atomically
 // together (one platform's budget, say) share a Redis Cluster hash tag:
-// Tagged("obv", "tat") is "{bb:obv}:tat", so a Lua script may touch all of
+// Tagged("p", "tat") is "{bb:p}:tat", so a Lua script may touch all of
 // them on a Cluster too.
 package sharedstore
 

@@ -22,6 +22,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
@@ -114,9 +115,9 @@ type App struct {
 	// clock is the time of the case-law harvest and its lease:
 	// clock.Wall unless a test set its own before Provision.
 	clock clock.Clock
-	// laadFetch fetches the load status for a keeper this config makes
-	// (tests); nil: through the running servers' OBV route.
-	laadFetch func(context.Context) (Laadstatus, error)
+	// loadFetch fetches a platform's load status for a keeper this
+	// config makes (tests); nil: through the running servers' route.
+	loadFetch func(ctx context.Context, platform string) (adapters.KeptLoadStatus, error)
 	storeKey  string
 
 	staged *staged
@@ -129,11 +130,11 @@ type App struct {
 type staged struct {
 	mu        sync.Mutex
 	commits   []func()
-	bases     map[string][]string // base URLs handlers use beside the descriptors' (LinkBaseURLs)
-	cleanups  []func()            // run when the config is unloaded (Cleanup)
-	laadEvery time.Duration       // the shortest load status interval a module wants (WantLaadstatus)
-	laad      *LaadstatusKeeper   // held from Start to Stop (laadstatusKey in pool); nil when unwanted
-	caseLaw   *caseLawKeeper      // held from Start to Stop (caseLawKey in pool); nil without CaseLaw
+	bases     map[string][]string          // base URLs handlers use beside the descriptors' (LinkBaseURLs)
+	cleanups  []func()                     // run when the config is unloaded (Cleanup)
+	loadEvery map[string]time.Duration     // per platform, the shortest load status interval a module wants (WantLoadStatus)
+	load      map[string]*LoadStatusKeeper // held from Start to Stop (loadStatusKey in pool); none when unwanted
+	caseLaw   *caseLawKeeper               // held from Start to Stop (caseLawKey in pool); nil without CaseLaw
 }
 
 // PlatformConfig overrides one platform's descriptor. Zero fields keep the
@@ -522,11 +523,11 @@ var inForce struct {
 // Start applies the changes this config's handlers staged.
 func (a *App) Start() error {
 	// Before the staged changes, which hand the keeper to the modules.
-	if err := a.startLaadstatus(); err != nil {
+	if err := a.startLoadStatus(); err != nil {
 		return err
 	}
 	if err := a.startCaseLaw(); err != nil {
-		a.stopLaadstatus()
+		a.stopLoadStatus()
 		return err
 	}
 	inForce.Lock()
@@ -551,7 +552,7 @@ func (a *App) applyAll() {
 // start. In that last case the config before this one is still running,
 // so its changes are put back in force.
 func (a *App) Stop() error {
-	a.stopLaadstatus()
+	a.stopLoadStatus()
 	a.stopCaseLaw()
 	inForce.Lock()
 	defer inForce.Unlock()

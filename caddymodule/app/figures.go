@@ -4,11 +4,10 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/fairqueue"
-	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // Figures are the read-only figures the modules publish for the status
@@ -23,7 +22,7 @@ type Figures struct {
 	caches     publications[func() cache.Stats]
 	budgets    publications[func() fairqueue.Stats]
 	waits      publications[func() WaitHistogram]
-	laadstatus publications[func() (obv.Status, time.Time, bool)]
+	loadStatus publications[func() (adapters.KeptLoadStatus, bool)]
 	// route carries BesluitBron's own requests (routecall.go).
 	route routeCaller
 	// caseLawDirs holds, per index directory, the turn of the case-law
@@ -142,15 +141,14 @@ func (f *Figures) Waits(platform string) (WaitHistogram, bool) {
 	return g(), true
 }
 
-// Laadstatus returns OpenBesluitvorming's load status as the upkeep last
-// fetched it, and when; false before the first fetch or when no
-// connector keeps it.
-func (f *Figures) Laadstatus() (obv.Status, time.Time, bool) {
+// LoadStatus returns platform's load status as the upkeep last fetched
+// it; false before the first fetch or when no module keeps it.
+func (f *Figures) LoadStatus(platform string) (adapters.KeptLoadStatus, bool) {
 	f.mu.Lock()
-	g, ok := f.laadstatus.newest("")
+	g, ok := f.loadStatus.newest(platform)
 	f.mu.Unlock()
 	if !ok {
-		return obv.Status{}, time.Time{}, false
+		return adapters.KeptLoadStatus{}, false
 	}
 	return g()
 }

@@ -3,8 +3,10 @@ package site
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
@@ -23,9 +25,11 @@ type statusJSON struct {
 	// alone from its local tiers with conservative local budget shares)
 	// or "local" (no shared store configured). Never the Redis URL or an
 	// instance id.
-	Store      string         `json:"store"`
-	Platforms  []ui.StatusRow `json:"platforms"`
-	Laadstatus *ui.LaadView   `json:"laadstatus,omitempty"`
+	Store     string         `json:"store"`
+	Platforms []ui.StatusRow `json:"platforms"`
+	// LoadStatus is the load status of each platform that publishes
+	// one (OpenBesluitvorming's Laadstatus), once fetched.
+	LoadStatus []*ui.LoadView `json:"load_status,omitempty"`
 	// CaseLaw is BesluitBron's index of Rechtspraak's feed, when this
 	// instance keeps one.
 	CaseLaw *app.CaseLawStatus `json:"caselaw,omitempty"`
@@ -50,7 +54,7 @@ func caseLawPage(st *app.CaseLawStatus) *ui.CaseLawView {
 }
 
 // statusRows reads every figure now, and takes a reading for the window.
-func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
+func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, []*ui.LoadView) {
 	cur := h.state.readings(now)
 	stores := map[string]bool{}
 	entries := map[string]int64{}
@@ -62,7 +66,7 @@ func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
 			entries[st.Platform] = st.DiskEntries
 		}
 	}
-	var laad *ui.LaadView
+	var loads []*ui.LoadView
 	rows := make([]ui.StatusRow, 0, len(h.Platforms))
 	for _, k := range h.Platforms {
 		row := ui.StatusRow{Key: k, Name: h.platformName(k), Reachable: "unknown", P50MS: -1, P95MS: -1, HitRatio: -1}
@@ -92,11 +96,11 @@ func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
 			row.Reachable, row.ReachNote = "no", fmt.Sprintf("%d upstream errors in the last hour", up.Lookups)
 			row.ReachReason, row.UpstreamErrors = ui.ReasonUpstreamErrors, up.Lookups
 		}
-		if k == platforms.OBV {
-			laad = laadView(h.state.figures)
-			if laad.Known {
-				row.ReachNote = joinNote(row.ReachNote, fmt.Sprintf("Laadstatus: %d/%d", laad.OK, laad.Total))
-				row.LaadOK, row.LaadTotal = laad.OK, laad.Total
+		if load := h.loadView(k); load != nil {
+			loads = append(loads, load)
+			if load.Known {
+				row.ReachNote = joinNote(row.ReachNote, fmt.Sprintf("%s: %d/%d", load.Name, load.OK, load.Total))
+				row.LoadName, row.LoadOK, row.LoadTotal = load.Name, load.OK, load.Total
 				if row.Reachable == "unknown" {
 					// A fresh load status is an answer of the platform.
 					row.Reachable = "yes"
@@ -108,7 +112,7 @@ func (h *Handler) statusRows(now time.Time) ([]ui.StatusRow, *ui.LaadView) {
 	for key, r := range cur {
 		h.state.window.Add(key, r)
 	}
-	return rows, laad
+	return rows, loads
 }
 
 func joinNote(a, b string) string {
@@ -141,46 +145,42 @@ func (h *Handler) storeMode() string {
 	return storeShared
 }
 
-// laadView summarises the load status the MCP maintenance keeps (the page
-// asks the platform nothing for it).
-func laadView(figures *app.Figures) *ui.LaadView {
-	st, at, ok := figures.Laadstatus()
+// loadView summarises platform k's load status as the upkeep keeps it
+// (the page asks the platform nothing for it); nil for a platform that
+// publishes none (adapters.LoadReporter).
+func (h *Handler) loadView(k string) *ui.LoadView {
+	p, _ := platforms.ProviderOf(k)
+	reporter, ok := p.(adapters.LoadReporter)
 	if !ok {
-		return &ui.LaadView{}
+		return nil
 	}
-	v := &ui.LaadView{Known: true, Measured: at.UTC().Format("2006-01-02 15:04 UTC")}
-	for _, s := range st.Suppliers {
-		v.OK += s.OKSourceCount
-		v.Total += s.SourceCount
-		v.Suppliers = append(v.Suppliers, ui.SupplierRow{Label: s.Label, State: s.State, OK: s.OKSourceCount, Count: s.SourceCount})
+	v := &ui.LoadView{Platform: k, PlatformName: h.platformName(k), Name: reporter.LoadStatusName()}
+	l, ok := h.state.figures.LoadStatus(k)
+	if !ok {
+		return v
 	}
-	if len(st.Suppliers) == 0 {
-		for _, s := range st.Sources {
-			v.Total++
-			if s.State == "ok" {
-				v.OK++
-			}
-		}
+	v.Known, v.OK, v.Total = true, l.Summary.OK, l.Summary.Total
+	v.Measured = l.Fetched.UTC().Format("2006-01-02 15:04 UTC")
+	for _, g := range l.Summary.Groups {
+		v.Groups = append(v.Groups, ui.GroupRow{Label: g.Label, State: g.State, OK: g.OK, Count: g.Count})
 	}
 	return v
 }
 
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 	now := h.clock.Now()
-	rows, laad := h.statusRows(now)
+	rows, loads := h.statusRows(now)
 	pg := h.page(r, "", "status")
 	pg.Title = pg.T("status.title")
-	v := ui.StatusView{Page: pg, Rows: rows, Laad: laad, CaseLaw: caseLawPage(h.caseLawView()), Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
+	v := ui.StatusView{Page: pg, Rows: rows, Loads: loads, CaseLaw: caseLawPage(h.caseLawView()), Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
 		Updated: now.UTC().Format("2006-01-02 15:04:05 UTC"), UpdatedISO: now.UTC().Format(time.RFC3339)}
 	return h.render(w, r, http.StatusOK, "status", v)
 }
 
 func (h *Handler) serveStatusJSON(w http.ResponseWriter, r *http.Request) error {
 	now := h.clock.Now()
-	rows, laad := h.statusRows(now)
+	rows, loads := h.statusRows(now)
 	w.Header().Set("Cache-Control", "no-store")
-	if laad != nil && !laad.Known {
-		laad = nil
-	}
-	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Store: h.storeMode(), Platforms: rows, Laadstatus: laad, CaseLaw: h.caseLawView()})
+	known := slices.DeleteFunc(loads, func(l *ui.LoadView) bool { return !l.Known })
+	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Store: h.storeMode(), Platforms: rows, LoadStatus: known, CaseLaw: h.caseLawView()})
 }

@@ -126,14 +126,13 @@ func planCouncil(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	return p.Finish(q), nil
 }
 
-// Tools are the platform's MCP tools (tools.go). obv_laadstatus is the
-// connector's (mcp/tools_obv.go): the besluitbron app keeps the load
-// status.
+// Tools are the platform's MCP tools (tools.go, loadstatus.go).
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{
 		mcpkit.Typed("obv_search", "Search council decisions (OpenBesluitvorming)", mcpkit.CostBudget, toolSearchDesc, toolSearch),
 		mcpkit.Typed("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
 		mcpkit.Typed("obv_sources", "List the organisations (OpenBesluitvorming)", mcpkit.CostCheap, toolSourcesDesc, toolSourcesTool),
+		mcpkit.Typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", mcpkit.CostFree, toolStatusDesc, toolStatus),
 	}
 }
 

@@ -297,15 +297,17 @@ type StatusRow struct {
 	// ReachReason is the same as a code: the last search's or reader's
 	// reason (fanout.Reason*), or ReasonUpstreamErrors with their count
 	// in UpstreamErrors; ReachWhy the English text alone, for a code the
-	// page does not know; LaadOK of LaadTotal sources were fine
-	// (OpenBesluitvorming's load status; both 0 when unknown).
+	// page does not know; LoadOK of LoadTotal sources were fine by the
+	// platform's load status, which it calls LoadName (OpenBesluitvorming's
+	// Laadstatus; both 0 when unknown).
 	Reachable      string `json:"reachable"`
 	ReachNote      string `json:"reachable_note,omitempty"`
 	ReachReason    string `json:"reachable_reason,omitempty"`
 	UpstreamErrors int64  `json:"upstream_errors_last_hour,omitempty"`
 	ReachWhy       string `json:"-"`
-	LaadOK         int    `json:"-"`
-	LaadTotal      int    `json:"-"`
+	LoadName       string `json:"-"`
+	LoadOK         int    `json:"-"`
+	LoadTotal      int    `json:"-"`
 	// HasBudget: BesluitBron keeps a budget for the platform; Available
 	// units of Capacity are left, Waiting calls wait. P50MS and P95MS are
 	// the wait over the last hour (-1: no call in it).
@@ -324,17 +326,24 @@ type StatusRow struct {
 	Lookups  int64   `json:"cache_lookups_last_hour"`
 }
 
-// LaadView is OpenBesluitvorming's load status in short.
-type LaadView struct {
-	Known     bool          `json:"known"`
-	OK        int           `json:"sources_ok"`
-	Total     int           `json:"sources"`
-	Measured  string        `json:"measured,omitempty"`
-	Suppliers []SupplierRow `json:"suppliers,omitempty"`
+// LoadView is a platform's load status in short (adapters.LoadReporter:
+// OpenBesluitvorming's Laadstatus): Name is what the platform calls it,
+// PlatformName the platform; Groups are its groups of sources (council
+// information systems).
+type LoadView struct {
+	Platform     string     `json:"platform"`
+	PlatformName string     `json:"-"`
+	Name         string     `json:"name"`
+	Known        bool       `json:"known"`
+	OK           int        `json:"sources_ok"`
+	Total        int        `json:"sources"`
+	Measured     string     `json:"measured,omitempty"`
+	Groups       []GroupRow `json:"groups,omitempty"`
 }
 
-// SupplierRow is one council information system's state.
-type SupplierRow struct {
+// GroupRow is one group of sources' state (a council information
+// system).
+type GroupRow struct {
 	Label string `json:"label"`
 	State string `json:"state"`
 	OK    int    `json:"sources_ok"`
@@ -357,7 +366,7 @@ type CaseLawView struct {
 type StatusView struct {
 	Page
 	Rows           []StatusRow
-	Laad           *LaadView
+	Loads          []*LoadView
 	CaseLaw        *CaseLawView
 	Updated        string
 	UpdatedISO     string
@@ -402,8 +411,8 @@ func (v StatusView) NoteText(r StatusRow) string {
 	case r.ReachReason != "" || r.ReachWhy != "":
 		parts = append(parts, v.reasonText(r.ReachReason, r.ReachWhy))
 	}
-	if r.LaadTotal > 0 {
-		parts = append(parts, fmt.Sprintf("Laadstatus: %d/%d", r.LaadOK, r.LaadTotal))
+	if r.LoadTotal > 0 {
+		parts = append(parts, fmt.Sprintf("%s: %d/%d", r.LoadName, r.LoadOK, r.LoadTotal))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -183,7 +183,7 @@ func TestReasonsInThePagesLanguage(t *testing.T) {
 		st := StatusView{Page: Page{Lang: lang, DefaultLang: NL}, Rows: []StatusRow{
 			{Key: "ob", Name: "Officiële Bekendmakingen", Reachable: "no", ReachNote: "Officiële Bekendmakingen answered HTTP 502", ReachReason: "platform_error", ReachWhy: "Officiële Bekendmakingen answered HTTP 502"},
 			{Key: "tk", Name: "Tweede Kamer", Reachable: "no", ReachNote: "3 upstream errors in the last hour", ReachReason: ReasonUpstreamErrors, UpstreamErrors: 3},
-			{Key: "obv", Name: "OpenBesluitvorming", Reachable: "yes", ReachNote: "Laadstatus: 300/310", LaadOK: 300, LaadTotal: 310},
+			{Key: "obv", Name: "OpenBesluitvorming", Reachable: "yes", ReachNote: "Laadstatus: 300/310", LoadName: "Laadstatus", LoadOK: 300, LoadTotal: 310},
 		}}
 		out, err = RenderString("statustable", st)
 		if err != nil {

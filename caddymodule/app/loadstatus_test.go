@@ -8,8 +8,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
-	"github.com/besluitbron/besluitbron/platforms/obv"
 )
 
 // The load status keeper is the app's: a config one of whose modules
@@ -17,12 +17,15 @@ import (
 // goes on, with its last status and the new config's interval; it stops
 // with the last config that held it; and a config that wants none holds
 // none.
-func TestLaadstatusKeeperOutlivesAReload(t *testing.T) {
+func TestLoadStatusKeeperOutlivesAReload(t *testing.T) {
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	fetches := 0
-	fetch := func(context.Context) (Laadstatus, error) {
+	fetch := func(_ context.Context, platform string) (adapters.KeptLoadStatus, error) {
+		if platform != "obv" {
+			t.Errorf("a keeper fetches the load status of %s", platform)
+		}
 		fetches++
-		return Laadstatus{Status: obv.Status{GeneratedAt: "g"}, Fetched: at.Add(time.Duration(fetches) * time.Minute)}, nil
+		return adapters.KeptLoadStatus{LoadStatus: adapters.LoadStatus{Value: "g"}, Fetched: at.Add(time.Duration(fetches) * time.Minute)}, nil
 	}
 	load := func(every time.Duration) (*App, func()) {
 		ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
@@ -30,14 +33,16 @@ func TestLaadstatusKeeperOutlivesAReload(t *testing.T) {
 		if err := a.Provision(ctx); err != nil {
 			t.Fatal(err)
 		}
-		a.laadFetch = fetch
-		a.WantLaadstatus(every)
+		a.loadFetch = fetch
+		a.WantLoadStatus("obv", every)
+		// A platform that publishes no load status is not kept.
+		a.WantLoadStatus("tk", every)
 		if err := a.Start(); err != nil {
 			t.Fatal(err)
 		}
 		return a, func() { _ = a.Stop(); _ = a.Cleanup(); cancel() }
 	}
-	refresh := func(k *LaadstatusKeeper) {
+	refresh := func(k *LoadStatusKeeper) {
 		t.Helper()
 		k.kick <- struct{}{}
 		if err := <-k.refreshed; err != nil {
@@ -46,27 +51,28 @@ func TestLaadstatusKeeperOutlivesAReload(t *testing.T) {
 	}
 
 	none, unloadNone := load(0)
-	if none.Laadstatus() != nil {
+	if len(none.LoadStatusKeepers()) != 0 {
 		t.Fatal("a config no module of which wants the load status holds a keeper")
 	}
 	unloadNone()
 
 	old, unloadOld := load(time.Hour)
-	k := old.Laadstatus()
-	if k == nil || k.Interval() != time.Hour {
-		t.Fatalf("keeper %v", k)
+	keepers := old.LoadStatusKeepers()
+	k := keepers["obv"]
+	if len(keepers) != 1 || k == nil || k.Interval() != time.Hour {
+		t.Fatalf("keepers %v", keepers)
 	}
 	refresh(k)
-	if _, fetched, ok := old.Figures().Laadstatus(); !ok || !fetched.Equal(at.Add(time.Minute)) {
-		t.Fatalf("the status page sees %v %v", fetched, ok)
+	if l, ok := old.Figures().LoadStatus("obv"); !ok || !l.Fetched.Equal(at.Add(time.Minute)) {
+		t.Fatalf("the status page sees %v %v", l.Fetched, ok)
 	}
 
 	fresh, unloadFresh := load(2 * time.Hour)
-	if fresh.Laadstatus() != k || k.Interval() != 2*time.Hour {
+	if fresh.LoadStatusKeepers()["obv"] != k || k.Interval() != 2*time.Hour {
 		t.Fatalf("the reload made another keeper or kept the old interval (%v)", k.Interval())
 	}
 	unloadOld()
-	if _, _, ok := fresh.Figures().Laadstatus(); !ok {
+	if _, ok := fresh.Figures().LoadStatus("obv"); !ok {
 		t.Fatal("unloading the old config lost the last status")
 	}
 	refresh(k)
@@ -84,16 +90,16 @@ func TestLaadstatusKeeperOutlivesAReload(t *testing.T) {
 
 // The keeper refreshes on its clock: firstRefresh after it starts, then
 // every interval, and sooner (failedRefreshRetry) after a failure.
-func TestLaadstatusKeeperRefreshesOnItsClock(t *testing.T) {
+func TestLoadStatusKeeperRefreshesOnItsClock(t *testing.T) {
 	clk := fakeclock.New(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	fail := false
-	fetch := func(context.Context) (Laadstatus, error) {
+	fetch := func(context.Context, string) (adapters.KeptLoadStatus, error) {
 		if fail {
-			return Laadstatus{}, errors.New("the platform did not answer")
+			return adapters.KeptLoadStatus{}, errors.New("the platform did not answer")
 		}
-		return Laadstatus{Fetched: clk.Now()}, nil
+		return adapters.KeptLoadStatus{Fetched: clk.Now()}, nil
 	}
-	k := newLaadstatusKeeper(time.Hour, nil, new(routeCaller), fetch, clk)
+	k := newLoadStatusKeeper("obv", time.Hour, nil, new(routeCaller), fetch, clk)
 	defer k.Destruct()
 	// next is when the keeper will refresh next, once it has armed it.
 	next := clk.AwaitTimer
