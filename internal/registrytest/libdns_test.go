@@ -40,14 +40,14 @@ func TestATenthPlatformIsFoundEverywhere(t *testing.T) {
 	}
 	port := testproc.FreePort(t)
 	base, _ := testcaddy.OfflineHouse(t, "../..", func(text string) string {
-		text = strings.Replace(text, "\tbesluitbron {\n", "\tbesluitbron {\n\t\tplatform proef {\n\t\t\tbase_url {$BESLUITBRON_PROEF_URL}\n\t\t\tcapacity 3\n\t\t}\n", 1)
+		text = strings.Replace(text, "\tbesluitbron {\n", "\tbesluitbron {\n\t\tplatform proef {\n\t\t\tbase_url {$BESLUITBRON_PROEF_URL}\n\t\t\tcapacity 3\n\t\t\tsearch_path /api/zoeken\n\t\t}\n", 1)
 		text = strings.Replace(text, "\thandle /platforms/* {\n",
 			"\thandle_path /platforms/proef/* {\n\t\troute {\n\t\t\tplatform_cache proef\n\t\t\tplatform_limit proef\n\t\t\tplatform_proxy proef\n\t\t}\n\t}\n\thandle /platforms/* {\n", 1)
 		return text + fmt.Sprintf("\nhttp://:%d {\n\tbind 127.0.0.1\n\tbesluitbron_emulator proef\n}\n", port)
 	})
 
 	t.Run("the Caddyfile's platform keys and route", func(t *testing.T) {
-		body := get(t, base+"/platforms/proef/api/search?q=alpha&limit=5", "")
+		body := get(t, base+"/platforms/proef/api/zoeken?q=alpha&limit=5", "")
 		if !strings.Contains(body, "PROEF-1") {
 			t.Errorf("the platform route: %s", body)
 		}
@@ -75,6 +75,12 @@ func TestATenthPlatformIsFoundEverywhere(t *testing.T) {
 		call.Params.Arguments = map[string]any{"query": 7}
 		if res, err := c.CallTool(ctx, call); err != nil || !res.IsError {
 			t.Errorf("proef_search with a number for words: %v %+v", err, res)
+		}
+		// Its load status: the connector's maintenance keeps it, or the
+		// tool fetches it and hands it over (the status page then shows it).
+		call.Params.Name, call.Params.Arguments = "proef_status", map[string]any{}
+		if res, err := c.CallTool(ctx, call); err != nil || res.IsError || !strings.Contains(text(res.Content), `"ok":2`) {
+			t.Errorf("proef_status: %v %+v", err, res)
 		}
 
 		prompts, err := c.ListPrompts(ctx, mcpgo.ListPromptsRequest{})
@@ -135,12 +141,33 @@ func TestATenthPlatformIsFoundEverywhere(t *testing.T) {
 		}
 	})
 	t.Run("the status page", func(t *testing.T) {
-		if body := get(t, base+"/status.json", "application/json"); !strings.Contains(body, `"proef"`) {
+		body := get(t, base+"/status.json", "application/json")
+		if !strings.Contains(body, `"proef"`) {
 			t.Errorf("/status.json leaves it out: %s", body)
+		}
+		var st struct {
+			LoadStatus []struct {
+				Platform, Name string
+				OK             int `json:"sources_ok"`
+				Total          int `json:"sources"`
+			} `json:"load_status"`
+		}
+		if err := json.Unmarshal([]byte(body), &st); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(st.LoadStatus, func(l struct {
+			Platform, Name string
+			OK             int `json:"sources_ok"`
+			Total          int `json:"sources"`
+		}) bool {
+			return l.Platform == key && l.Name == "Proefstatus" && l.OK == 2 && l.Total == 3
+		}) {
+			t.Errorf("/status.json has not its load status: %s", body)
 		}
 	})
 	t.Run("the live check", func(t *testing.T) {
-		rs, err := livecheck.Run(context.Background(), livecheck.Options{Base: base, Client: &http.Client{Timeout: 30 * time.Second}, Platforms: []string{key}})
+		rs, err := livecheck.Run(context.Background(), livecheck.Options{Base: base, Client: &http.Client{Timeout: 30 * time.Second}, Platforms: []string{key},
+			Config: livecheck.Config{Options: map[string]platforms.Options{key: {"search_path": {"/api/zoeken"}}}}})
 		if err != nil || len(rs) != 1 || !rs[0].OK() {
 			t.Errorf("the live check: %v %+v", err, rs)
 		}

@@ -2,11 +2,13 @@ package registrytest
 
 // A tenth platform that exists only in this test: its whole knowledge is
 // in this file, as a real platform's is in its folder (platforms/<key>):
-// its row, its request building and parsing, its surface, an MCP tool, a
-// prompt with a completed argument, its words in the instructions, its
-// live-check probe and its emulator. Nothing else in the repository names
-// it. Its API is fictional (it stands for no platform; docs/emulators.md):
-// GET /api/search?q=&limit= and GET /api/documents/{id}, both JSON.
+// its row, its request building and parsing, its surface, its own setting
+// (the search path), MCP tools, a prompt with a completed argument, its
+// words in the instructions, its load status, its live-check probe and
+// its emulator. Nothing else in the repository names it. Its API is
+// fictional (it stands for no platform; docs/emulators.md): GET
+// /api/zoeken?q=&limit= (the path is its setting), GET /api/documents/{id}
+// and GET /api/status, all JSON.
 
 import (
 	"context"
@@ -42,7 +44,7 @@ func (provider) Platform() platforms.Platform {
 		Budget:   &platforms.Budget{Capacity: 10, Window: time.Second},
 		Cache: map[string]platforms.CacheKind{
 			platforms.KindDocument: {Paths: []string{"/api/documents/*"}},
-			platforms.KindSearch:   {Paths: []string{"/api/search"}},
+			platforms.KindSearch:   {Paths: []string{"/api/search", "/api/zoeken"}},
 		},
 	}
 }
@@ -65,11 +67,49 @@ func validID(s string) (string, error) {
 	return s, nil
 }
 
-func searchRequest(words string, limit int) adapters.Request {
+// defaultSearchPath is the search's path unless the operator sets
+// search_path (platforms.Configurable); the emulator serves /api/zoeken
+// only, so a search answers only when the setting reached it.
+const defaultSearchPath = "/api/search"
+
+func (provider) Options() []string { return []string{"search_path"} }
+
+func (provider) Settings(o platforms.Options) (any, error) {
+	path := defaultSearchPath
+	for name, args := range o {
+		if name != "search_path" || len(args) != 1 || !strings.HasPrefix(args[0], "/") {
+			return nil, fmt.Errorf("search_path takes one path starting with /, got %s %v", name, args)
+		}
+		path = args[0]
+	}
+	return path, nil
+}
+
+// searchPath is the configured search path.
+func searchPath(setting any) string {
+	if p, ok := setting.(string); ok {
+		return p
+	}
+	return defaultSearchPath
+}
+
+func searchRequest(path, words string, limit int) adapters.Request {
 	if limit <= 0 {
 		limit = 10
 	}
-	return adapters.Get("/api/search", url.Values{"q": {words}, "limit": {strconv.Itoa(limit)}})
+	return adapters.Get(path, url.Values{"q": {words}, "limit": {strconv.Itoa(limit)}})
+}
+
+func (provider) LoadStatusName() string { return "Proefstatus" }
+
+func (provider) LoadStatusRequest() adapters.Request { return adapters.Get("/api/status", nil) }
+
+func (provider) ParseLoadStatus(body []byte) (adapters.LoadStatus, error) {
+	var st struct{ OK, Total int }
+	if err := json.Unmarshal(body, &st); err != nil {
+		return adapters.LoadStatus{}, err
+	}
+	return adapters.LoadStatus{Value: st.OK, Summary: adapters.LoadSummary{OK: st.OK, Total: st.Total}}, nil
 }
 
 func parseSearch(body []byte) (adapters.Page, error) {
@@ -102,11 +142,12 @@ func fetch(ctx context.Context, env adapters.Env, id, _ string) (adapters.Docume
 	return adapters.Document{ID: d.ID, Title: d.Title, Date: d.Date, Text: d.Text}, nil
 }
 
-func (provider) Surface(adapters.Config) adapters.Surface {
+func (provider) Surface(cfg adapters.Config) adapters.Surface {
+	path := searchPath(cfg.Setting(key))
 	s := adapters.Surface{
 		Unfit: func(q adapters.Question) *adapters.UnfitError { return adapters.NeedWords("Proefplatform", q) },
 		Search: func(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
-			body, err := env.Get(ctx, key, searchRequest(q.Words, q.Limit))
+			body, err := env.Get(ctx, key, searchRequest(path, q.Words, q.Limit))
 			if err != nil {
 				return adapters.Page{}, err
 			}
@@ -114,7 +155,7 @@ func (provider) Surface(adapters.Config) adapters.Surface {
 		},
 		Fetch: fetch,
 		Probe: func(adapters.ProbeConfig) (adapters.Probe, error) {
-			return adapters.Probe{Name: "search", Request: searchRequest("report", 1), Ext: "json",
+			return adapters.Probe{Name: "search", Request: searchRequest(path, "report", 1), Ext: "json",
 				Documented: []byte(`{"results":[{"id":"","title":"","date":""}]}`), DocSource: "internal/registrytest"}, nil
 		},
 		Recognize: adapters.Recognizes(validID),
@@ -152,11 +193,18 @@ type searchOut struct {
 	Hits []adapters.Hit `json:"hits" jsonschema_description:"The documents found."`
 }
 
+type statusIn struct{}
+
+type statusOut struct {
+	OK      int  `json:"ok" jsonschema_description:"Sources that import fine."`
+	FromNow bool `json:"fetched_now" jsonschema_description:"Fetched for this call, not kept by the maintenance."`
+}
+
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{mcpkit.Typed("proef_search", "Search test documents (Proefplatform)", mcpkit.CostCheap,
 		"Search the test platform's documents by words.",
 		func(ctx context.Context, env mcpkit.Env, in searchIn) (*searchOut, *mcpgo.CallToolResult) {
-			body, err := env.Getter(ctx, key)(searchRequest(in.Query, 10))
+			body, err := env.Getter(ctx, key)(searchRequest(searchPath(env.Setting(key)), in.Query, 10))
 			if err != nil {
 				return nil, mcpgo.NewToolResultError("Proefplatform: " + err.Error())
 			}
@@ -165,7 +213,16 @@ func (provider) Tools() []mcpkit.Tool {
 				return nil, mcpgo.NewToolResultError("Proefplatform answered in a form BesluitBron cannot read: " + err.Error())
 			}
 			return &searchOut{Hits: pg.Hits}, nil
-		})}
+		}),
+		mcpkit.Typed("proef_status", "Load status (Proefplatform)", mcpkit.CostFree,
+			"How the test platform's import goes, as the maintenance keeps it.",
+			func(ctx context.Context, env mcpkit.Env, _ statusIn) (*statusOut, *mcpgo.CallToolResult) {
+				kept, now, fail := env.LoadStatus(ctx, key)
+				if fail != nil {
+					return nil, fail
+				}
+				return &statusOut{OK: kept.Value.(int), FromNow: now}, nil
+			})}
 }
 
 // emulator serves the fictional API: three documents.
@@ -180,7 +237,9 @@ var corpus = []doc{
 func (emulator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch {
-	case r.URL.Path == "/api/search":
+	case r.URL.Path == "/api/status":
+		_, _ = w.Write([]byte(`{"ok":2,"total":3}`))
+	case r.URL.Path == "/api/zoeken":
 		words := strings.ToLower(r.URL.Query().Get("q"))
 		out := []doc{}
 		for _, d := range corpus {
