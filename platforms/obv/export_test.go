@@ -1,0 +1,161 @@
+package obv_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
+)
+
+// exportPage asks the emulator for one export page and reads it.
+func exportPage(t *testing.T, h http.Handler, source string, snapshot bool, cursor string) obv.ExportPage {
+	t.Helper()
+	r := obv.ChangesRequest(source, cursor, 50)
+	if snapshot {
+		r = obv.SnapshotRequest(source, cursor, 50)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", r.Path, nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%s: %d %s", r.Path, rec.Code, rec.Body)
+	}
+	page, err := obv.ParseExportPage(source, rec.Header(), rec.Body.Bytes())
+	if err != nil {
+		t.Fatalf("%s: %v", r.Path, err)
+	}
+	if err := obv.CheckMoves(cursor, page); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// A source read whole: the snapshot page by page, then the change feed
+// from the first page's changes cursor, until caught up. Every record is
+// a whole record of the source, and the feed's pages move on.
+func TestExportReadsASourceWhole(t *testing.T) {
+	clk := fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	h := emulator.New(emulator.Config{Seed: 1, Clock: clk, NoRateLimit: true})
+	const source = "soest"
+	ids := map[string]bool{}
+	cursor, changes, pages := "", "", 0
+	for {
+		page := exportPage(t, h, source, true, cursor)
+		if pages == 0 {
+			changes = page.Changes
+		}
+		pages++
+		for _, r := range page.Records {
+			if r.Op != obv.OpUpsert || r.SourceKey != source || r.ContentHash == "" {
+				t.Fatalf("snapshot record %+v", r)
+			}
+			ids[r.EntityType+"/"+r.EntityID] = true
+		}
+		if !page.More {
+			break
+		}
+		cursor = page.Next
+	}
+	if len(ids) < 10 || pages < 2 || changes == "" {
+		t.Fatalf("%d entities in %d pages, changes cursor %q", len(ids), pages, changes)
+	}
+	seq, seen := int64(0), 0
+	for cursor = changes; ; {
+		page := exportPage(t, h, source, false, cursor)
+		for _, r := range page.Records {
+			if r.Seq <= seq {
+				t.Fatalf("seq %d after %d", r.Seq, seq)
+			}
+			seq = r.Seq
+		}
+		seen += len(page.Records)
+		if !page.More {
+			break
+		}
+		cursor = page.Next
+	}
+	if seen != 0 {
+		t.Errorf("the change feed from the snapshot's cursor holds %d records at the same moment, want 0", seen)
+	}
+	// Four weeks later the feed has what changed since.
+	clk.Advance(28 * 24 * time.Hour)
+	if page := exportPage(t, h, source, false, changes); len(page.Records) == 0 {
+		t.Error("four weeks later the change feed is still empty")
+	}
+}
+
+// A page the reader does not fully recognise is refused whole, with the
+// kind of failure and the line.
+func TestExportRefusesBrokenPages(t *testing.T) {
+	good := `{"seq":1,"op":"upsert","time":"2026-12-01T00:00:00.000Z","entity_id":"m1","entity_type":"meeting","source_key":"soest","content_hash":"sha256:00","schema_version":1,"payload":{"id":"m1","name":"Raad"}}` + "\n"
+	del := `{"seq":2,"op":"delete","time":"2026-12-01T00:00:00.000Z","entity_id":"m1","entity_type":"meeting","source_key":"soest"}` + "\n"
+	more := http.Header{"X-Has-More": {"true"}, "X-Next-Cursor": {"c2"}}
+	page, err := obv.ParseExportPage("soest", more, []byte(good+del))
+	if err != nil || len(page.Records) != 2 || page.Records[1].Op != obv.OpDelete || page.Next != "c2" || !page.More {
+		t.Fatalf("a good page: %+v %v", page, err)
+	}
+	if page, err := obv.ParseExportPage("soest", http.Header{}, nil); err != nil || len(page.Records) != 0 || page.More {
+		t.Fatalf("an empty page (caught up): %+v %v", page, err)
+	}
+	for name, c := range map[string]struct {
+		h    http.Header
+		body string
+		kind error
+		line int
+	}{
+		"broken off":          {more, good + good[:40], obv.ErrTruncatedRecord, 2},
+		"cut, then a newline": {more, good + good[:40] + "\n", obv.ErrTruncatedRecord, 2},
+		"over the cap":        {more, good + `{"pad":"` + strings.Repeat("x", obv.MaxExportRecordBytes) + `"}` + "\n", obv.ErrRecordTooLarge, 2},
+		"unknown op":          {more, strings.Replace(good, `"upsert"`, `"merge"`, 1), obv.ErrBadRecord, 1},
+		"no id":               {more, strings.Replace(good, `"entity_id":"m1"`, `"entity_id":""`, 1), obv.ErrBadRecord, 1},
+		"upsert, no payload":  {more, del[:len(del)-2] + `,"op":"upsert"}` + "\n", obv.ErrBadRecord, 1},
+		"another source":      {more, strings.Replace(good, `"soest"`, `"utrecht"`, 1), obv.ErrBadRecord, 1},
+		"not JSON":            {more, "<html>busy</html>\n", obv.ErrBadRecord, 1},
+		"more, no cursor":     {http.Header{"X-Has-More": {"true"}}, good, obv.ErrBadPageHeaders, 0},
+		"more, not a bool":    {http.Header{"X-Has-More": {"yes"}, "X-Next-Cursor": {"c"}}, good, obv.ErrBadPageHeaders, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			page, err := obv.ParseExportPage("soest", c.h, []byte(c.body))
+			var e *obv.ExportError
+			if !errors.Is(err, c.kind) || !errors.As(err, &e) || e.Line != c.line || len(page.Records) != 0 {
+				t.Fatalf("got %+v, %v; want %v on line %d and no records", page, err, c.kind, c.line)
+			}
+		})
+	}
+	// A feed that repeats one page forever is stopped at the first repeat.
+	if err := obv.CheckMoves("c2", obv.ExportPage{More: true, Next: "c2"}); !errors.Is(err, obv.ErrStuckFeed) {
+		t.Fatalf("a stuck feed: %v", err)
+	}
+	if err := obv.CheckMoves("c2", obv.ExportPage{More: false, Next: "c2"}); err != nil {
+		t.Fatalf("caught up at the same cursor is no stuck feed: %v", err)
+	}
+}
+
+// Whatever the body, the reader never panics, and a page it takes holds
+// only whole records of the source.
+func FuzzParseExportPage(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"op":"upsert","entity_id":"m1","entity_type":"meeting","source_key":"soest","payload":{}}`+"\n"), true)
+	f.Add([]byte(`{"seq":2,"op":"delete","entity_id":"m1","entity_type":"meeting"}`+"\n\n"), false)
+	f.Add([]byte("{\"seq\":1,\"op\":\"upsert\"\n"), true)
+	f.Fuzz(func(t *testing.T, body []byte, more bool) {
+		h := http.Header{"X-Next-Cursor": {"c"}}
+		if more {
+			h.Set("X-Has-More", "true")
+		}
+		page, err := obv.ParseExportPage("soest", h, body)
+		if err != nil {
+			return
+		}
+		for _, r := range page.Records {
+			if r.EntityID == "" || r.EntityType == "" || (r.Op != obv.OpUpsert && r.Op != obv.OpDelete) ||
+				(r.SourceKey != "" && r.SourceKey != "soest") || (r.Op == obv.OpUpsert && len(r.Payload) == 0) {
+				t.Fatalf("took %+v", r)
+			}
+		}
+	})
+}
