@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -158,4 +160,43 @@ func FuzzParseExportPage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// What a replica indexes of a record: the emulator's export payloads and
+// a payload shaped as the real entity details (the fixtures) both give a
+// title, a day and their other words.
+func TestFeedDocumentReadsThePayloads(t *testing.T) {
+	clk := fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	h := emulator.New(emulator.Config{Seed: 1, Clock: clk, NoRateLimit: true})
+	page := exportPage(t, h, "soest", true, "")
+	types := map[string]bool{}
+	for cursor := ""; ; cursor = page.Next {
+		page = exportPage(t, h, "soest", true, cursor)
+		for _, r := range page.Records {
+			d, err := obv.FeedDocument(r)
+			if err != nil || d.ID != r.EntityID || d.Source != "soest" || d.Title == "" || len(d.Date) != 10 || d.Hash != r.ContentHash {
+				t.Fatalf("%+v from %s: %v", d, r.Payload, err)
+			}
+			types[d.Type] = true
+		}
+		if !page.More {
+			break
+		}
+	}
+	if len(types) != 3 {
+		t.Errorf("types %v", types)
+	}
+	for _, f := range []string{"entity-document.json", "entity-meeting.json", "entity-motion.json"} {
+		body, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", "obv", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := obv.FeedDocument(obv.ExportRecord{EntityID: "x", EntityType: "Meeting", SourceKey: "soest", Payload: body})
+		if err != nil || d.Type != "meeting" || (f != "entity-motion.json" && (d.Title == "" || d.Date == "")) {
+			t.Errorf("%s: %+v %v", f, d, err)
+		}
+	}
+	if _, err := obv.FeedDocument(obv.ExportRecord{EntityID: "x", Payload: []byte(`[1]`)}); err == nil {
+		t.Error("a payload that is no object was read")
+	}
 }
