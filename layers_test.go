@@ -25,7 +25,7 @@ var layers = [][]string{
 	// the cache keys on canonical requests, the global budget serves the
 	// fair queue.
 	{"canonical"},
-	{"cache", "fairqueue", "inbound", "upstream", "adapters/koopsru"},
+	{"cache", "fairqueue", "inbound", "upstream", "adapters/koopsru", "replica"},
 	{"globalbudget"},
 	// What a platform gives the MCP connectors and may ask of them.
 	{"mcpkit"},

@@ -15,7 +15,24 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
+	"github.com/besluitbron/besluitbron/replica"
+	"github.com/besluitbron/besluitbron/sharedstore"
 )
+
+// shareCaseLaw makes the harvester of hc share its harvest with the other
+// instances on the store in force (replica.Share).
+func (a *App) shareCaseLaw(ctx context.Context, hc *caselaw.HarvesterConfig) {
+	created := a.shared
+	store := func() *sharedstore.Store {
+		if s := runningStore(); s != nil {
+			return s
+		}
+		return created // before this config is in force
+	}
+	scope, _ := caselaw.ParseScope(hc.Since) // checked at Provision
+	relay := replica.Share(ctx, store, "caselaw", scope, a.clock, replica.VisitorsFirstPoll)
+	hc.PassStart, hc.Follow, hc.Stored = relay.PassStart, relay.Follow, relay.Stored
+}
 
 // CaseLawConfig turns on BesluitBron's own full-text index of
 // Rechtspraak's feed (platforms/rechtspraak/caselaw), which answers words for the
@@ -164,18 +181,18 @@ func (a *App) newCaseLawKeeper(dir string, cfg CaseLawConfig) *caseLawKeeper {
 	turn, _ := a.figures.caseLawDirs.LoadOrStore(dir, make(chan struct{}, 1))
 	k := &caseLawKeeper{dir: dir, turn: turn.(chan struct{}), logger: a.logger, cancel: cancel, done: make(chan struct{})}
 	figures := a.figures
-	budget := func() (budgetRoom, bool) {
+	budget := func() (replica.BudgetRoom, bool) {
 		st, ok := figures.Budget(platforms.Rechtspraak)
-		return budgetRoom{Waiting: st.Waiting, Available: st.Available, Capacity: st.Capacity}, ok
+		return replica.BudgetRoom{Waiting: st.Waiting, Available: st.Available, Capacity: st.Capacity}, ok
 	}
 	hc := caselaw.HarvesterConfig{
 		Fetch:    a.feedFetcher(),
-		Gate:     visitorsFirst(budget, a.clock, visitorsFirstPoll),
+		Gate:     replica.VisitorsFirst(budget, a.clock, replica.VisitorsFirstPoll),
 		Clock:    a.clock,
 		Interval: time.Duration(cfg.Interval),
 		Since:    cfg.since(),
 	}
-	a.shareCaseLaw(ctx, &hc) // caselaw_lease.go: one harvest for several instances
+	a.shareCaseLaw(ctx, &hc) // one harvest for several instances
 	go k.run(ctx, hc)
 	return k
 }
@@ -332,7 +349,7 @@ func (a *App) CaseLawStatus() (CaseLawStatus, bool) {
 		return st, true
 	}
 	p := h.Progress()
-	st.Decisions, st.Running, st.PagesDone, st.PagesLeft = p.Decisions, p.Running, p.PagesDone, p.PagesLeft
+	st.Decisions, st.Running, st.PagesDone, st.PagesLeft = p.Records, p.Running, p.PagesDone, p.PagesLeft
 	st.SecondsLeft, st.FailuresInRow, st.completeUpTo = int64(p.TimeLeft.Seconds()), p.FailuresInRow, p.CompleteUpTo
 	if !p.CompleteUpTo.IsZero() {
 		st.CompleteUpTo = p.CompleteUpTo.UTC().Format(time.RFC3339)

@@ -25,7 +25,7 @@ func (a *App) feedFetcher() caselaw.Fetcher {
 			// The feed reads one date as that day: a range needs both ends.
 			// The end is the pass's start, not today: a pass that runs
 			// past midnight keeps one window, and every instance
-			// following it asks the very same request (caselaw.Relay).
+			// following it asks the very same request (replica.Relay).
 			until := req.ModifiedUntil
 			if until.IsZero() {
 				until = a.clock.Now()

@@ -68,9 +68,9 @@ func unavailable(err error) error {
 func provenance(p caselaw.Progress) string {
 	const source = "BesluitBron's index of Rechtspraak's feed"
 	if !p.CompleteUpTo.IsZero() {
-		return fmt.Sprintf("%s, complete up to %s (%d decisions)", source, p.CompleteUpTo.UTC().Format(time.RFC3339), p.Decisions)
+		return fmt.Sprintf("%s, complete up to %s (%d decisions)", source, p.CompleteUpTo.UTC().Format(time.RFC3339), p.Records)
 	}
-	s := fmt.Sprintf("%s, still being built: %d decisions so far", source, p.Decisions)
+	s := fmt.Sprintf("%s, still being built: %d decisions so far", source, p.Records)
 	if p.PagesLeft >= 0 && p.PagesDone > 0 {
 		s += fmt.Sprintf(", %d of about %d pages read", p.PagesDone, p.PagesDone+p.PagesLeft)
 	}

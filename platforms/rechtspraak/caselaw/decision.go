@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/besluitbron/besluitbron/replica"
 )
 
 // Decision is one entry of Rechtspraak's feed: a ruling (Uitspraak) or an
@@ -134,6 +136,11 @@ type Checkpoint struct {
 
 // running reports whether a pass is under way.
 func (c Checkpoint) running() bool { return !c.PassStart.IsZero() }
+
+// pass is what a shared harvest reads of the checkpoint (replica.Relay).
+func (c Checkpoint) pass() replica.Pass {
+	return replica.Pass{Start: c.PassStart, Pages: c.Pages, LastComplete: c.LastComplete}
+}
 
 func (c Checkpoint) encode() ([]byte, error) { return json.Marshal(c) }
 

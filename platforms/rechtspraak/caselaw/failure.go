@@ -15,7 +15,7 @@ func (i *Index) fail(kind, err error) *UnavailableError {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.broken == nil {
-		i.broken = &UnavailableError{Dir: i.dir, Kind: kind, Err: err}
+		i.broken = unavailable(i.dir, kind, err)
 		unwatch(i)
 		_ = i.bl.Close()
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/replica"
 )
 
 // HarvesterConfig is what a Harvester needs. Index and Fetch are required.
@@ -24,18 +25,19 @@ type HarvesterConfig struct {
 	Clock clock.Clock
 	// PassStart chooses the start of a new pass (the pass's upper bound on
 	// modified) from now and the checkpoint before it; nil takes now.
-	// Instances that share one harvest (relay.go) make a follower take the
-	// leader's pass start: with the same start, the same checkpoint and
-	// the same answers, two harvesters send identical page requests.
-	PassStart func(ctx context.Context, now time.Time, last Checkpoint) (time.Time, error)
+	// Instances that share one harvest (replica.Relay) make a follower
+	// take the leader's pass start: with the same start, the same
+	// checkpoint and the same answers, two harvesters send identical page
+	// requests.
+	PassStart func(ctx context.Context, now time.Time, last replica.Pass) (time.Time, error)
 	// Follow is called before the gate for every page, with the
 	// checkpoint that asks for it, and blocks until the page may be asked
 	// (a follower waits until the leader has stored it). nil: no wait.
-	Follow func(ctx context.Context, cp Checkpoint) error
+	Follow func(ctx context.Context, cp replica.Pass) error
 	// Stored is called after every checkpoint the harvester stores (a new
 	// pass, each page, the pass's end), so a leader can publish how far
 	// it got. nil: nothing is told.
-	Stored func(ctx context.Context, cp Checkpoint)
+	Stored func(ctx context.Context, cp replica.Pass)
 	// PageSize is the entries asked per page, 1..MaxPageSize; 0 means
 	// MaxPageSize.
 	PageSize int
@@ -73,9 +75,9 @@ type Harvester struct {
 	idx      *Index
 	fetch    Fetcher
 	gate     func(ctx context.Context) error
-	follow   func(ctx context.Context, cp Checkpoint) error
-	stored   func(ctx context.Context, cp Checkpoint)
-	start    func(ctx context.Context, now time.Time, last Checkpoint) (time.Time, error)
+	follow   func(ctx context.Context, cp replica.Pass) error
+	stored   func(ctx context.Context, cp replica.Pass)
+	start    func(ctx context.Context, now time.Time, last replica.Pass) (time.Time, error)
 	clock    clock.Clock
 	pageSize int
 	interval time.Duration
@@ -107,13 +109,13 @@ func NewHarvester(cfg HarvesterConfig) (*Harvester, error) {
 	}
 	h.clock = clock.Or(h.clock)
 	if h.follow == nil {
-		h.follow = func(context.Context, Checkpoint) error { return nil }
+		h.follow = func(context.Context, replica.Pass) error { return nil }
 	}
 	if h.stored == nil {
-		h.stored = func(context.Context, Checkpoint) {}
+		h.stored = func(context.Context, replica.Pass) {}
 	}
 	if h.start == nil {
-		h.start = func(_ context.Context, now time.Time, _ Checkpoint) (time.Time, error) { return now, nil }
+		h.start = func(_ context.Context, now time.Time, _ replica.Pass) (time.Time, error) { return now, nil }
 	}
 	if h.pageSize == 0 {
 		h.pageSize = MaxPageSize
@@ -177,7 +179,7 @@ func (h *Harvester) Run(ctx context.Context) error {
 func (h *Harvester) Pass(ctx context.Context) error {
 	cp := h.checkpoint()
 	if !cp.running() {
-		start, err := h.start(ctx, h.clock.Now(), cp)
+		start, err := h.start(ctx, h.clock.Now(), cp.pass())
 		if err != nil {
 			return err
 		}
@@ -243,7 +245,7 @@ func (h *Harvester) fetchPage(ctx context.Context, cp Checkpoint, req PageReques
 // tryPage makes one attempt. A fetcher that panics on a garbage answer
 // fails the attempt, not the process.
 func (h *Harvester) tryPage(ctx context.Context, cp Checkpoint, req PageRequest) (page FeedPage, err error) {
-	if err := h.follow(ctx, cp); err != nil {
+	if err := h.follow(ctx, cp.pass()); err != nil {
 		return FeedPage{}, fmt.Errorf("waiting for the leading harvester: %w", err)
 	}
 	if err := h.gate(ctx); err != nil {
@@ -302,7 +304,7 @@ func (h *Harvester) apply(ctx context.Context, batch []Decision, cp Checkpoint) 
 		h.update(func(s *harvestState) { s.stopped = err })
 		return err
 	}
-	h.stored(ctx, cp)
+	h.stored(ctx, cp.pass())
 	return nil
 }
 

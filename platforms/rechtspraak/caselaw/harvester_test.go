@@ -59,7 +59,7 @@ func TestPassStoresEveryDecisionOnce(t *testing.T) {
 		t.Fatalf("checkpoint %+v, want complete up to %v", cp, passTime)
 	}
 	p := h.Progress()
-	if p.Running || p.Decisions != 1234 || !p.CompleteUpTo.Equal(passTime) || p.PagesLeft != 0 || p.Stopped != nil {
+	if p.Running || p.Records != 1234 || !p.CompleteUpTo.Equal(passTime) || p.PagesLeft != 0 || p.Stopped != nil {
 		t.Fatalf("progress %+v", p)
 	}
 }
@@ -242,7 +242,7 @@ func TestRunWaitsTheIntervalBetweenPasses(t *testing.T) {
 	if d := clock.nextWait(t); d != 30*time.Minute {
 		t.Fatalf("waited %v after the pass, want the interval", d)
 	}
-	if p := h.Progress(); p.Running || !p.NextPass.Equal(passTime.Add(30*time.Minute)) || p.Decisions != 80 {
+	if p := h.Progress(); p.Running || !p.NextPass.Equal(passTime.Add(30*time.Minute)) || p.Records != 80 {
 		t.Fatalf("progress between passes %+v", p)
 	}
 	clock.Advance(30 * time.Minute)

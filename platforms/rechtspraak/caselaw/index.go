@@ -145,7 +145,7 @@ func (i *Index) Close() error {
 	if i.broken != nil {
 		return nil
 	}
-	i.broken = &UnavailableError{Dir: i.dir, Kind: ErrClosed}
+	i.broken = unavailable(i.dir, ErrClosed, nil)
 	unwatch(i)
 	return i.bl.Close()
 }

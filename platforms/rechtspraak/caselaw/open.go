@@ -13,18 +13,12 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/besluitbron/besluitbron/replica"
 )
 
-// OpenReport says what Open found.
-type OpenReport struct {
-	Stamp   string // the mapping stamp of this build, now on the index
-	Created bool   // there was no index: a new, empty one was made
-	// Rebuilt: there was an index of another mapping (or one without a
-	// stamp); it was removed and a new, empty one made, checkpoint and all,
-	// so harvesting starts over. Reason says what the old stamp was.
-	Rebuilt bool
-	Reason  string
-}
+// OpenReport says what Open found (replica.OpenReport).
+type OpenReport = replica.OpenReport
 
 // The names under dir. The index is built under indexDirNew and renamed
 // into place with its stamp, so indexDir never holds a half-made index.
@@ -48,20 +42,20 @@ const (
 func Open(dir string) (*Index, OpenReport, error) {
 	im := newMapping()
 	report := OpenReport{Stamp: mappingStamp(im)}
-	unavailable := func(kind, err error) (*Index, OpenReport, error) {
-		return nil, report, &UnavailableError{Dir: dir, Kind: kind, Err: err}
+	fail := func(kind, err error) (*Index, OpenReport, error) {
+		return nil, report, unavailable(dir, kind, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return unavailable(ErrWriteFailed, err)
+		return fail(ErrWriteFailed, err)
 	}
 	path := filepath.Join(dir, indexDirName)
 	// A build that died halfway leaves index.new; it is removed only if it
 	// holds nothing but what a build writes.
 	if err := ownFolder(filepath.Join(dir, indexDirNew)); err != nil {
-		return unavailable(ErrForeign, err)
+		return fail(ErrForeign, err)
 	}
 	if err := os.RemoveAll(filepath.Join(dir, indexDirNew)); err != nil {
-		return unavailable(ErrWriteFailed, err)
+		return fail(ErrWriteFailed, err)
 	}
 
 	switch found, err := os.ReadFile(filepath.Join(path, stampFileName)); {
@@ -75,9 +69,9 @@ func Open(dir string) (*Index, OpenReport, error) {
 		}
 	case err != nil:
 		if ownErr := ownFolder(path); ownErr != nil {
-			return unavailable(ErrForeign, ownErr)
+			return fail(ErrForeign, ownErr)
 		}
-		return unavailable(ErrCorrupt, err)
+		return fail(ErrCorrupt, err)
 	default:
 		report.Rebuilt = true
 		report.Reason = fmt.Sprintf("the index has mapping stamp %.80q, this build writes %s", strings.TrimSpace(string(found)), report.Stamp)
@@ -86,21 +80,21 @@ func Open(dir string) (*Index, OpenReport, error) {
 		// A rebuild removes the folder: only when it is an index of ours.
 		if err := ownFolder(path); err != nil {
 			report.Rebuilt, report.Reason = false, ""
-			return unavailable(ErrForeign, err)
+			return fail(ErrForeign, err)
 		}
 	}
 	if report.Created || report.Rebuilt {
 		if err := create(dir, report.Stamp); err != nil {
-			return unavailable(ErrWriteFailed, err)
+			return fail(ErrWriteFailed, err)
 		}
 	}
 
 	bl, err := openBleve(path)
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
-			return unavailable(ErrLocked, err)
+			return fail(ErrLocked, err)
 		}
-		return unavailable(ErrCorrupt, err)
+		return fail(ErrCorrupt, err)
 	}
 	i := &Index{dir: dir, bl: bl, storePath: filepath.Join(path, "store")}
 	i.analyzers = analyzers{
@@ -109,7 +103,7 @@ func Open(dir string) (*Index, OpenReport, error) {
 	}
 	if err := i.load(); err != nil {
 		_ = bl.Close()
-		return unavailable(ErrCorrupt, err)
+		return fail(ErrCorrupt, err)
 	}
 	watch(i)
 	return i, report, nil

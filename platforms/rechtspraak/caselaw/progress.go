@@ -1,39 +1,14 @@
 package caselaw
 
-import "time"
+import (
+	"time"
 
-// Progress is where harvesting stands, for /status, the admin API and
-// metrics.
-type Progress struct {
-	Decisions uint64 // decisions in the index
-	// Running: a pass is under way in this process. PassStart is the
-	// start of the pass the checkpoint holds (also of one left unfinished
-	// by a stopped process), zero when none.
-	Running   bool
-	PassStart time.Time
-	PagesDone int // pages the pass has read, over restarts
-	// PagesLeft is estimated from the feed's total; -1 until the pass's
-	// first page says it. TimeLeft is PagesLeft at the measured pace (gate
-	// waits included); 0 while unknown.
-	PagesLeft int
-	TimeLeft  time.Duration
-	// CompleteUpTo is the start of the last complete pass: every change
-	// the feed made before it is in the index. Zero until a pass completes.
-	CompleteUpTo time.Time
-	NextPass     time.Time // while waiting between passes
-	// Rejected counts feed entries that were not decisions (no ECLI, no
-	// date) since the harvester started; LastRejected says why the last was.
-	Rejected     int
-	LastRejected error
-	// LastError is the last failed page (fetch or gate), kept after
-	// recovery; FailuresInRow is 0 once a page succeeds again.
-	LastError     error
-	LastErrorAt   time.Time
-	FailuresInRow int
-	// Stopped is the index failure that ended harvesting, nil while it goes
-	// on.
-	Stopped error
-}
+	"github.com/besluitbron/besluitbron/replica"
+)
+
+// Progress is where harvesting stands (replica.Progress: Records are
+// the decisions in the index).
+type Progress = replica.Progress
 
 // harvestState is what the harvester knows beyond the checkpoint.
 type harvestState struct {
@@ -87,7 +62,7 @@ func (h *Harvester) Progress() Progress {
 	if s.running {
 		p.NextPass = time.Time{}
 	}
-	p.Decisions, _ = h.idx.Count() // a failed index shows in Stopped
+	p.Records, _ = h.idx.Count() // a failed index shows in Stopped
 	switch {
 	case !cp.running():
 	case cp.Pages == 0:

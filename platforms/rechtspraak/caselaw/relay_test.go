@@ -8,22 +8,24 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/replica"
 )
 
-// memBoard is the Board in memory (Redis in the app).
+// memBoard is the replica.Board in memory (Redis in the app).
 type memBoard struct {
 	mu sync.Mutex
-	p  Published
+	p  replica.Published
 }
 
-func (b *memBoard) Publish(_ context.Context, p Published) error {
+func (b *memBoard) Publish(_ context.Context, p replica.Published) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.p = p
 	return nil
 }
 
-func (b *memBoard) Published(context.Context) (Published, error) {
+func (b *memBoard) Published(context.Context) (replica.Published, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.p, nil
@@ -90,7 +92,7 @@ type relayPair struct {
 	// leaderStored receives every checkpoint the leader stores, after it
 	// published it; the leader waits until the test takes it, so the two
 	// harvesters interleave page by page.
-	leaderStored chan Checkpoint
+	leaderStored chan replica.Pass
 	// stopLeaderAt, when > 0, ends the leader's pass once it has stored
 	// that many pages (the instance goes away).
 	stopLeaderAt int
@@ -99,17 +101,17 @@ type relayPair struct {
 
 func newRelayPair(t *testing.T, feed *fakeFeed) *relayPair {
 	p := &relayPair{clock: newNotedClock(passTime), board: &memBoard{}, feed: newCachedFeed(feed),
-		leaderStored: make(chan Checkpoint)}
-	p.follRole.Store(int32(Follower))
+		leaderStored: make(chan replica.Pass)}
+	p.follRole.Store(int32(replica.Follower))
 	p.leaderIx, _ = openTest(t)
 	p.follIx, _ = openTest(t)
 	const poll = 500 * time.Millisecond
-	leaderRelay := &Relay{Role: func() Role { return Leader }, Board: p.board, Clock: p.clock, Poll: poll}
-	follRelay := &Relay{Role: func() Role { return Role(p.follRole.Load()) }, Board: p.board, Clock: p.clock, Poll: poll}
+	leaderRelay := &replica.Relay{Role: func() replica.Role { return replica.Leader }, Board: p.board, Clock: p.clock, Poll: poll}
+	follRelay := &replica.Relay{Role: func() replica.Role { return replica.Role(p.follRole.Load()) }, Board: p.board, Clock: p.clock, Poll: poll}
 	var err error
 	p.leader, err = NewHarvester(HarvesterConfig{Index: p.leaderIx, Fetch: p.feed.fetcher("leader"), Clock: p.clock, PageSize: 100,
 		PassStart: leaderRelay.PassStart, Follow: leaderRelay.Follow,
-		Stored: func(ctx context.Context, cp Checkpoint) {
+		Stored: func(ctx context.Context, cp replica.Pass) {
 			leaderRelay.Stored(ctx, cp)
 			if p.stopLeaderAt > 0 && cp.Pages >= p.stopLeaderAt {
 				p.stopLeader()
@@ -262,7 +264,7 @@ func TestFollowerTakesOverWhenTheLeaderGoes(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("the leader's pass ended with %v, want it stopped", err)
 		}
-		p.follRole.Store(int32(Leader)) // its lease expired; the follower took it
+		p.follRole.Store(int32(replica.Leader)) // its lease expired; the follower took it
 	})
 	wantAllOnce(t, p.follIx, feed)
 	requests := wantEachRequestOnce(t, feed)
@@ -282,14 +284,14 @@ func TestFollowerTakesOverWhenTheLeaderGoes(t *testing.T) {
 // pages the leader will never store: it finishes that pass on its own.
 func TestFollowerOutOfStepHarvestsAlone(t *testing.T) {
 	t.Parallel()
-	r := &Relay{Role: func() Role { return Follower }, Board: &memBoard{}, Clock: newNotedClock(passTime), Poll: time.Second}
-	_ = r.Board.Publish(context.Background(), Published{PassStart: passTime, Pages: 3})
-	if err := r.Follow(context.Background(), Checkpoint{PassStart: passTime.Add(-time.Hour), Pages: 10}); err != nil {
+	r := &replica.Relay{Role: func() replica.Role { return replica.Follower }, Board: &memBoard{}, Clock: newNotedClock(passTime), Poll: time.Second}
+	_ = r.Board.Publish(context.Background(), replica.Published{PassStart: passTime, Pages: 3})
+	if err := r.Follow(context.Background(), replica.Pass{Start: passTime.Add(-time.Hour), Pages: 10}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := r.Follow(ctx, Checkpoint{PassStart: passTime, Pages: 3}); !errors.Is(err, context.Canceled) {
+	if err := r.Follow(ctx, replica.Pass{Start: passTime, Pages: 3}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a follower ahead of the leader went on (%v), want it to wait", err)
 	}
 }

@@ -1,4 +1,4 @@
-package caselaw
+package replica
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 )
 
 // Several instances, one harvest (docs/scaling.md, "Case law on several
-// instances"). Each instance keeps its own index, but the platform should
-// see each page once. One instance leads (it holds a lease the caller
+// instances"). Each instance keeps its own replica, but the platform
+// should see each page once. One instance leads (it holds a lease the caller
 // keeps, in Redis): its harvester runs as alone and publishes, on a
 // Board, the start of its pass and how many pages of it it has stored.
 // The others follow: a follower starts its pass at the leader's pass
@@ -54,8 +54,26 @@ type Board interface {
 	Published(ctx context.Context) (Published, error)
 }
 
-// Relay shares one harvest between instances: its methods are a
-// HarvesterConfig's PassStart, Follow and Stored.
+// Pass is what the relay reads of a harvester's checkpoint: the pass it
+// runs and how far, and the last it completed. A harvester whose pages
+// follow from its checkpoint alone (the same start and the same pages
+// stored give the same next request) can share its harvest.
+type Pass struct {
+	// Start is the start of the running pass (its upper bound on the
+	// feed's modified), zero when none runs.
+	Start time.Time
+	// Pages is the pages of the running pass stored.
+	Pages int
+	// LastComplete is the start of the last complete pass.
+	LastComplete time.Time
+}
+
+// Running reports whether a pass is under way.
+func (p Pass) Running() bool { return !p.Start.IsZero() }
+
+// Relay shares one harvest between instances: a harvester calls
+// PassStart to choose a new pass's start, Follow before it asks a page,
+// and Stored after it stored one (Harvest.Relay).
 type Relay struct {
 	// Role says what this instance is now; it may change at any time.
 	Role  func() Role
@@ -69,7 +87,7 @@ type Relay struct {
 // or an instance alone; for a follower, the leader's pass start once it
 // is newer than the follower's last complete pass (it waits until then,
 // or until it leads itself).
-func (r *Relay) PassStart(ctx context.Context, now time.Time, last Checkpoint) (time.Time, error) {
+func (r *Relay) PassStart(ctx context.Context, now time.Time, last Pass) (time.Time, error) {
 	for {
 		if r.Role() != Follower {
 			return now, nil
@@ -92,10 +110,10 @@ func (r *Relay) PassStart(ctx context.Context, now time.Time, last Checkpoint) (
 // of it, or completed it. It returns at once for a leader, an instance
 // alone, a follower out of step (the leader runs another pass) and when
 // the board cannot be read.
-func (r *Relay) Follow(ctx context.Context, cp Checkpoint) error {
+func (r *Relay) Follow(ctx context.Context, cp Pass) error {
 	for r.Role() == Follower {
 		p, err := r.Board.Published(ctx)
-		if err != nil || !p.PassStart.Equal(cp.PassStart) || p.Complete || p.Pages > cp.Pages {
+		if err != nil || !p.PassStart.Equal(cp.Start) || p.Complete || p.Pages > cp.Pages {
 			return nil
 		}
 		if err := clock.Sleep(ctx, r.Clock, r.Poll); err != nil {
@@ -108,12 +126,12 @@ func (r *Relay) Follow(ctx context.Context, cp Checkpoint) error {
 // Stored publishes a leader's checkpoint: its pass and the pages stored,
 // or the pass it just completed. A failed publish is not retried: the
 // next page publishes again, and followers meanwhile wait.
-func (r *Relay) Stored(ctx context.Context, cp Checkpoint) {
+func (r *Relay) Stored(ctx context.Context, cp Pass) {
 	if r.Role() != Leader {
 		return
 	}
-	p := Published{PassStart: cp.PassStart, Pages: cp.Pages}
-	if !cp.running() {
+	p := Published{PassStart: cp.Start, Pages: cp.Pages}
+	if !cp.Running() {
 		p = Published{PassStart: cp.LastComplete, Complete: true}
 	}
 	_ = r.Board.Publish(ctx, p)

@@ -1,4 +1,4 @@
-package app
+package replica
 
 import (
 	"context"
@@ -11,25 +11,25 @@ import (
 )
 
 // The harvest's rule: a page goes only while nobody waits in
-// Rechtspraak's budget queue and at least half its capacity is unspent.
+// the platform's budget queue and at least half its capacity is unspent.
 // A visitor who waits holds the harvest back, however long; once the
 // queue is empty and the bucket half full, the page goes. Without a
 // budget, pages go at most one a poll.
 func TestHarvestGoesOnlyWhenVisitorsLeaveRoom(t *testing.T) {
 	clock := fakeclock.New(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	var mu sync.Mutex
-	room, kept := budgetRoom{Waiting: 2, Available: 5, Capacity: 5}, true
-	budget := func() (budgetRoom, bool) {
+	room, kept := BudgetRoom{Waiting: 2, Available: 5, Capacity: 5}, true
+	budget := func() (BudgetRoom, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		return room, kept
 	}
-	set := func(r budgetRoom, k bool) {
+	set := func(r BudgetRoom, k bool) {
 		mu.Lock()
 		room, kept = r, k
 		mu.Unlock()
 	}
-	gate := visitorsFirst(budget, clock, time.Second)
+	gate := VisitorsFirst(budget, clock, time.Second)
 	run := func() chan error {
 		done := make(chan error, 1)
 		go func() { done <- gate(context.Background()) }()
@@ -60,12 +60,12 @@ func TestHarvestGoesOnlyWhenVisitorsLeaveRoom(t *testing.T) {
 		}
 		clock.Advance(time.Second)
 	}
-	set(budgetRoom{Waiting: 0, Available: 2, Capacity: 5}, true)
+	set(BudgetRoom{Waiting: 0, Available: 2, Capacity: 5}, true)
 	clock.Advance(time.Second)
 	if passed(done) {
 		t.Fatal("a page went with less than half the budget unspent")
 	}
-	set(budgetRoom{Waiting: 0, Available: 2.5, Capacity: 5}, true)
+	set(BudgetRoom{Waiting: 0, Available: 2.5, Capacity: 5}, true)
 	clock.Advance(time.Second)
 	if !passed(done) {
 		t.Fatal("no page with the queue empty and half the budget unspent")
@@ -77,7 +77,7 @@ func TestHarvestGoesOnlyWhenVisitorsLeaveRoom(t *testing.T) {
 	}
 
 	// No budget kept: one page a poll, never unbounded.
-	set(budgetRoom{}, false)
+	set(BudgetRoom{}, false)
 	done = run()
 	if passed(done) {
 		t.Fatal("without a budget a page went without waiting")
@@ -88,7 +88,7 @@ func TestHarvestGoesOnlyWhenVisitorsLeaveRoom(t *testing.T) {
 	}
 
 	// A harvester that stops while it waits is not held.
-	set(budgetRoom{Waiting: 1, Capacity: 5}, true)
+	set(BudgetRoom{Waiting: 1, Capacity: 5}, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- gate(ctx) }()
