@@ -93,10 +93,13 @@ func (e *UnavailableError) Public() string {
 }
 
 // PublicReason is err as the public may read it: an *UnavailableError's
-// Public(), ErrOpening's text, else only that the index is unavailable.
+// Public(), ErrOpening's or ErrNotStarted's text, else only that the
+// index is unavailable.
 func PublicReason(err error) string {
-	if errors.Is(err, ErrOpening) {
-		return ErrOpening.Error()
+	for _, known := range []error{ErrOpening, ErrNotStarted} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
 	}
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
@@ -108,3 +111,7 @@ func PublicReason(err error) string {
 // ErrOpening is a replica whose index is being opened (after a start or
 // a reload, it waits while the config before holds the directory).
 var ErrOpening = errors.New("the index is being opened")
+
+// ErrNotStarted is a replica whose host's configuration has not started
+// it (yet).
+var ErrNotStarted = errors.New("this configuration has not started it")

@@ -95,16 +95,21 @@ type App struct {
 	// deployments may share one Redis. Default "bb".
 	StorePrefix string `json:"store_prefix,omitempty"`
 
-	// CaseLaw turns on BesluitBron's own full-text index of Rechtspraak's
-	// feed (CaseLawConfig). Default: off, since the index takes disk (see
-	// docs/caselaw.md) and its first harvest hours; the default Caddyfile
-	// turns it on.
-	CaseLaw *CaseLawConfig `json:"caselaw,omitempty"`
+	// ReplicaConfigs turns on, by platform key, BesluitBron's own replica of a
+	// platform's feed, for the platforms that keep one (replica.go).
+	// Default: off, since a replica takes disk (see docs/caselaw.md) and
+	// its first harvest hours; the default Caddyfile turns case law's on.
+	ReplicaConfigs map[string]*ReplicaConfig `json:"replicas,omitempty"`
+	// CaseLaw is the replica named LegacyReplica, as configurations
+	// gave it before replicas were generic (the case-law index): the
+	// same as ReplicaConfigs under its platform's key. Give one or the other.
+	CaseLaw *ReplicaConfig `json:"caselaw,omitempty"`
 
 	resolved map[string]platforms.Platform
 	// settings are the platforms' own settings, read from Options at
 	// Provision (platforms.AllSettings).
 	settings map[string]any
+	replicas []hostedReplica // resolved at Provision (replica.go)
 	allow    []netip.Prefix
 	trusted  []netip.Prefix
 
@@ -112,7 +117,7 @@ type App struct {
 	figures  *Figures           // shared by every config (figuresKey in pool); nil once released
 	shared   *sharedstore.Store // the Redis store (storeKey in pool); nil when local
 	logger   *zap.Logger
-	// clock is the time of the case-law harvest and its lease:
+	// clock is the time of the replicas' harvests and their leases:
 	// clock.Wall unless a test set its own before Provision.
 	clock clock.Clock
 	// loadFetch fetches a platform's load status for a keeper this
@@ -134,7 +139,7 @@ type staged struct {
 	cleanups  []func()                     // run when the config is unloaded (Cleanup)
 	loadEvery map[string]time.Duration     // per platform, the shortest load status interval a module wants (WantLoadStatus)
 	load      map[string]*LoadStatusKeeper // held from Start to Stop (loadStatusKey in pool); none when unwanted
-	caseLaw   *caseLawKeeper               // held from Start to Stop (caseLawKey in pool); nil without CaseLaw
+	replicas  map[string]*replicaKeeper    // by platform, held from Start to Stop (poolKey in pool)
 }
 
 // PlatformConfig overrides one platform's descriptor. Zero fields keep the
@@ -236,12 +241,12 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if a.trusted, err = up.ParsePrefixes(a.TrustedSources); err != nil {
 		return fmt.Errorf("besluitbron: trusted_sources: %w", err)
 	}
-	if err := a.checkCaseLaw(); err != nil {
+	if err := a.resolveReplicas(); err != nil {
 		return err
 	}
-	if a.CaseLaw != nil {
-		if err := registerCaseLawMetrics(ctx.GetMetricsRegistry()); err != nil {
-			return fmt.Errorf("besluitbron: case-law metrics: %w", err)
+	if len(a.replicas) > 0 {
+		if err := registerReplicaMetrics(ctx.GetMetricsRegistry()); err != nil {
+			return fmt.Errorf("besluitbron: replica metrics: %w", err)
 		}
 	}
 	if a.settings, err = platforms.AllSettings(a.PlatformOptions()); err != nil {
@@ -526,7 +531,7 @@ func (a *App) Start() error {
 	if err := a.startLoadStatus(); err != nil {
 		return err
 	}
-	if err := a.startCaseLaw(); err != nil {
+	if err := a.startReplicas(); err != nil {
 		a.stopLoadStatus()
 		return err
 	}
@@ -553,7 +558,7 @@ func (a *App) applyAll() {
 // so its changes are put back in force.
 func (a *App) Stop() error {
 	a.stopLoadStatus()
-	a.stopCaseLaw()
+	a.stopReplicas()
 	inForce.Lock()
 	defer inForce.Unlock()
 	a.stopped = true

@@ -37,6 +37,11 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //			instances       <n>
 //			store_timeout   <duration>
 //			store_prefix    <prefix>
+//			replica <key> [on|off] {
+//				since    <scope>|all
+//				interval <duration>
+//				dir      <path>
+//			}
 //			caselaw [on|off] {
 //				since    <year>|<YYYY-MM-DD>|all
 //				interval <duration>
@@ -64,10 +69,13 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //		}
 //	}
 //
-// caselaw turns on BesluitBron's own index of Rechtspraak's feed
-// (CaseLawConfig: since default 2015, interval default 1h, dir default
-// <cache_dir>/caselaw); "caselaw off" (its block is then read and not
-// used), or no caselaw, keeps it off.
+// replica <key> turns on BesluitBron's own replica of platform key's feed,
+// for a platform that keeps one (ReplicaConfig: since in the platform's
+// terms, default the platform's; interval default the platform's; dir
+// default <cache_dir>/<the replica's name>); "replica <key> off" (its
+// block is then read and not used), or no replica block, keeps it off.
+// caselaw is the older form of the replica named caselaw (LegacyReplica:
+// since default 2015, interval default 1h, dir default <cache_dir>/caselaw).
 // odata_root and search_path to organisation_param are a platform's own
 // options (platforms.Configurable), read by the platform: odata_root
 // belongs to platform tk (its OData root, default /OData/v5), search_path
@@ -163,10 +171,31 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			if err := a.unmarshalPlatform(d); err != nil {
 				return err
 			}
-		case "caselaw":
-			if err := a.unmarshalCaseLaw(d); err != nil {
+		case LegacyReplica:
+			c, err := unmarshalReplica(d, LegacyReplica)
+			if err != nil {
 				return err
 			}
+			a.CaseLaw = c
+		case "replica":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			key := d.Val()
+			if _, ok := platforms.Get(key); !ok {
+				return d.Errf("replica: unknown platform %q (known: %v)", key, platforms.Keys())
+			}
+			if _, ok := a.ReplicaConfigs[key]; ok {
+				return d.Errf("replica %s configured twice", key)
+			}
+			c, err := unmarshalReplica(d, "replica "+key)
+			if err != nil {
+				return err
+			}
+			if a.ReplicaConfigs == nil {
+				a.ReplicaConfigs = map[string]*ReplicaConfig{}
+			}
+			a.ReplicaConfigs[key] = c // nil when off: read, and kept off
 		default:
 			return d.Errf("unknown besluitbron option %q", opt)
 		}
@@ -174,20 +203,22 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return nil
 }
 
-func (a *App) unmarshalCaseLaw(d *caddyfile.Dispenser) error {
+// unmarshalReplica reads a replica's block, which the operator named
+// what ("caselaw", "replica rechtspraak"); nil when it is off.
+func unmarshalReplica(d *caddyfile.Dispenser, what string) (*ReplicaConfig, error) {
 	args := d.RemainingArgs()
 	on := true
 	switch {
 	case len(args) == 1 && (args[0] == "on" || args[0] == "off"):
 		on = args[0] == "on"
 	case len(args) > 0:
-		return d.Errf("caselaw takes on or off, then its block: got %q", strings.Join(args, " "))
+		return nil, d.Errf("%s takes on or off, then its block: got %q", what, strings.Join(args, " "))
 	}
-	c := new(CaseLawConfig)
+	c := new(ReplicaConfig)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		opt := d.Val()
 		if !d.NextArg() {
-			return d.ArgErr()
+			return nil, d.ArgErr()
 		}
 		switch opt {
 		case "since":
@@ -197,23 +228,22 @@ func (a *App) unmarshalCaseLaw(d *caddyfile.Dispenser) error {
 		case "interval":
 			v, err := caddy.ParseDuration(d.Val())
 			if err != nil {
-				return d.Errf("caselaw interval %q: give a duration such as 1h", d.Val())
+				return nil, d.Errf("%s interval %q: give a duration such as 1h", what, d.Val())
 			}
 			c.Interval = caddy.Duration(v)
 		default:
-			return d.Errf("unknown caselaw option %q: use since, interval or dir", opt)
+			return nil, d.Errf("unknown %s option %q: use since, interval or dir", what, opt)
 		}
 		if d.NextArg() {
-			return d.ArgErr()
+			return nil, d.ArgErr()
 		}
 	}
 	// "off" keeps its block readable, so one environment variable turns
 	// the index off without editing the block (the default Caddyfile).
-	a.CaseLaw = nil
-	if on {
-		a.CaseLaw = c
+	if !on {
+		return nil, nil
 	}
-	return nil
+	return c, nil
 }
 
 func (a *App) unmarshalPlatform(d *caddyfile.Dispenser) error {

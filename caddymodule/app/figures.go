@@ -25,10 +25,10 @@ type Figures struct {
 	loadStatus publications[func() (adapters.KeptLoadStatus, bool)]
 	// route carries BesluitBron's own requests (routecall.go).
 	route routeCaller
-	// caseLawDirs holds, per index directory, the turn of the case-law
-	// keeper that uses it (caselaw.go): a keeper of a reloaded config
+	// replicaDirs holds, per index directory, the turn of the replica
+	// keeper that uses it (replica.go): a keeper of a reloaded config
 	// waits for the old one to close the index before it opens it.
-	caseLawDirs sync.Map // dir -> chan struct{} (a one-place semaphore)
+	replicaDirs sync.Map // dir -> chan struct{} (a one-place semaphore)
 }
 
 // WaitHistogram is a budget's waits since the process started: bucket

@@ -13,7 +13,7 @@ import (
 )
 
 // routeCaller sends BesluitBron's own requests (the load status upkeep,
-// the case-law harvest) through a running server's platform route, as
+// a replica's harvest) through a running server's platform route, as
 // the shared session, whose usage the fair queue does not count: so they
 // go through the same cache, budget and proxy as every visitor's. One
 // serves the process (it lives in the pooled Figures).

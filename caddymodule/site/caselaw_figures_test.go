@@ -17,8 +17,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/replica"
 )
 
 // TestFigureCaseLaw measures the case-law harvest through Caddy against
@@ -31,10 +31,10 @@ func TestFigureCaseLaw(t *testing.T) {
 	h := newCaseLawHouse(t, "all")
 	start := time.Now()
 	h.load(t)
-	st := h.await(t, "the first complete pass", func(st app.CaseLawStatus) bool { return st.CompleteUpTo != "" })
+	st := h.await(t, "the first complete pass", func(st replica.Status) bool { return st.CompleteUpTo != "" })
 	alone := time.Since(start)
 	t.Logf("alone: %d decisions, %d feed pages in %v: %.0f pages a minute, %.0f decisions a second",
-		st.Decisions, h.pages.Load(), alone.Round(time.Second), float64(h.pages.Load())/alone.Minutes(), float64(st.Decisions)/alone.Seconds())
+		st.Records, h.pages.Load(), alone.Round(time.Second), float64(h.pages.Load())/alone.Minutes(), float64(st.Records)/alone.Seconds())
 
 	// Warm search from the index, Rechtspraak only.
 	words := []string{"stikstof", "vergunning", "ontslag", "huurovereenkomst", "belastingaanslag", "asiel", "letselschade",
@@ -126,10 +126,10 @@ func TestFigureFanOutWithIndex(t *testing.T) {
 	})
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		var st struct{ CaseLaw *app.CaseLawStatus }
+		var st struct{ CaseLaw *replica.Status }
 		_ = json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st)
 		if st.CaseLaw != nil && st.CaseLaw.CompleteUpTo != "" {
-			t.Logf("index complete: %d decisions", st.CaseLaw.Decisions)
+			t.Logf("index complete: %d decisions", st.CaseLaw.Records)
 			break
 		}
 		if time.Now().After(deadline) {

@@ -136,6 +136,9 @@ func TestCaseLawFailureNamesNoInternals(t *testing.T) {
 			if report.Dir != dir || !strings.Contains(report.Error, dir) || !strings.Contains(report.Error, c.cause) {
 				t.Errorf("the admin API does not have the detail: %s", admin)
 			}
+			if generic := get(t, h.admin+"/besluitbron/replica/rechtspraak", nil); generic != admin {
+				t.Errorf("the generic admin route says\n%s\nthe older one\n%s", generic, admin)
+			}
 			logged, err := os.ReadFile(h.log)
 			if err != nil {
 				t.Fatal(err)

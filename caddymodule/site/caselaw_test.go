@@ -14,7 +14,6 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
@@ -22,6 +21,7 @@ import (
 	"github.com/besluitbron/besluitbron/internal/testtier"
 	rsfeed "github.com/besluitbron/besluitbron/platforms/rechtspraak"
 	rechtspraak "github.com/besluitbron/besluitbron/platforms/rechtspraak/emulator"
+	"github.com/besluitbron/besluitbron/replica"
 )
 
 // caseLawHouse serves Rechtspraak's emulator at a fixed moment (its feed
@@ -84,9 +84,9 @@ http://:%d {
 }
 
 // status is /status.json's case-law part.
-func (h *caseLawHouse) status(t *testing.T) app.CaseLawStatus {
+func (h *caseLawHouse) status(t *testing.T) replica.Status {
 	t.Helper()
-	var st struct{ CaseLaw *app.CaseLawStatus }
+	var st struct{ CaseLaw *replica.Status }
 	if err := json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func (h *caseLawHouse) status(t *testing.T) app.CaseLawStatus {
 }
 
 // await polls /status.json until ok says so: an event, with a bound.
-func (h *caseLawHouse) await(t *testing.T, what string, ok func(app.CaseLawStatus) bool) app.CaseLawStatus {
+func (h *caseLawHouse) await(t *testing.T, what string, ok func(replica.Status) bool) replica.Status {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
@@ -156,7 +156,7 @@ func TestCaseLawThroughCaddy(t *testing.T) {
 	}
 	h := newCaseLawHouse(t, since)
 	h.load(t)
-	st := h.await(t, "half the pages", func(st app.CaseLawStatus) bool { return st.PagesDone >= 3 && st.PagesDone >= st.PagesLeft })
+	st := h.await(t, "half the pages", func(st replica.Status) bool { return st.PagesDone >= 3 && st.PagesDone >= st.PagesLeft })
 	if st.CompleteUpTo != "" {
 		t.Fatalf("complete before the first pass ended: %+v", st)
 	}
@@ -166,14 +166,14 @@ func TestCaseLawThroughCaddy(t *testing.T) {
 	}
 	before := h.pages.Load()
 	h.load(t)
-	st = h.await(t, "the first complete pass", func(st app.CaseLawStatus) bool { return st.CompleteUpTo != "" })
+	st = h.await(t, "the first complete pass", func(st replica.Status) bool { return st.CompleteUpTo != "" })
 	until, err := time.Parse(time.RFC3339, st.CompleteUpTo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := h.feedTotal(t, until)
-	if st.Decisions != uint64(want) {
-		t.Fatalf("the index holds %d decisions, the feed %d in scope", st.Decisions, want)
+	if st.Records != uint64(want) {
+		t.Fatalf("the index holds %d decisions, the feed %d in scope", st.Records, want)
 	}
 	// Resumed, not started over: after the restart it asked the pages
 	// left, give or take a few (a page asked before and never stored is

@@ -11,6 +11,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/replica"
 )
 
 func allKeys() []string { return platforms.Keys() }
@@ -30,26 +31,27 @@ type statusJSON struct {
 	// LoadStatus is the load status of each platform that publishes
 	// one (OpenBesluitvorming's Laadstatus), once fetched.
 	LoadStatus []*ui.LoadView `json:"load_status,omitempty"`
-	// CaseLaw is BesluitBron's index of Rechtspraak's feed, when this
-	// instance keeps one.
-	CaseLaw *app.CaseLawStatus `json:"caselaw,omitempty"`
+	// CaseLaw is the replica named app.LegacyReplica (BesluitBron's index
+	// of the rulings), when this instance keeps one: the member the page
+	// has always had.
+	CaseLaw *replica.Status `json:"caselaw,omitempty"`
 }
 
-// caseLawView is the app's case-law index as the status page shows it;
-// nil when the config keeps none.
-func (h *Handler) caseLawView() *app.CaseLawStatus {
-	if st, ok := h.app.CaseLawStatus(); ok {
+// caseLawView is the app's replica named app.LegacyReplica as the status
+// page shows it; nil when the config keeps none.
+func (h *Handler) caseLawView() *replica.Status {
+	if st, ok := h.app.ReplicaStatusNamed(app.LegacyReplica); ok {
 		return &st
 	}
 	return nil
 }
 
 // caseLawPage is st as the status page shows it; nil for nil.
-func caseLawPage(st *app.CaseLawStatus) *ui.CaseLawView {
+func caseLawPage(st *replica.Status) *ui.CaseLawView {
 	if st == nil {
 		return nil
 	}
-	return &ui.CaseLawView{Error: st.Error, Decisions: st.Decisions, CompleteUpTo: st.CompleteUpTo,
+	return &ui.CaseLawView{Error: st.Error, Decisions: st.Records, CompleteUpTo: st.CompleteUpTo,
 		Running: st.Running, PagesDone: st.PagesDone, PagesLeft: st.PagesLeft}
 }
 

@@ -11,12 +11,14 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
+	"github.com/besluitbron/besluitbron/replica"
 )
 
 // A corrupt index stops the harvest with an error the operator sees
-// (the status page, the admin API and the metrics read CaseLawStatus),
+// (the status page, the admin API and the metrics read ReplicaStatus),
 // and the index answers no words: the surfaces say it is unavailable,
 // never serve a part of it. The process goes on.
 func TestCorruptCaseLawIndexIsReportedNotServed(t *testing.T) {
@@ -36,7 +38,7 @@ func TestCorruptCaseLawIndexIsReportedNotServed(t *testing.T) {
 
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	defer cancel()
-	a := &App{CaseLaw: &CaseLawConfig{Dir: dir, Since: "all"}, CacheDir: "off"}
+	a := &App{CaseLaw: &ReplicaConfig{Dir: dir, Since: "all"}, CacheDir: "off"}
 	if err := a.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +48,9 @@ func TestCorruptCaseLawIndexIsReportedNotServed(t *testing.T) {
 	defer func() { _ = a.Stop(); _ = a.Cleanup() }()
 
 	deadline := time.Now().Add(10 * time.Second)
-	var st CaseLawStatus
+	var st replica.Status
 	for {
-		st, _ = a.CaseLawStatus()
+		st, _ = a.ReplicaStatusNamed(LegacyReplica)
 		if st.Error != "" || time.Now().After(deadline) {
 			break
 		}
@@ -57,7 +59,8 @@ func TestCorruptCaseLawIndexIsReportedNotServed(t *testing.T) {
 	if !strings.Contains(st.Error, "corrupt") {
 		t.Fatalf("status of a corrupt index: %+v", st)
 	}
-	_, err = a.CaseLawIndex().SearchWords(context.Background(), rechtspraak.WordQuery{Words: "stikstof"})
+	words, _ := a.Replicas()[platforms.Rechtspraak].(rechtspraak.WordIndex)
+	_, err = words.SearchWords(context.Background(), rechtspraak.WordQuery{Words: "stikstof"})
 	if !errors.Is(err, rechtspraak.ErrIndexUnavailable) || !strings.Contains(err.Error(), "corrupt") {
 		t.Fatalf("a corrupt index answered words: %v", err)
 	}
@@ -71,7 +74,7 @@ func TestCaseLawReloadWithAnotherScope(t *testing.T) {
 	dir := t.TempDir()
 	load := func(since string) (*App, func()) {
 		ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-		a := &App{CaseLaw: &CaseLawConfig{Dir: dir, Since: since}, CacheDir: "off"}
+		a := &App{CaseLaw: &ReplicaConfig{Dir: dir, Since: since}, CacheDir: "off"}
 		if err := a.Provision(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -81,17 +84,17 @@ func TestCaseLawReloadWithAnotherScope(t *testing.T) {
 		return a, func() { _ = a.Stop(); _ = a.Cleanup(); cancel() }
 	}
 	opened := func(a *App) bool {
-		_, _, err := a.caseLaw().state()
+		_, _, err := a.replicaKeeper(platforms.Rechtspraak).state()
 		return err == nil
 	}
 	old, unloadOld := load("2020")
 	same, unloadSame := load("2020")
-	if same.caseLaw() != old.caseLaw() {
+	if same.replicaKeeper(platforms.Rechtspraak) != old.replicaKeeper(platforms.Rechtspraak) {
 		t.Fatal("a reload with the same settings made another keeper")
 	}
 	fresh, unloadFresh := load("2024")
 	defer unloadFresh()
-	if fresh.caseLaw() == old.caseLaw() {
+	if fresh.replicaKeeper(platforms.Rechtspraak) == old.replicaKeeper(platforms.Rechtspraak) {
 		t.Fatal("a reload with another scope kept the old keeper")
 	}
 	unloadOld()
@@ -99,7 +102,7 @@ func TestCaseLawReloadWithAnotherScope(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for !opened(fresh) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the new keeper never opened the index the old one let go: %+v", fresh.caseLaw().openErr)
+			t.Fatalf("the new keeper never opened the index the old one let go: %+v", fresh.replicaKeeper(platforms.Rechtspraak).openErr)
 		}
 		time.Sleep(20 * time.Millisecond) // a poll of the keeper's state, not a wait for time to pass
 	}

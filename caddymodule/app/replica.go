@@ -1,0 +1,435 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/replica"
+	"github.com/besluitbron/besluitbron/sharedstore"
+)
+
+// The app hosts the replicas: BesluitBron's own copy of a platform's
+// data, kept from the platform's feed (package replica). A platform
+// that keeps one implements replica.Provider in its own folder; the
+// operator turns it on (replica <key> {...}, or the older caselaw
+// block). The app opens its index, harvests through the platform's
+// route behind the visitors-first gate, shares the harvest between
+// instances, keeps it across reloads and shows its state. It knows no
+// platform: it asks the registry which platforms keep a replica.
+
+// ReplicaConfig turns on a platform's replica.
+type ReplicaConfig struct {
+	// Since is the harvested scope, in the platform's terms (a year or a
+	// date YYYY-MM-DD for case law), or "all" for the whole feed.
+	// Default: the platform's (replica.Spec.DefaultScope).
+	Since string `json:"since,omitempty"`
+	// Interval is the wait between incremental passes (what changed since
+	// the last complete pass). Default the platform's (1h for case law),
+	// at least 1m.
+	Interval caddy.Duration `json:"interval,omitempty"`
+	// Dir holds the index. Default: <cache dir>/<the replica's name>
+	// (<cache dir>/caselaw); required when the cache directory is off.
+	Dir string `json:"dir,omitempty"`
+}
+
+// LegacyReplica is the name of the replica that configurations, pages
+// and metrics named before replicas were generic: the JSON field
+// caselaw, the Caddyfile's caselaw block, /status's caselaw member, the
+// admin route /besluitbron/caselaw and the metrics
+// caddy_besluitbron_caselaw_*. They mean the replica a registered
+// platform names so (replica.Spec.Name), and keep working.
+const LegacyReplica = "caselaw"
+
+// minReplicaInterval bounds Interval from below: a pass costs at least
+// one request to the feed.
+const minReplicaInterval = time.Minute
+
+// hostedReplica is a replica this config keeps, as resolved at
+// Provision.
+type hostedReplica struct {
+	platform string
+	provider replica.Provider
+	spec     replica.Spec
+	label    string // how the operator named it: "replica <key>", or the legacy name
+	scope    string // canonical (Provider.Scope); "" the whole feed
+	interval time.Duration
+	dir      string
+}
+
+// resolveReplicas checks the replica settings at Provision and resolves
+// them against the registered providers.
+func (a *App) resolveReplicas() error {
+	a.replicas = nil
+	providers := map[string]replica.Provider{}
+	var keys []string
+	for _, p := range platforms.Each[replica.Provider]() {
+		key := p.(platforms.Provider).Platform().Key
+		providers[key] = p
+		keys = append(keys, key)
+	}
+	configs := map[string]*ReplicaConfig{}
+	labels := map[string]string{}
+	for key, c := range a.ReplicaConfigs {
+		if c == nil {
+			continue
+		}
+		if providers[key] == nil {
+			return fmt.Errorf("besluitbron: replica %s: no registered platform of that key keeps a replica (those that do: %v)", key, keys)
+		}
+		configs[key], labels[key] = c, "replica "+key
+	}
+	if a.CaseLaw != nil {
+		key := ""
+		for k, p := range providers {
+			if p.Replica().Name == LegacyReplica {
+				key = k
+			}
+		}
+		switch {
+		case key == "":
+			return fmt.Errorf("besluitbron: %s: no registered platform keeps that replica (those that do: %v)", LegacyReplica, keys)
+		case configs[key] != nil:
+			return fmt.Errorf("besluitbron: %s and replica %s are one replica: configure it once", LegacyReplica, key)
+		}
+		configs[key], labels[key] = a.CaseLaw, LegacyReplica
+	}
+	for _, key := range keys {
+		c := configs[key]
+		if c == nil {
+			continue
+		}
+		p := providers[key]
+		r := hostedReplica{platform: key, provider: p, spec: p.Replica(), label: labels[key], interval: time.Duration(c.Interval)}
+		since := c.Since
+		switch since {
+		case "":
+			since = r.spec.DefaultScope
+		case "all":
+			since = ""
+		}
+		scope, err := p.Scope(since)
+		if err != nil {
+			return fmt.Errorf("besluitbron: %s since %q: %v", r.label, c.Since, err)
+		}
+		r.scope = scope
+		if r.interval != 0 && r.interval < minReplicaInterval {
+			return fmt.Errorf("besluitbron: %s interval %v: give at least %v", r.label, r.interval, minReplicaInterval)
+		}
+		r.dir = c.Dir
+		if r.dir == "" {
+			if d := a.CacheDirectory(); d != "" {
+				r.dir = filepath.Join(d, r.spec.Name)
+			}
+		}
+		if r.dir == "" {
+			return fmt.Errorf("besluitbron: %s needs a directory: set %s { dir <path> } or a cache_dir", r.label, r.label)
+		}
+		for _, other := range a.replicas {
+			if other.dir == r.dir {
+				return fmt.Errorf("besluitbron: %s and %s both keep their index in %s: give each a directory of its own", other.label, r.label, r.dir)
+			}
+		}
+		a.replicas = append(a.replicas, r)
+	}
+	return nil
+}
+
+// replicaKeeper holds one replica's index and its harvester for the
+// process, counted in the pool under its platform, directory and
+// settings, so it survives a reload that keeps them. A reload that
+// changes them makes a new keeper, which opens the index once the old
+// config's keeper has let it go.
+type replicaKeeper struct {
+	key      string        // in the pool
+	platform string        // the platform's key, for the log
+	turn     chan struct{} // the directory's turn (Figures.replicaDirs), held from open to close
+	held     bool          // this keeper holds turn (set by run, read by Destruct after run ended)
+	dir      string
+	unit     string
+	logger   *zap.Logger
+	cancel   context.CancelFunc
+	done     chan struct{}
+
+	mu        sync.Mutex
+	index     replica.Index
+	harvester replica.Harvester
+	report    replica.OpenReport
+	openErr   error
+	// loggedBroken: the index's failure, found by a search, is in the
+	// log; the public answers show only its kind.
+	loggedBroken bool
+}
+
+// poolKey is the pool's key of the keeper of r.
+func (r hostedReplica) poolKey() string {
+	return fmt.Sprintf("replica:%s:%s|%s|%v", r.platform, r.dir, r.scope, r.interval)
+}
+
+// startReplicas takes the keepers of this config's replicas from the
+// pool, starting those that are new.
+func (a *App) startReplicas() error {
+	keepers := map[string]*replicaKeeper{}
+	for _, r := range a.replicas {
+		key := r.poolKey()
+		v, _, err := pool.LoadOrNew(key, func() (caddy.Destructor, error) {
+			k := a.newReplicaKeeper(r)
+			k.key = key
+			return k, nil
+		})
+		if err != nil {
+			for _, k := range keepers {
+				_, _ = pool.Delete(k.key)
+			}
+			return fmt.Errorf("besluitbron: the replica of %s: %w", r.platform, err)
+		}
+		keepers[r.platform] = v.(*replicaKeeper)
+	}
+	a.staged.mu.Lock()
+	a.staged.replicas = keepers
+	a.staged.mu.Unlock()
+	return nil
+}
+
+// stopReplicas releases this config's hold on its keepers.
+func (a *App) stopReplicas() {
+	a.staged.mu.Lock()
+	keepers := a.staged.replicas
+	a.staged.replicas = nil
+	a.staged.mu.Unlock()
+	for _, k := range keepers {
+		_, _ = pool.Delete(k.key)
+	}
+}
+
+// replicaKeeper is the keeper of platform's replica this config holds;
+// nil when it keeps none or has not started.
+func (a *App) replicaKeeper(platform string) *replicaKeeper {
+	a.staged.mu.Lock()
+	defer a.staged.mu.Unlock()
+	return a.staged.replicas[platform]
+}
+
+// newReplicaKeeper opens r's index and harvests into it until Destruct,
+// asking the feed through the running server's route of the platform as
+// the shared session, only when visitors leave room in its budget
+// (replica.VisitorsFirst), and sharing the harvest with the other
+// instances on the store in force (replica.Share).
+func (a *App) newReplicaKeeper(r hostedReplica) *replicaKeeper {
+	ctx, cancel := context.WithCancel(context.Background())
+	turn, _ := a.figures.replicaDirs.LoadOrStore(r.dir, make(chan struct{}, 1))
+	k := &replicaKeeper{platform: r.platform, dir: r.dir, unit: r.spec.Units(), turn: turn.(chan struct{}),
+		logger: a.logger, cancel: cancel, done: make(chan struct{})}
+	figures := a.figures
+	budget := func() (replica.BudgetRoom, bool) {
+		st, ok := figures.Budget(r.platform)
+		return replica.BudgetRoom{Waiting: st.Waiting, Available: st.Available, Capacity: st.Capacity}, ok
+	}
+	route := &a.figures.route
+	fetch := func(ctx context.Context, req adapters.Request) ([]byte, error) {
+		ans, err := route.do(ctx, r.platform, req)
+		if err != nil {
+			return nil, err
+		}
+		return ans.Body, nil
+	}
+	created := a.shared
+	store := func() *sharedstore.Store {
+		if s := runningStore(); s != nil {
+			return s
+		}
+		return created // before this config is in force
+	}
+	h := replica.Harvest{
+		Fetch:    fetch,
+		Clock:    a.clock,
+		Gate:     replica.VisitorsFirst(budget, a.clock, replica.VisitorsFirstPoll),
+		Relay:    replica.Share(ctx, store, r.spec.Name, r.scope, a.clock, replica.VisitorsFirstPoll),
+		Scope:    r.scope,
+		Interval: r.interval,
+	}
+	go k.run(ctx, r.provider, h)
+	return k
+}
+
+// run opens the index, waiting while another keeper (of the config
+// before a reload) still uses the directory, then harvests.
+func (k *replicaKeeper) run(ctx context.Context, p replica.Provider, h replica.Harvest) {
+	defer close(k.done)
+	select {
+	case k.turn <- struct{}{}:
+		k.held = true
+	case <-ctx.Done():
+		return
+	}
+	var idx replica.Index
+	for {
+		var report replica.OpenReport
+		var err error
+		idx, report, err = p.Open(k.dir)
+		k.mu.Lock()
+		k.report, k.openErr = report, err
+		k.mu.Unlock()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, replica.ErrLocked) {
+			k.logf("opening the replica's index", err)
+			return
+		}
+		if clock.Sleep(ctx, h.Clock, time.Second) != nil {
+			return
+		}
+	}
+	if report := k.openReport(); report.Rebuilt && k.logger != nil {
+		k.logger.Warn("the replica's index was made by another build: rebuilt empty, harvesting starts over",
+			zap.String("platform", k.platform), zap.String("dir", k.dir), zap.String("reason", report.Reason))
+	}
+	harvester, err := p.Harvester(idx, h)
+	if err != nil {
+		k.logf("starting the replica's harvester", err)
+		_ = idx.Close()
+		return
+	}
+	k.mu.Lock()
+	k.index, k.harvester = idx, harvester
+	k.mu.Unlock()
+	if err := harvester.Run(ctx); err != nil && ctx.Err() == nil {
+		k.logf("harvesting the platform's feed stopped", err)
+	}
+}
+
+func (k *replicaKeeper) openReport() replica.OpenReport {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.report
+}
+
+// noteBroken logs, once, the failure a search found in the open index:
+// a failure found by a write stops the harvest, which logs it.
+func (k *replicaKeeper) noteBroken(err error) {
+	k.mu.Lock()
+	first := !k.loggedBroken
+	k.loggedBroken = true
+	k.mu.Unlock()
+	if first {
+		k.logf("the replica's index stopped answering searches", err)
+	}
+}
+
+func (k *replicaKeeper) logf(msg string, err error) {
+	if k.logger != nil {
+		k.logger.Error(msg, zap.String("platform", k.platform), zap.String("dir", k.dir), zap.Error(err))
+	}
+}
+
+// Destruct stops harvesting, waits for it, and closes the index.
+func (k *replicaKeeper) Destruct() error {
+	k.cancel()
+	<-k.done
+	k.mu.Lock()
+	idx := k.index
+	k.index, k.harvester = nil, nil
+	k.mu.Unlock()
+	var err error
+	if idx != nil {
+		err = idx.Close()
+	}
+	if k.held {
+		<-k.turn // the next keeper of the directory may open it
+	}
+	return err
+}
+
+// state is the index and harvester, or why there are none.
+func (k *replicaKeeper) state() (replica.Index, replica.Harvester, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	switch {
+	case k.index != nil:
+		return k.index, k.harvester, nil
+	case k.openErr != nil:
+		return nil, nil, k.openErr
+	}
+	return nil, nil, replica.ErrOpening
+}
+
+// status is the keeper's state as the status page shows it.
+func (k *replicaKeeper) status() replica.Status {
+	idx, h, err := k.state()
+	return replica.StatusOf(k.unit, k.dir, idx, h, err)
+}
+
+// ReplicaKeys are the platforms whose replica this config keeps, in the
+// table's order.
+func (a *App) ReplicaKeys() []string {
+	var keys []string
+	for _, r := range a.replicas {
+		keys = append(keys, r.platform)
+	}
+	return keys
+}
+
+// ReplicaStatus is the state of this config's replica of platform;
+// false when it keeps none or has not started.
+func (a *App) ReplicaStatus(platform string) (replica.Status, bool) {
+	k := a.replicaKeeper(platform)
+	if k == nil {
+		return replica.Status{}, false
+	}
+	return k.status(), true
+}
+
+// ReplicaStatusNamed is the state of this config's replica of that name
+// (replica.Spec.Name; LegacyReplica for the older forms); false when it
+// keeps none.
+func (a *App) ReplicaStatusNamed(name string) (replica.Status, bool) {
+	for _, r := range a.replicas {
+		if r.spec.Name == name {
+			return a.ReplicaStatus(r.platform)
+		}
+	}
+	return replica.Status{}, false
+}
+
+// Replicas are what this config's replicas offer the platforms'
+// surfaces, by platform key (replica.Offerer; adapters.Config.Replica):
+// each asks the keeper of the config when used.
+func (a *App) Replicas() map[string]any {
+	out := map[string]any{}
+	for _, r := range a.replicas {
+		if o, ok := r.provider.(replica.Offerer); ok {
+			out[r.platform] = o.Offer(heldReplica{a: a, platform: r.platform}, a.clock)
+		}
+	}
+	return out
+}
+
+// heldReplica is a replica as this config holds it (replica.Held).
+type heldReplica struct {
+	a        *App
+	platform string
+}
+
+func (h heldReplica) Current() (replica.Index, replica.Harvester, error) {
+	k := h.a.replicaKeeper(h.platform)
+	if k == nil {
+		return nil, nil, replica.ErrNotStarted
+	}
+	return k.state()
+}
+
+func (h heldReplica) Broken(err error) {
+	if k := h.a.replicaKeeper(h.platform); k != nil {
+		k.noteBroken(err)
+	}
+}
