@@ -2,8 +2,13 @@ package cache
 
 import (
 	"context"
+	"net/http"
+	"reflect"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/besluitbron/besluitbron/cachestatus"
 )
 
 // Recorded hits (issue 33). An MCP connector keeps the encoded answer of a
@@ -18,6 +23,10 @@ import (
 // the same ttl in Cache-Status and the same Age. Anything else Serve could
 // answer (a stale entry, a hit from the other tiers, a miss) is recorded
 // as a request without a Hit, and the connector keeps nothing.
+//
+// A hit's Cache-Status ttl and Age move with the clock while the entry
+// stays the same; State tells them as Serve would write them now, so a
+// connector can write them into an answer kept longer than a second.
 
 // HitRecorder collects the hits of the requests made with its context.
 type HitRecorder struct {
@@ -66,6 +75,9 @@ type Hit struct {
 	kind string
 	ttl  int64 // Cache-Status's ttl
 	age  int64 // Age
+	// hdr is the header map of the ResponseWriter the hit was written
+	// to: it tells which answer of the caller's was this hit (Wrote).
+	hdr http.Header
 }
 
 // Platform is the platform of the store that answered.
@@ -80,12 +92,44 @@ func (h *Hit) CacheStatus() string { return hitStatus(h.ttl) }
 // Holds tells whether Serve would answer the request again, now, with the
 // same status, headers and body, from the hot set.
 func (h *Hit) Holds() bool {
+	ttl, age, ok := h.State()
+	return ok && ttl == h.ttl && age == h.age
+}
+
+// State tells whether Serve would answer the request again, now, from the
+// same entry of the hot set (not stored anew, purged, evicted or expired,
+// of the store's version): the same status, body and headers but for the
+// Cache-Status ttl and the Age, which it returns as Serve would write them
+// now.
+func (h *Hit) State() (ttl, age int64, ok bool) {
 	it := h.s.hot.get(h.raw)
 	if it != h.it || it.e.Version != h.s.Version() {
-		return false
+		return 0, 0, false
 	}
 	now := h.s.clock()
-	return now.Before(it.e.Expires) && ttlSeconds(it.e.Expires.Sub(now)) == h.ttl && ageSeconds(it.e, now) == h.age
+	if !now.Before(it.e.Expires) {
+		return 0, 0, false
+	}
+	return ttlSeconds(it.e.Expires.Sub(now)), ageSeconds(it.e, now), true
+}
+
+// TTL is the Cache-Status ttl the hit was answered with.
+func (h *Hit) TTL() int64 { return h.ttl }
+
+// Age is the Age the hit was answered with.
+func (h *Hit) Age() int64 { return h.age }
+
+// Wrote tells whether the hit was written to a ResponseWriter whose
+// header map is hdr (the same map, not an equal one).
+func (h *Hit) Wrote(hdr http.Header) bool {
+	return h.hdr != nil && hdr != nil && reflect.ValueOf(h.hdr).UnsafePointer() == reflect.ValueOf(hdr).UnsafePointer()
+}
+
+// AppendHitStatus appends the Cache-Status of a hit with ttl to b, the
+// bytes of CacheStatus.
+func AppendHitStatus(b []byte, ttl int64) []byte {
+	b = append(b, cachestatus.Name+"; hit; ttl="...)
+	return strconv.AppendInt(b, ttl, 10)
 }
 
 // Count counts the hit in the store's figures, as Serve counts one.

@@ -140,7 +140,7 @@ func (s *Store) Serve(w http.ResponseWriter, r *http.Request, pol Policy, next N
 		s.note(pol.Kind, "hit")
 		ttl := ttlSeconds(it.e.Expires.Sub(now))
 		if rec != nil && inm == "" && r.Method != http.MethodHead {
-			rec.hit(Hit{s: s, raw: string(raw), it: it, kind: pol.Kind, ttl: ttl, age: ageSeconds(it.e, now)})
+			rec.hit(Hit{s: s, raw: string(raw), it: it, kind: pol.Kind, ttl: ttl, age: ageSeconds(it.e, now), hdr: w.Header()})
 		}
 		*bp = raw
 		keyBufs.Put(bp)

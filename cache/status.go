@@ -16,8 +16,7 @@ import (
 // hot.go).
 func hitStatus(ttl int64) string {
 	var buf [64]byte
-	b := append(buf[:0], cachestatus.Name+"; hit; ttl="...)
-	return string(strconv.AppendInt(b, ttl, 10))
+	return string(AppendHitStatus(buf[:0], ttl))
 }
 
 // revalidateStatus is the Cache-Status of a stale entry served while one

@@ -85,7 +85,7 @@ const InUseMessage = "durable cache file is in use by another instance (another 
 type Store struct {
 	platform string
 	version  atomic.Pointer[string]
-	clock    func() time.Time
+	clk      atomic.Pointer[func() time.Time] // Options.Clock, or SetClock's
 	logger   *zap.Logger
 	observe  func(kind, result string) // nil: nobody listens; set once, in Open
 
@@ -109,6 +109,13 @@ type Store struct {
 	stored, versionDrops, refreshes        atomic.Int64
 	upstreamErrors                         atomic.Int64
 }
+
+// clock is the store's time.
+func (s *Store) clock() time.Time { return (*s.clk.Load())() }
+
+// SetClock moves the store onto another clock (tests of other packages
+// that move a running store's time; safe while requests run).
+func (s *Store) SetClock(now func() time.Time) { s.clk.Store(&now) }
 
 // Open opens a platform's store; its durable file is opened (or set aside
 // when damaged) but nothing in it is judged or removed.
@@ -167,7 +174,6 @@ func Open(o Options) (*Store, error) {
 	}
 	s := &Store{
 		platform:      o.Platform,
-		clock:         o.Clock,
 		logger:        o.Logger,
 		mem:           mem,
 		hot:           newHotSet(hotBytes),
@@ -176,6 +182,7 @@ func Open(o Options) (*Store, error) {
 		stopSweep:     make(chan struct{}),
 		observe:       o.Observe,
 	}
+	s.clk.Store(&o.Clock)
 	s.closeCtx, s.closeAll = context.WithCancel(context.Background())
 	s.version.Store(&o.Version)
 	if o.Dir != "" {

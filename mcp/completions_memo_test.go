@@ -37,7 +37,8 @@ func TestCompletionsRememberOnlyPlatformFailures(t *testing.T) {
 		{"the answer did not parse", live, &adapters.ParseError{Err: errors.New("not JSON")}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &connector{now: clock.Now}
+			c := &connector{}
+			c.setClock(clock.Now)
 			loads := 0
 			failing := func() (any, error) { loads++; return nil, tc.err }
 			if _, ok := c.memoised(tc.ctx, "list", failing); ok {

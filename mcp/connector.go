@@ -75,16 +75,27 @@ type connector struct {
 	lists  adapters.Memo
 	search atomic.Pointer[engineSlot] // search_all's engine for the current settings
 	fast   *fastPath                  // cached tools/call answered beside mcp-go (fastpath.go)
-	// now is the clock of the tools (health, list memos, snapshots):
-	// time.Now, or a test's own.
-	now func() time.Time
+	// clock is the clock of the tools (health, list memos, snapshots,
+	// fetched_at): time.Now when nil, or a test's own (setClock).
+	clock atomic.Pointer[func() time.Time]
 }
+
+// now is the connector's clock.
+func (c *connector) now() time.Time {
+	if p := c.clock.Load(); p != nil {
+		return (*p)()
+	}
+	return time.Now()
+}
+
+// setClock sets the connector's clock (tests; safe while requests run).
+func (c *connector) setClock(now func() time.Time) { c.clock.Store(&now) }
 
 // newConnector builds the mcp-go server and its Streamable HTTP transport.
 // Localhost protection is off: the handler checks Host and Origin itself
 // (Handler.checkHostOrigin), since Caddy does the host routing.
 func newConnector(name string, idle time.Duration, reg *session.Registry) *connector {
-	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name, ttl: idle}, now: time.Now}
+	c := &connector{name: name, ids: issuedIDs{reg: reg, connector: name, ttl: idle}}
 	c.fast = newFastPath(c, "besluitbron-"+name, version.Current(), idle)
 	// The fast path runs tool handlers beside mcp-go, without mcp-go's
 	// hooks: hooks on tool calls (AddBeforeCallTool, AddAfterCallTool,

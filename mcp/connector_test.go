@@ -413,7 +413,7 @@ func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 	}
 }
 
-func pooled(t *testing.T, name string) *connector {
+func pooled(t testing.TB, name string) *connector {
 	var c *connector
 	connectors.Range(func(k, v any) bool {
 		if k == name {

@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/cache"
+	"github.com/besluitbron/besluitbron/mcpkit"
 )
 
 // The fast path (issue 33). A cached tools/call costs little of its own
@@ -69,8 +70,9 @@ type fastPath struct {
 	// mcp-go at least every idle/4 (mustTouch).
 	seen sync.Map // session id → *atomic.Int64 (unix ns)
 	idle time.Duration
-	// memo keeps encoded results of the calls in memoTools
-	// (resultmemo.go); memoOff turns it off (benchmarks, tests).
+	// memo keeps encoded results of the calls to the tools that declare
+	// it (mcpkit.Tool.Kept; resultmemo.go); memoOff turns it off
+	// (benchmarks, tests).
 	memo       resultMemo
 	memoOff    atomic.Bool
 	memoServed atomic.Int64 // calls answered from the memo
@@ -80,6 +82,7 @@ type fastPath struct {
 type fastTool struct {
 	tool    mcpgo.Tool
 	handler server.ToolHandlerFunc
+	keep    mcpkit.Keeping // how the result memo may keep its result
 }
 
 // fastIneligible are the tools the fast path never runs: search_all asks
@@ -104,7 +107,7 @@ func (f *fastPath) setTools(tools []server.ServerTool) {
 		if fastIneligible[t.Tool.Name] || len(mcpgo.ExtractParamHeaderBindings(&t.Tool)) > 0 {
 			continue
 		}
-		m[t.Tool.Name] = fastTool{tool: t.Tool, handler: t.Handler}
+		m[t.Tool.Name] = fastTool{tool: t.Tool, handler: t.Handler, keep: keepingOf()[t.Tool.Name]}
 	}
 	f.tools.Store(&m)
 	// Results kept under the previous config never hold again (they
@@ -151,12 +154,12 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 	if !f.eraAllows(r, &call) {
 		return false
 	}
-	if !memoTools[call.name] || f.memoOff.Load() || fastCosts.any() {
-		res, _, ok := f.run(r, tool, &call, nil)
+	if tool.keep == mcpkit.NotKept || f.memoOff.Load() || fastCosts.any() {
+		res, _, ok := f.run(r, tool, &call, nil, nil)
 		if !ok {
 			return false
 		}
-		f.write(w, &call, res, nil)
+		f.write(w, &call, res, nil, nil)
 		f.served.Add(1)
 		return true
 	}
@@ -169,21 +172,21 @@ func (f *fastPath) serve(w http.ResponseWriter, r *http.Request, body []byte) bo
 		}
 	}()
 	srv, _ := r.Context().Value(caddyhttp.ServerCtxKey).(*caddyhttp.Server)
-	if body, ok := f.lookup(key, srv, tools); ok {
-		f.writeEncoded(w, &call, body)
+	if f.answerKept(w, &call, key, srv, tools, tool.keep) {
 		f.served.Add(1)
 		f.memoServed.Add(1)
 		return true
 	}
-	stamp := f.stamp(srv, tools)
+	stamp := f.stamp(srv, tools, tool.keep, f.c.now())
 	hits := &cache.HitRecorder{}
-	res, so, ok := f.run(r, tool, &call, hits)
+	render := &memoRender{}
+	res, so, ok := f.run(r, tool, &call, hits, render)
 	if !ok {
 		return false
 	}
-	f.write(w, &call, res, func(body []byte) {
+	f.write(w, &call, res, render, func(text []byte, slots []memoSlot) {
 		if !res.IsError && !so.uncached.Load() {
-			f.keep(key, &stamp, hits, body)
+			f.keep(key, &stamp, tool.keep, hits, render, text, slots)
 		}
 	})
 	f.served.Add(1)
@@ -281,7 +284,7 @@ func storedOnlyOf(ctx context.Context) *storedOnly {
 
 // run runs the tool's handler stored-only, and returns its result when
 // every platform answer behind it came from the cache.
-func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall, hits *cache.HitRecorder) (res *mcpgo.CallToolResult, rec *storedOnly, ok bool) {
+func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall, hits *cache.HitRecorder, render *memoRender) (res *mcpgo.CallToolResult, rec *storedOnly, ok bool) {
 	var args any
 	if call.args != nil {
 		if json.Unmarshal(call.args, &args) != nil {
@@ -292,6 +295,9 @@ func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall, hits *cac
 	ctx := context.WithValue(cache.WithStoredOnly(r.Context()), storedOnlyKey{}, rec)
 	if hits != nil {
 		ctx = cache.WithHitRecorder(ctx, hits)
+	}
+	if render != nil {
+		ctx = withMemoRender(ctx, render)
 	}
 	req := mcpgo.CallToolRequest{Header: r.Header}
 	req.Method = string(mcpgo.MethodToolsCall)
@@ -329,9 +335,11 @@ func (f *fastPath) run(r *http.Request, tool fastTool, call *fastCall, hits *cac
 // (json.Encoder); on a 2026-07-28 request the result carries resultType
 // "complete" and _meta.serverInfo (mcp-go's decorateResult), on a 2025-era
 // one neither. The result is this call's own (each handler call builds a
-// new one), and is only read here. encoded, when not nil, is handed the
-// result's own encoding (the same for both eras) before it is sent.
-func (f *fastPath) write(w http.ResponseWriter, call *fastCall, res *mcpgo.CallToolResult, encoded func([]byte)) {
+// new one), and is only read here. A result rendered for the memo
+// (render not nil) has placeholders in its Meta: they are filled with the
+// values meta gave this call, and encoded, when not nil, is handed the
+// result's own encoding (the same for both eras) cut at them.
+func (f *fastPath) write(w http.ResponseWriter, call *fastCall, res *mcpgo.CallToolResult, render *memoRender, encoded func([]byte, []memoSlot)) {
 	buf := encodeBufs.Get().(*bytes.Buffer)
 	defer putEncodeBuf(buf)
 	buf.Reset()
@@ -347,24 +355,25 @@ func (f *fastPath) write(w http.ResponseWriter, call *fastCall, res *mcpgo.CallT
 		var id any
 		_ = json.Unmarshal(call.id, &id)
 		_ = json.NewEncoder(buf).Encode(mcpgo.NewJSONRPCResultResponse(mcpgo.NewRequestId(id), res))
+		if render != nil {
+			text, slots := cutSlots(buf.Bytes())
+			out := fillSlots(nil, text, slots, render.fill)
+			buf.Reset()
+			buf.Write(out)
+		}
 	} else {
-		if encoded != nil {
-			encoded(buf.Bytes()[start:])
+		if render != nil {
+			text, slots := cutSlots(buf.Bytes()[start:])
+			if slots != nil { // text is cutSlots' own copy
+				buf.Truncate(start)
+				buf.Write(fillSlots(buf.AvailableBuffer(), text, slots, render.fill))
+			}
+			if encoded != nil {
+				encoded(text, slots)
+			}
 		}
 		buf.WriteString("}}\n")
 	}
-	sendJSON(w, buf)
-}
-
-// writeEncoded writes the answer to call with a result encoded earlier
-// (writeResultBody's bytes, kept by the result memo).
-func (f *fastPath) writeEncoded(w http.ResponseWriter, call *fastCall, result []byte) {
-	buf := encodeBufs.Get().(*bytes.Buffer)
-	defer putEncodeBuf(buf)
-	buf.Reset()
-	f.writeHead(buf, call)
-	buf.Write(result)
-	buf.WriteString("}}\n")
 	sendJSON(w, buf)
 }
 

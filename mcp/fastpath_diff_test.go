@@ -1,12 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -91,20 +93,41 @@ func scrub(v any) any {
 
 // bothPaths sends c with the fast path off and on (mcp-go first, so a miss
 // it fetches is a hit for both after a warming call) and returns both
-// answers.
-func bothPaths(t testing.TB, f *fastPath, hc *http.Client, url string, c rawCase) (viaMCPGo, viaFast string) {
+// answers. Then it moves clk (the connector's and the stores' clock,
+// fakeClockOn) by 1.3 s (back to its start every 300 calls, so nothing
+// expires in a long fuzz run) and sends c to the fast path again: a call it ran
+// and kept is now written from its result memo (resultmemo.go), which must
+// answer as before but for the fields that moved with the clock, and byte
+// for byte as the tool run anew at that moment.
+func bothPaths(t testing.TB, f *fastPath, clk *testClock, hc *http.Client, url string, c rawCase) (viaMCPGo, viaFast string) {
 	f.off.Store(true)
 	postRaw(t, hc, url, c.body, c.hdr) // warm: whatever it asks is in the cache after it
 	resp, b := postRaw(t, hc, url, c.body, c.hdr)
 	viaMCPGo = answerOf(resp, b)
 	f.off.Store(false)
+	served := f.served.Load()
 	resp, b = postRaw(t, hc, url, c.body, c.hdr)
 	viaFast = answerOf(resp, b)
-	// Again: a call the fast path ran and kept is now written from its
-	// result memo (resultmemo.go), which must answer the same.
+	fast := f.served.Load() > served
+	clk.Step(1300*time.Millisecond, 300)
+	served, memo := f.served.Load(), f.memoServed.Load()
 	resp, b = postRaw(t, hc, url, c.body, c.hdr)
-	if again := answerOf(resp, b); again != viaFast {
+	again := answerOf(resp, b)
+	if fast && f.served.Load() == served {
+		// The entry behind it expired as the clock moved (a search's
+		// lives 10 minutes): mcp-go asked the platform anew.
+		return viaMCPGo, viaFast
+	}
+	if again != viaFast {
 		return viaMCPGo, viaFast + "\nthen: " + again
+	}
+	if f.memoServed.Load() > memo {
+		f.memoOff.Store(true)
+		_, own := postRaw(t, hc, url, c.body, c.hdr)
+		f.memoOff.Store(false)
+		if !bytes.Equal(b, own) {
+			return viaMCPGo, viaFast + "\nfrom the memo: " + string(b) + "\nthe tool's own: " + string(own)
+		}
 	}
 	return viaMCPGo, viaFast
 }
@@ -196,6 +219,7 @@ func diffCorpus(calls []toolCall, session, ended string) []rawCase {
 
 func TestFastPathMatchesMCPGo(t *testing.T) {
 	base := cachedSite(t)
+	clk := fakeClockOn(t, pooled(t, "alles"), time.Date(2026, 12, 3, 10, 0, 0, 300_000_000, time.UTC))
 	modern := connect(t, base, false, nil)
 	legacy := connect(t, base, true, nil)
 	calls := toolCorpus(t, modern)
@@ -213,7 +237,7 @@ func TestFastPathMatchesMCPGo(t *testing.T) {
 
 	before, memoBefore := f.served.Load(), f.memoServed.Load()
 	for _, c := range corpus {
-		viaMCPGo, viaFast := bothPaths(t, f, hc, base, c)
+		viaMCPGo, viaFast := bothPaths(t, f, clk, hc, base, c)
 		if viaMCPGo != viaFast {
 			t.Errorf("%s: the paths differ\nmcp-go: %s\nfast:   %s", c.name, viaMCPGo, viaFast)
 		}
@@ -238,6 +262,7 @@ func TestFastPathMatchesMCPGo(t *testing.T) {
 //	go test -run XXX -fuzz FuzzFastPathMatchesMCPGo -fuzztime 5m ./mcp/
 func FuzzFastPathMatchesMCPGo(f *testing.F) {
 	base := cachedSite(f)
+	clk := fakeClockOn(f, pooled(f, "alles"), time.Date(2026, 12, 3, 10, 0, 0, 300_000_000, time.UTC))
 	legacySession := openSession(f, base)
 	for i, c := range []toolCall{
 		{"obv_sources", map[string]any{"organization_type": "gemeente"}},
@@ -246,6 +271,10 @@ func FuzzFastPathMatchesMCPGo(f *testing.F) {
 		{"bwb_fetch", map[string]any{"id": "BWBR0008326", "date": "2003-05-01", "article": "5"}},
 		{"besluitbron_platforms", nil},
 		{"obv_search", map[string]any{"limit": "ten"}},
+		// Kept tools (the result memo).
+		{"ob_search", map[string]any{"query": "begroting", "limit": 3}},
+		{"cvdr_search", map[string]any{"organisation": "Kampen"}},
+		{"bwb_search", map[string]any{"query": "belastingcapaciteit"}},
 	} {
 		for _, modern := range []bool{false, true} {
 			body, _ := rawToolCall(rawEra{modern: modern}, i, c.name, c.args)
@@ -286,7 +315,7 @@ func FuzzFastPathMatchesMCPGo(f *testing.F) {
 				hdr[mcpgo.HeaderName] = loose.Params.Name
 			}
 		}
-		viaMCPGo, viaFast := bothPaths(t, conn.fast, hc, base, rawCase{body: body, hdr: hdr})
+		viaMCPGo, viaFast := bothPaths(t, conn.fast, clk, hc, base, rawCase{body: body, hdr: hdr})
 		if viaMCPGo != viaFast {
 			t.Fatalf("the paths differ for %q (mode %04b)\nmcp-go: %s\nfast:   %s", body, mode, viaMCPGo, viaFast)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/cachestatus"
+	"github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 )
 
@@ -33,6 +34,19 @@ type hitpath struct {
 	direct  string      // path and query of the direct request
 	body    []byte      // the tools/call JSON-RPC body mcp-go's client sent
 	headers http.Header // and its headers
+	// clk, when set (a "distinct" variant), is the connector's and the
+	// obv store's clock, moved by step before each tool call.
+	clk *testClock
+}
+
+// step moves the clock 1.1 s, so the tool call's kept result was rendered
+// more than a second ago and its cache entry's ttl and Age have moved
+// since; every 100 steps it goes back to where it started (the entry
+// stays fresh: a search is kept 10 minutes).
+func (h *hitpath) step() {
+	if h.clk != nil {
+		h.clk.Step(1100*time.Millisecond, 100)
+	}
 }
 
 // recordingRT keeps the last tools/call request mcp-go's client sent.
@@ -173,6 +187,7 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 			defer h.set(i)()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
+				h.step()
 				h.serveTool(&discardWriter{h: http.Header{}})
 			}
 		})
@@ -185,18 +200,37 @@ func BenchmarkCachedAnswerServer(b *testing.B) {
 // one's mean and their ratio (server CPU per call, one goroutine).
 func BenchmarkCachedAnswerServerPair(b *testing.B) {
 	h := newHitpath(b)
-	var direct, tool time.Duration
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		h.serveDirect(&discardWriter{h: http.Header{}})
-		t1 := time.Now()
-		h.serveTool(&discardWriter{h: http.Header{}})
-		t2 := time.Now()
-		direct, tool = direct+t1.Sub(t0), tool+t2.Sub(t1)
+	for _, i := range pairVariants() {
+		b.Run(hitpathVariants[i].name, func(b *testing.B) {
+			defer h.set(i)()
+			var direct, tool time.Duration
+			for i := 0; i < b.N; i++ {
+				h.step()
+				t0 := time.Now()
+				h.serveDirect(&discardWriter{h: http.Header{}})
+				t1 := time.Now()
+				h.serveTool(&discardWriter{h: http.Header{}})
+				t2 := time.Now()
+				direct, tool = direct+t1.Sub(t0), tool+t2.Sub(t1)
+			}
+			b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns")
+			b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns")
+			b.ReportMetric(float64(tool)/float64(direct), "cpu-ratio")
+		})
 	}
-	b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns")
-	b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns")
-	b.ReportMetric(float64(tool)/float64(direct), "cpu-ratio")
+}
+
+// pairVariants are the variants the pair benchmarks run: the fast path,
+// mcp-go, the memo off, before issue 23, and the distinct question.
+func pairVariants() []int {
+	var out []int
+	for i, v := range hitpathVariants {
+		switch v.name {
+		case "tool", "tool-mcpgo", "tool-nomemo", "tool-before", "tool-distinct", "tool-distinct-before":
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // hitpathVariants are the tool call through the fast path of issue 33
@@ -208,6 +242,7 @@ var hitpathVariants = []struct {
 	name                              string
 	mcpgo                             bool // the fast path is off
 	nomemo                            bool // the fast path's result memo is off
+	distinct, memoBefore              bool // hitpath.step before each call; memoBefore
 	parseCache, encodeOnce, rawSchema bool // the lever is off
 	decodes, bindings, session, enc   bool // fastCosts
 }{
@@ -215,6 +250,12 @@ var hitpathVariants = []struct {
 	{name: "tool-mcpgo", mcpgo: true},
 	{name: "tool-nomemo", nomemo: true},
 	{name: "tool-before", mcpgo: true, parseCache: true, encodeOnce: true, rawSchema: true},
+	// The distinct question: the clock moves 1.1 s before each call, so
+	// the call's result was rendered more than a second ago: written from
+	// the kept template, and as before the template (memoBefore: a
+	// result kept within its second only, so the tool runs).
+	{name: "tool-distinct", distinct: true},
+	{name: "tool-distinct-before", distinct: true, memoBefore: true},
 	{name: "tool-without-parsecache", mcpgo: true, parseCache: true},
 	{name: "tool-without-encodeonce", mcpgo: true, encodeOnce: true},
 	{name: "tool-without-rawschema", mcpgo: true, rawSchema: true},
@@ -233,12 +274,33 @@ func (h *hitpath) set(v int) (undo func()) {
 	fastCosts.decodes, fastCosts.bindings, fastCosts.session, fastCosts.mapEncode = x.decodes, x.bindings, x.session, x.enc
 	h.fast(!x.mcpgo, !x.nomemo)
 	h.retool()
+	memoBefore = x.memoBefore
+	if x.distinct {
+		h.clk = newTestClock(time.Now())
+		h.clocks(h.clk.Now)
+	}
 	return func() {
+		if h.clk != nil {
+			h.clocks(time.Now)
+			h.clk = nil
+		}
+		memoBefore = false
 		hitpathOff.parseCache, hitpathOff.encodeOnce, hitpathOff.rawSchema = false, false, false
 		fastCosts.decodes, fastCosts.bindings, fastCosts.session, fastCosts.mapEncode = false, false, false, false
 		h.fast(true, true)
 		h.retool()
 	}
+}
+
+// clocks sets the connector's and the obv store's clock.
+func (h *hitpath) clocks(now func() time.Time) {
+	v, _, err := connectors.LoadOrNew("raad", nil)
+	if err != nil {
+		panic(err)
+	}
+	defer connectors.Delete("raad")
+	v.(*connector).setClock(now)
+	platformcache.StoreOf("obv").SetClock(now)
 }
 
 // fast turns the connector's fast path and its result memo on or off.
@@ -292,11 +354,12 @@ func BenchmarkCachedAnswerHTTP(b *testing.B) {
 		req, _ := http.NewRequest(http.MethodGet, direct, nil)
 		return req
 	}
-	for i, v := range hitpathVariants[:4] {
-		b.Run(v.name, func(b *testing.B) {
+	for _, i := range pairVariants() {
+		b.Run(hitpathVariants[i].name, func(b *testing.B) {
 			defer h.set(i)()
 			var dl, tl []time.Duration
 			for i := 0; i < b.N; i++ {
+				h.step()
 				t0 := time.Now()
 				do(directReq())
 				t1 := time.Now()

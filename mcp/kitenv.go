@@ -123,10 +123,24 @@ func (t *toolCallEnv) kept() []*subrequest.Answer {
 }
 
 // fillMeta gives a result the tool left without its Meta the meta of the
-// answers behind it.
-func (t *toolCallEnv) fillMeta(platform string, out any) {
-	if m, ok := out.(interface{ ResultMeta() *mcpkit.Meta }); ok && m.ResultMeta().Platform == "" {
-		*m.ResultMeta() = meta(platform, t.kept()...)
+// answers behind it. A call the result memo renders (memoRenderOf) gets
+// slots instead of the fields that move with the clock (resultmemo.go).
+func (t *toolCallEnv) fillMeta(ctx context.Context, platform string, out any) {
+	m, ok := out.(interface{ ResultMeta() *mcpkit.Meta })
+	if !ok {
+		return
+	}
+	r := memoRenderOf(ctx)
+	if m.ResultMeta().Platform != "" {
+		if r != nil {
+			r.opaque = true // the tool's own Meta: not the memo's to fill
+		}
+		return
+	}
+	as := t.kept()
+	*m.ResultMeta() = meta(t.now(), platform, as...)
+	if r != nil {
+		r.slot(m.ResultMeta(), as)
 	}
 }
 

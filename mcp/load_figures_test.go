@@ -10,7 +10,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -23,6 +25,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	obvemulator "github.com/besluitbron/besluitbron/platforms/obv/emulator"
 )
 
 // TestLoadFigures is issue 23's capacity test (docs/benchmarks.md,
@@ -84,7 +87,9 @@ func TestLoadFigures(t *testing.T) {
 			legacy := run.legacy
 			fast.off.Store(run.path == "mcp-go")
 			runtime.GC()
-			r := runLoad(t, base, org, n, legacy)
+			r := runLoad(t, base, n, legacy, func(_ int, version string, modern bool) []byte {
+				return toolCallBody(org, 10, 0, version, modern)
+			})
 			era := "2026-07-28"
 			if legacy {
 				era = "2025-11-25"
@@ -95,6 +100,96 @@ func TestLoadFigures(t *testing.T) {
 			}
 			t.Logf("| %s | %s | %d | %s | %.0f | %s | %s | %.0f | %s | %s | %d |", run.path, era, n, perSession,
 				r.maxRate, ms(r.maxP50), ms(r.maxP99), r.openRate, ms(r.openP50), ms(r.openP99), r.errors)
+		}
+	}
+}
+
+// TestLoadFiguresDistinct is TestLoadFigures with distinct questions
+// (issue 33, docs/benchmarks.md): session i asks its own obv_search
+// (organisation i mod 330, limit 1, offset i / 330), each already in the
+// cache and its result rendered once, so at a few thousand calls a second
+// no question comes back within the second it was rendered in. Each size
+// and era runs through the fast path with the memo as it was
+// (memoBefore: a kept result holds within its second only) and as it is
+// (the kept template), one after the other on the same server.
+//
+//	BESLUITBRON_LOAD_N=10000 go test -tags figures -count=1 -v -run TestLoadFiguresDistinct -timeout 30m ./mcp/
+func TestLoadFiguresDistinct(t *testing.T) {
+	ns := []int{10000}
+	if v := os.Getenv("BESLUITBRON_LOAD_N"); v != "" {
+		ns = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns = append(ns, n)
+		}
+	}
+	site, port := chainSite(t, t.TempDir())
+	// Warming 10,000 questions spends 10,000 units of obv's budget, ours
+	// and the emulator's: both without a limit here.
+	site = strings.Replace(site, "capacity 60", "capacity 1000000", 1)
+	emu := httptest.NewServer(obvemulator.New(obvemulator.Config{NoRateLimit: true}))
+	defer emu.Close()
+	site = regexp.MustCompile(`reverse_proxy 127\.0\.0\.1:\d+`).ReplaceAllString(site, "reverse_proxy "+strings.TrimPrefix(emu.URL, "http://"))
+	testcaddy.Load(t, site)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	c := connect(t, base+"/mcp/raad", false, nil)
+	src := decodeResult(t, mustTool(t, c, "obv_sources", nil))
+	var orgs []string
+	for _, o := range src["organizations"].([]any) {
+		orgs = append(orgs, o.(map[string]any)["key"].(string))
+	}
+	bodyOf := func(i int, version string, modern bool) []byte {
+		return toolCallBody(orgs[i%len(orgs)], 1, i/len(orgs), version, modern)
+	}
+	// Warm every question: stored, into the hot set, rendered.
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
+	start := time.Now()
+	parallel(slices.Max(ns), 16, func(i int) {
+		for range 3 {
+			req, _ := http.NewRequest(http.MethodPost, base+"/mcp/raad", bytes.NewReader(bodyOf(i, mcpgo.LATEST_PROTOCOL_VERSION, true)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", mcpgo.LATEST_PROTOCOL_VERSION)
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", "obv_search")
+			resp, err := hc.Do(req)
+			if err != nil {
+				t.Errorf("warming %d: %v", i, err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+	fast := pooled(t, "raad").fast
+	fast.memo.mu.RLock()
+	kept, size := len(fast.memo.m), fast.memo.bytes
+	fast.memo.mu.RUnlock()
+	t.Logf("GOMAXPROCS=%d; %d questions warmed in %v; %d results kept (%.1f MiB)", runtime.GOMAXPROCS(0), slices.Max(ns), time.Since(start).Round(time.Second), kept, float64(size)/(1<<20))
+	defer func() { memoBefore = false }()
+	t.Logf("| memo | era | sessions | calls/s (max, closed loop) | p50 | p99 | calls/s offered (1 per session per 10 s) | p50 | p99 | from the memo | errors |")
+	t.Logf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, n := range ns {
+		for _, run := range []struct {
+			before, legacy bool
+		}{{true, false}, {false, false}, {true, true}, {false, true}} {
+			memoBefore = run.before
+			runtime.GC()
+			served, memo := fast.served.Load(), fast.memoServed.Load()
+			r := runLoad(t, base, n, run.legacy, bodyOf)
+			era, path := "2026-07-28", "kept template"
+			if run.legacy {
+				era = "2025-11-25"
+			}
+			if run.before {
+				path = "within its second (before)"
+			}
+			share := float64(fast.memoServed.Load()-memo) / float64(max(fast.served.Load()-served, 1))
+			t.Logf("| %s | %s | %d | %.0f | %s | %s | %.0f | %s | %s | %.0f %% | %d |", path, era, n,
+				r.maxRate, ms(r.maxP50), ms(r.maxP99), r.openRate, ms(r.openP50), ms(r.openP99), 100*share, r.errors)
 		}
 	}
 }
@@ -112,13 +207,14 @@ type loadResult struct {
 // loadClient is one simulated assistant: its source address's transport
 // and, in the 2025 era, its session id.
 type loadClient struct {
-	hc  *http.Client
-	sid string
+	hc   *http.Client
+	sid  string
+	body []byte // its tools/call
 }
 
 const perAddress = 500
 
-func runLoad(t *testing.T, base, org string, n int, legacy bool) loadResult {
+func runLoad(t *testing.T, base string, n int, legacy bool, bodyOf func(i int, version string, modern bool) []byte) loadResult {
 	var r loadResult
 	// One transport per source address, shared by its clients (a pool
 	// of kept-alive connections, as a NAT'd office would use).
@@ -163,9 +259,11 @@ func runLoad(t *testing.T, base, org string, n int, legacy bool) loadResult {
 		runtime.ReadMemStats(&after)
 		r.heapPerSession = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
 	}
-	body := toolCallBody(org, version, !legacy)
+	for i := range clients {
+		clients[i].body = bodyOf(i, version, !legacy)
+	}
 	call := func(cl *loadClient) (time.Duration, error) {
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(cl.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("Mcp-Protocol-Version", version)
@@ -313,8 +411,12 @@ func initSession(hc *http.Client, url string) (string, error) {
 
 // toolCallBody is the tools/call a client sends; a 2026-07-28 client
 // puts its protocol version and capabilities in _meta.
-func toolCallBody(org, version string, modern bool) []byte {
-	params := map[string]any{"name": "obv_search", "arguments": map[string]any{"organization": org, "limit": 10}}
+func toolCallBody(org string, limit, offset int, version string, modern bool) []byte {
+	args := map[string]any{"organization": org, "limit": limit}
+	if offset > 0 {
+		args["offset"] = offset
+	}
+	params := map[string]any{"name": "obv_search", "arguments": args}
 	if modern {
 		params["_meta"] = map[string]any{
 			"io.modelcontextprotocol/protocolVersion":    version,

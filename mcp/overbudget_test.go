@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
@@ -34,7 +35,7 @@ func TestStaleAnswersAreFromCache(t *testing.T) {
 		if a.FromCache() != want {
 			t.Errorf("fromCache(%q) = %v, want %v", cs, !want, want)
 		}
-		if got := meta("obv", a).FromCache; got != want {
+		if got := meta(time.Now(), "obv", a).FromCache; got != want {
 			t.Errorf("meta(%q) from_cache = %v, want %v", cs, got, want)
 		}
 	}

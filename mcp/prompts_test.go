@@ -325,7 +325,7 @@ func (stubIndex) SearchWords(context.Context, rechtspraak.WordQuery) (rechtspraa
 // With Rechtspraak's word index, case_law searches with query first, and
 // a legal area (which query cannot take) in a second search.
 func TestCaseLawPlanWithIndex(t *testing.T) {
-	c := &connector{now: time.Now}
+	c := &connector{}
 	c.cfg.Store(&settings{platforms: []string{"rechtspraak", "bwb"}, replicas: map[string]any{"rechtspraak": stubIndex{}}})
 	p, _ := promptNamed("case_law")
 	text, err := p.Plan(c, mcpkit.Args{"subject": "huur", "since": "2020-01-01", "legal_area": "Huurrecht"})

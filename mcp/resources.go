@@ -192,7 +192,7 @@ func (c *connector) listsFor(s *settings) []server.ServerResource {
 						call := &toolCallEnv{connector: c}
 						out, err := read(ctx, call)
 						if err == nil {
-							call.fillMeta(p.Platform().Key, out)
+							call.fillMeta(ctx, p.Platform().Key, out)
 						}
 						return out, err
 					}})

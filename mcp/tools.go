@@ -214,12 +214,12 @@ func failureText(platform string, err error) string {
 }
 
 // meta says, for the answers a result was built from, whether they all
-// came from the cache and how long they waited for budget.
-func meta(platform string, as ...*subrequest.Answer) mcpkit.Meta {
+// came from the cache and how long they waited for budget. now is the
+// connector's clock (fetched_at is now less the oldest answer's Age).
+func meta(now time.Time, platform string, as ...*subrequest.Answer) mcpkit.Meta {
 	m := mcpkit.Meta{Platform: platform, FromCache: len(as) > 0}
 	var statuses []string
 	var fetched time.Time
-	now := time.Now()
 	for _, a := range as {
 		if a == nil {
 			continue

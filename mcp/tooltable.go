@@ -44,6 +44,7 @@ type toolSpec struct {
 	wire    mcpgo.Tool // tool as mcp-go gets it (wireTool)
 	cost    string
 	in, out reflect.Type
+	keep    mcpkit.Keeping // the result memo's (resultmemo.go)
 	handler func(c *connector) server.ToolHandlerFunc
 }
 
@@ -67,7 +68,7 @@ func typed[In, Out any](name, title, cost, desc string, h toolHandler[In, Out]) 
 // empty, and the result as structuredContent beside its text.
 func specOf(platform string, t mcpkit.Tool) toolSpec {
 	mt := buildTool(t, mcpgo.WithDescription(t.Desc), readOnly(t.Title))
-	return toolSpec{tool: mt, wire: wireTool(mt), cost: t.Cost, in: t.In, out: t.Out,
+	return toolSpec{tool: mt, wire: wireTool(mt), cost: t.Cost, in: t.In, out: t.Out, keep: t.Keep,
 		handler: func(c *connector) server.ToolHandlerFunc {
 			return func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 				args, fail := checkArguments(mt, req.Params.Arguments)
@@ -82,7 +83,7 @@ func specOf(platform string, t mcpkit.Tool) toolSpec {
 				if fail != nil {
 					return fail, nil
 				}
-				call.fillMeta(platform, out)
+				call.fillMeta(ctx, platform, out)
 				return structured(out), nil
 			}
 		}}
@@ -110,6 +111,21 @@ var allTools = sync.OnceValue(func() []platformTools {
 		out = append(out, row)
 	}
 	return out
+})
+
+// keepingOf is how the result memo may keep each tool's result, by
+// name (mcpkit.Keeping, as the tool declares it).
+var keepingOf = sync.OnceValue(func() map[string]mcpkit.Keeping {
+	m := map[string]mcpkit.Keeping{}
+	for _, s := range connectorTools() {
+		m[s.tool.Name] = s.keep
+	}
+	for _, p := range allTools() {
+		for _, s := range p.tools {
+			m[s.tool.Name] = s.keep
+		}
+	}
+	return m
 })
 
 // toolsFor lists the tools a connector offering these platforms serves.

@@ -37,6 +37,46 @@ type Tool struct {
 	// Run binds the checked arguments of req into In and does the work:
 	// the *Out, or an isError result that says what failed.
 	Run func(ctx context.Context, env Env, req mcpgo.CallToolRequest) (any, *mcpgo.CallToolResult)
+	// Keep says whether a connector may keep the tool's encoded result
+	// and write it again for the same call (Kept).
+	Keep Keeping
+}
+
+// Keeping says what a tool's answer is a function of, so a connector may
+// keep its encoded result and write it again for the same arguments
+// instead of running the tool (package mcp's result memo), for as long as
+// all of that holds. A tool declares it (Tool.Kept); the default keeps
+// nothing. Declare it only when the answer is a function of these alone:
+//
+//   - its platform answers, each a cache hit (the connector writes their
+//     Cache-Status and Age, which move with the clock, into the kept
+//     result per call: the Meta it fills, never the tool's own fields);
+//   - the connector's config and tool list, and its list memo (Env.Lists:
+//     the connector drops a kept result on any Put or expiry there);
+//   - for KeptForTheDay, the date of Env.Now.
+//
+// Nothing else: not the clock at a finer grain, not the platforms' health,
+// not state the connector does not see change (a harvested index, the
+// load status). The connector's differential test holds a kept tool's
+// answer to its own at other clock times.
+type Keeping uint8
+
+const (
+	// NotKept: the tool runs on every call.
+	NotKept Keeping = iota
+	// KeptWhileHitsHold: a function of the platform answers, config and
+	// list memo alone.
+	KeptWhileHitsHold
+	// KeptForTheDay: the same, and of the date of Env.Now (a default
+	// "today"): a kept result holds until the connector's clock reaches
+	// another date.
+	KeptForTheDay
+)
+
+// Kept returns t declaring that its answer is such a function (Keeping).
+func (t Tool) Kept(k Keeping) Tool {
+	t.Keep = k
+	return t
 }
 
 // Handler is a tool's own work: arguments already checked against its

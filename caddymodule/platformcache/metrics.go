@@ -112,3 +112,7 @@ func storeOf(platform string) *cache.Store {
 	})
 	return s
 }
+
+// StoreOf returns the pooled store of a platform, or nil: for tests of
+// other packages (an MCP connector's result memo under a moved clock).
+func StoreOf(platform string) *cache.Store { return storeOf(platform) }

@@ -91,7 +91,7 @@ func planRegulations(env mcpkit.Env, a mcpkit.Args) (string, error) {
 // Tools are the platform's MCP tools (tools.go).
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{
-		mcpkit.Typed("bwb_search", "Search laws and national regulations (wetten.overheid.nl)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
-		mcpkit.Typed("bwb_fetch", "Read a law as in force on a date, or one article (wetten.overheid.nl)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+		mcpkit.Typed("bwb_search", "Search laws and national regulations (wetten.overheid.nl)", mcpkit.CostCheap, toolSearchDesc, toolSearch).Kept(mcpkit.KeptForTheDay),
+		mcpkit.Typed("bwb_fetch", "Read a law as in force on a date, or one article (wetten.overheid.nl)", mcpkit.CostFullText, toolFetchDesc, toolFetch).Kept(mcpkit.KeptForTheDay),
 	}
 }

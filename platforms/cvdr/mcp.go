@@ -34,7 +34,7 @@ func (provider) FindLegalBasisCall() string {
 // Tools are the platform's MCP tools (tools.go).
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{
-		mcpkit.Typed("cvdr_search", "Search local regulations (lokaleregelgeving.overheid.nl)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
-		mcpkit.Typed("cvdr_fetch", "Read a local regulation (lokaleregelgeving.overheid.nl)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+		mcpkit.Typed("cvdr_search", "Search local regulations (lokaleregelgeving.overheid.nl)", mcpkit.CostCheap, toolSearchDesc, toolSearch).Kept(mcpkit.KeptForTheDay),
+		mcpkit.Typed("cvdr_fetch", "Read a local regulation (lokaleregelgeving.overheid.nl)", mcpkit.CostFullText, toolFetchDesc, toolFetch).Kept(mcpkit.KeptForTheDay),
 	}
 }

@@ -68,7 +68,7 @@ func planPublications(_ mcpkit.Env, a mcpkit.Args) (string, error) {
 // Tools are the platform's MCP tools (tools.go).
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{
-		mcpkit.Typed("ob_search", "Search official publications (Officiële Bekendmakingen)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
-		mcpkit.Typed("ob_fetch", "Read an official publication (Officiële Bekendmakingen)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+		mcpkit.Typed("ob_search", "Search official publications (Officiële Bekendmakingen)", mcpkit.CostCheap, toolSearchDesc, toolSearch).Kept(mcpkit.KeptWhileHitsHold),
+		mcpkit.Typed("ob_fetch", "Read an official publication (Officiële Bekendmakingen)", mcpkit.CostFullText, toolFetchDesc, toolFetch).Kept(mcpkit.KeptWhileHitsHold),
 	}
 }

@@ -129,8 +129,8 @@ func planCouncil(env mcpkit.Env, a mcpkit.Args) (string, error) {
 // Tools are the platform's MCP tools (tools.go, loadstatus.go).
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{
-		mcpkit.Typed("obv_search", "Search council decisions (OpenBesluitvorming)", mcpkit.CostBudget, toolSearchDesc, toolSearch),
-		mcpkit.Typed("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)", mcpkit.CostFullText, toolFetchDesc, toolFetch),
+		mcpkit.Typed("obv_search", "Search council decisions (OpenBesluitvorming)", mcpkit.CostBudget, toolSearchDesc, toolSearch).Kept(mcpkit.KeptWhileHitsHold),
+		mcpkit.Typed("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)", mcpkit.CostFullText, toolFetchDesc, toolFetch).Kept(mcpkit.KeptWhileHitsHold),
 		mcpkit.Typed("obv_sources", "List the organisations (OpenBesluitvorming)", mcpkit.CostCheap, toolSourcesDesc, toolSourcesTool),
 		mcpkit.Typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", mcpkit.CostFree, toolStatusDesc, toolStatus),
 	}

@@ -94,8 +94,8 @@ func ListVocabulary(set string, byAbbreviation bool) *mcpkit.Vocabulary {
 // Tools are the platform's MCP tools (tools.go).
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{
-		mcpkit.Typed("tk_search", "Search parliamentary documents (Tweede Kamer)", mcpkit.CostCheap, toolSearchDesc, toolSearch),
-		mcpkit.Typed("tk_fetch", "Document details (Tweede Kamer)", mcpkit.CostCheap, toolFetchDesc, toolFetch),
+		mcpkit.Typed("tk_search", "Search parliamentary documents (Tweede Kamer)", mcpkit.CostCheap, toolSearchDesc, toolSearch).Kept(mcpkit.KeptWhileHitsHold),
+		mcpkit.Typed("tk_fetch", "Document details (Tweede Kamer)", mcpkit.CostCheap, toolFetchDesc, toolFetch).Kept(mcpkit.KeptWhileHitsHold),
 		mcpkit.Typed("tk_commissies", "Committees (Tweede Kamer)", mcpkit.CostCheap, toolCommissiesDesc, toolCommissies),
 		mcpkit.Typed("tk_fracties", "Parliamentary groups (Tweede Kamer)", mcpkit.CostCheap, toolFractiesDesc, toolFracties),
 	}
