@@ -23,10 +23,10 @@ var layers = [][]string{
 	{"clock", "cachestatus", "httpx", "sharedstore", "platforms", "adapters", "emulators"},
 	// 1-3: Caddy-free mechanisms, none of which knows another bar these:
 	// the cache keys on canonical requests, the global budget serves the
-	// fair queue.
+	// fair queue, a replica's bleve index fails with the replica's errors.
 	{"canonical"},
 	{"cache", "fairqueue", "inbound", "upstream", "adapters/koopsru", "replica"},
-	{"globalbudget"},
+	{"globalbudget", "replica/bleveindex"},
 	// What a platform gives the MCP connectors and may ask of them.
 	{"mcpkit"},
 	// 4: the platforms, each in its folder with its index and emulator,

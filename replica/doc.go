@@ -29,5 +29,8 @@
 // besluitbron app) asks what a provider can do instead of knowing it.
 // The index itself (its documents, mapping and queries) stays with the
 // platform: a replica's index is whatever the provider opens, and the
-// host only asks whether it still answers (Index) and closes it.
+// host only asks whether it still answers (Index) and closes it. The
+// bleve index on disk beneath it (the mapping stamp, the foreign-folder
+// refusal, the lock, a batch with its checkpoint, bleve's background
+// failures) is every platform's alike: replica/bleveindex.
 package replica

@@ -14,6 +14,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // Benchmarks of the index (figures in docs/benchmarks/caselaw.md):
@@ -95,7 +97,7 @@ func benchIndex(tb testing.TB, n int) (dir string, took time.Duration) {
 	if base == "" {
 		base = filepath.Join(os.TempDir(), "besluitbron-caselaw-bench")
 	}
-	dir = filepath.Join(base, fmt.Sprintf("gen%d-%s-%d", genVersion, mappingStamp(newMapping()), n))
+	dir = filepath.Join(base, fmt.Sprintf("gen%d-%s-%d", genVersion, bleveindex.Stamp(stampFormat, newMapping()), n))
 	done := filepath.Join(dir, "built")
 	if _, err := os.Stat(done); err == nil {
 		return dir, 0
@@ -138,7 +140,7 @@ func benchIndex(tb testing.TB, n int) (dir string, took time.Duration) {
 // right after the build would measure the merges too.
 func settle(tb testing.TB, ix *Index) {
 	tb.Helper()
-	adv, err := ix.bl.Advanced()
+	adv, err := ix.store.Bleve().Advanced()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func fullDateOrder(t *testing.T, ix *Index, q Query) []string {
 	req := bleve.NewSearchRequestOptions(p.boolean(), 100_000, 0, false)
 	req.SortBy([]string{"-" + fieldDay, "_id"})
 	req.Score = "none"
-	res, err := ix.bl.Search(req)
+	res, err := ix.store.Bleve().Search(req)
 	if err != nil {
 		t.Fatal(err)
 	}

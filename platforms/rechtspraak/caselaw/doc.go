@@ -2,11 +2,11 @@
 // feed (/uitspraken/zoeken), because the platform itself has no free-text
 // search. It holds three mechanisms, none of them tied to Caddy:
 //
-//   - Index: a bleve index on disk (Dutch analyzer, BM25 scoring) whose
-//     writes are batches that carry the harvest checkpoint with them, which
-//     is judged by its mapping stamp when opened, and which stops, visibly,
-//     at the first failed write or corrupt file (index.go, open.go,
-//     failure.go, mapping.go).
+//   - Index: the decisions in a replica's bleve index on disk
+//     (replica/bleveindex: batches that carry the harvest checkpoint with
+//     them, judged by its mapping stamp when opened, stopping, visibly, at
+//     the first failed write or corrupt file) under the decisions' mapping
+//     (Dutch analyzer, BM25 scoring) (index.go, mapping.go).
 //   - Search: word queries (all words must match, phrases in double quotes)
 //     with court, date range and type filters, by relevance or newest
 //     first, built programmatically so user text never reaches bleve's

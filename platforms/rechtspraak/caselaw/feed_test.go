@@ -160,7 +160,7 @@ func wantAllOnce(t *testing.T, ix *Index, f *fakeFeed) {
 		t.Fatalf("index holds %d decisions, the feed %d", n, len(f.entries))
 	}
 	for ecli, want := range f.entries {
-		doc, err := ix.bl.Document(ecli)
+		doc, err := ix.store.Bleve().Document(ecli)
 		if err != nil || doc == nil {
 			t.Fatalf("%s is not in the index: %v", ecli, err)
 		}

@@ -9,11 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // Open removes an index folder to rebuild it only when the folder is an
-// index of ours (open.go, ownFolder); anything else there is a user's and
-// stays, byte for byte, and the open refuses with ErrForeign.
+// index of ours (replica/bleveindex/open.go, ownFolder); anything else
+// there is a user's and stays, byte for byte, and the open refuses with
+// ErrForeign.
 func TestOpenNeverRemovesWhatIsNotOurs(t *testing.T) {
 	t.Parallel()
 	userFile := []byte("Mijn aantekeningen: niet weggooien.\n")
@@ -42,7 +45,7 @@ func TestOpenNeverRemovesWhatIsNotOurs(t *testing.T) {
 			}
 			mustApply(t, ix, Checkpoint{NextFrom: 1}, ruling(1, "Huurrecht."))
 			ix.Close()
-			writeTree(t, dir, map[string][]byte{"index/" + stampFileName: []byte("caselaw-v0-0123456789abcdef"), "index/notes.txt": userFile})
+			writeTree(t, dir, map[string][]byte{"index/" + bleveindex.StampFileName: []byte("caselaw-v0-0123456789abcdef"), "index/notes.txt": userFile})
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -83,7 +86,7 @@ func TestOpenNeverRemovesWhatIsNotOurs(t *testing.T) {
 func TestOpenTakesAnEmptyFolder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, indexDirName), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, bleveindex.DirName), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	ix, report, err := Open(dir)
@@ -113,10 +116,7 @@ func TestOpenRebuildsOnlyOurOwnFiles(t *testing.T) {
 		mustApply(t, ix, Checkpoint{NextFrom: n + 1}, ruling(n, "Huurrecht."))
 	}
 	ix.Close()
-	if err := ownFolder(filepath.Join(dir, indexDirName)); err != nil {
-		t.Fatalf("an index of ours is not recognised as ours: %v", err)
-	}
-	writeTree(t, dir, map[string][]byte{"index/" + stampFileName: []byte("caselaw-v0-0123456789abcdef")})
+	writeTree(t, dir, map[string][]byte{"index/" + bleveindex.StampFileName: []byte("caselaw-v0-0123456789abcdef")})
 	ix, report, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)

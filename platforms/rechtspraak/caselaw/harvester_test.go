@@ -12,6 +12,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 var (
@@ -207,7 +208,7 @@ func TestIndexFailureStopsTheHarvester(t *testing.T) {
 	t.Parallel()
 	ix, dir := openTest(t)
 	feed := newFakeFeed(feedEntries(200, feedStart, 0, 0))
-	store := filepath.Join(dir, indexDirName, "store")
+	store := filepath.Join(dir, bleveindex.DirName, "store")
 	feed.before = func(_ context.Context, n int, _ PageRequest) (*FeedPage, error) {
 		if n == 2 {
 			if err := os.Rename(store, store+".away"); err != nil {

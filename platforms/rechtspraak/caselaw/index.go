@@ -2,38 +2,55 @@ package caselaw
 
 import (
 	"fmt"
-	"path/filepath"
-	"strconv"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
+
+	"github.com/besluitbron/besluitbron/replica"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
-// Index is the case-law index on disk. It is safe for concurrent use:
-// searches run in parallel; writes (Apply) run one at a time.
+// OpenReport says what Open found (replica.OpenReport).
+type OpenReport = replica.OpenReport
+
+// Index is the case-law index on disk: a replica's bleve index
+// (replica/bleveindex) with the decisions' mapping (mapping.go), whose
+// checkpoint is the harvest's. It is safe for concurrent use: searches run
+// in parallel; writes (Apply) run one at a time.
 //
-// Once a write fails or the files turn out corrupt, the index closes its
-// bleve index and every later call returns the same *UnavailableError:
-// it never goes on serving an index that may hold half a batch.
+// Once a write fails or the files turn out corrupt, every later call
+// returns the same *UnavailableError: it never goes on serving an index
+// that may hold half a batch.
 type Index struct {
-	dir       string
-	storePath string    // where bleve keeps its files: the key of its background errors
+	store     *bleveindex.Index
 	analyzers analyzers // to analyze query words as the text was
 
-	writeMu sync.Mutex // one Apply at a time, so checkpoints land in order
+	writeMu sync.Mutex   // one Apply at a time, so cp follows the batches in order
+	cpMu    sync.RWMutex // guards cp
+	cp      Checkpoint
+}
 
-	// generation counts the batches written; generationKey carries it in
-	// each batch and the generation file beside the index repeats it
-	// after the batch is on disk (see load). Guarded by writeMu.
-	generation uint64
-
-	// mu guards bl, broken and cp. Searches and writes hold it for reading
-	// while they use bl; breaking and closing take it for writing, so bleve
-	// is closed only once nothing uses it.
-	mu     sync.RWMutex
-	bl     bleve.Index
-	broken *UnavailableError
-	cp     Checkpoint
+// Open opens the index under dir, creating it when there is none
+// (bleveindex.Open: an index of another mapping stamp is rebuilt empty,
+// a folder that is not ours refused with ErrForeign, another process's
+// index ErrLocked, unreadable files ErrCorrupt). A checkpoint that does
+// not read is ErrCorrupt too.
+func Open(dir string) (*Index, OpenReport, error) {
+	store, report, err := bleveindex.Open(dir, bleveindex.Config{What: what, Mapping: newMapping(), Format: stampFormat})
+	if err != nil {
+		return nil, report, err
+	}
+	cp, err := decodeCheckpoint(store.Checkpoint())
+	if err != nil {
+		_ = store.Close()
+		return nil, report, unavailable(dir, ErrCorrupt, fmt.Errorf("harvest checkpoint: %w", err))
+	}
+	m := store.Bleve().Mapping()
+	return &Index{
+		store:     store,
+		analyzers: analyzers{words: m.AnalyzerNamed(nl.AnalyzerName), pairs: m.AnalyzerNamed(analyzerPairs)},
+		cp:        cp,
+	}, report, nil
 }
 
 // Apply stores a page of decisions (upserted by ECLI; a tombstone removes
@@ -43,11 +60,16 @@ type Index struct {
 // written; the harvester leaves such entries out beforehand. A failed write
 // makes the index unavailable (ErrWriteFailed).
 func (i *Index) Apply(batch []Decision, cp Checkpoint) error {
-	docs := make([]Decision, len(batch))
+	ops := make([]bleveindex.Op, len(batch))
 	for n, d := range batch {
-		docs[n] = d.normalized()
-		if err := docs[n].check(); err != nil {
+		d = d.normalized()
+		if err := d.check(); err != nil {
 			return fmt.Errorf("decision %d of the batch: %w", n, err)
+		}
+		if d.Deleted {
+			ops[n] = bleveindex.Delete(d.ECLI)
+		} else {
+			ops[n] = bleveindex.Upsert(d.ECLI, docOf(d))
 		}
 	}
 	enc, err := cp.encode()
@@ -57,95 +79,31 @@ func (i *Index) Apply(batch []Decision, cp Checkpoint) error {
 
 	i.writeMu.Lock()
 	defer i.writeMu.Unlock()
-	next := i.generation + 1
-	if err := i.write(docs, enc, next); err != nil {
+	if err := i.store.Apply(ops, enc); err != nil {
 		return err
 	}
-	i.generation = next
-	if err := writeFileAtomic(filepath.Join(i.dir, indexDirName, generationFileName), strconv.AppendUint(nil, next, 10)); err != nil {
-		return i.fail(ErrWriteFailed, err)
-	}
-	i.mu.Lock()
+	i.cpMu.Lock()
 	i.cp = cp
-	i.mu.Unlock()
-	return nil
-}
-
-func (i *Index) write(docs []Decision, checkpoint []byte, generation uint64) error {
-	i.mu.RLock()
-	if i.broken != nil {
-		defer i.mu.RUnlock()
-		return i.broken
-	}
-	err, panicked := func() (err error, panicked bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				err, panicked = fmt.Errorf("writing the index panicked: %v", r), true
-			}
-		}()
-		b := i.bl.NewBatch()
-		for _, d := range docs {
-			if d.Deleted {
-				b.Delete(d.ECLI)
-				continue
-			}
-			if err := b.Index(d.ECLI, docOf(d)); err != nil {
-				return err, false
-			}
-		}
-		b.SetInternal([]byte(checkpointKey), checkpoint)
-		b.SetInternal([]byte(generationKey), strconv.AppendUint(nil, generation, 10))
-		return i.bl.Batch(b), false
-	}()
-	i.mu.RUnlock()
-	switch {
-	case panicked:
-		return i.fail(ErrCorrupt, err)
-	case err != nil:
-		return i.fail(ErrWriteFailed, err)
-	}
+	i.cpMu.Unlock()
 	return nil
 }
 
 // Checkpoint returns the harvest checkpoint of the last batch applied (or
 // the one found when opened).
 func (i *Index) Checkpoint() Checkpoint {
-	i.mu.RLock()
-	defer i.mu.RUnlock()
+	i.cpMu.RLock()
+	defer i.cpMu.RUnlock()
 	return i.cp
 }
 
 // Count returns the number of decisions in the index.
-func (i *Index) Count() (uint64, error) {
-	i.mu.RLock()
-	defer i.mu.RUnlock()
-	if i.broken != nil {
-		return 0, i.broken
-	}
-	return i.bl.DocCount()
-}
+func (i *Index) Count() (uint64, error) { return i.store.Count() }
 
 // Err returns the *UnavailableError that stopped the index, or nil while
 // it is healthy.
-func (i *Index) Err() error {
-	i.mu.RLock()
-	defer i.mu.RUnlock()
-	if i.broken == nil {
-		return nil
-	}
-	return i.broken
-}
+func (i *Index) Err() error { return i.store.Err() }
 
 // Close closes the index; later calls return ErrClosed. Closing an index
 // that already failed returns nil: its failure was reported when it
 // happened.
-func (i *Index) Close() error {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	if i.broken != nil {
-		return nil
-	}
-	i.broken = unavailable(i.dir, ErrClosed, nil)
-	unwatch(i)
-	return i.bl.Close()
-}
+func (i *Index) Close() error { return i.store.Close() }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/testtier"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 func TestOpenCreatesThenReopens(t *testing.T) {
@@ -129,7 +130,7 @@ func TestAnotherMappingStampRebuilds(t *testing.T) {
 			}
 			mustApply(t, ix, Checkpoint{NextFrom: 1, LastComplete: time.Now()}, ruling(1, "Huurrecht."))
 			ix.Close()
-			if err := tamper(filepath.Join(dir, indexDirName, stampFileName)); err != nil {
+			if err := tamper(filepath.Join(dir, bleveindex.DirName, bleveindex.StampFileName)); err != nil {
 				t.Fatal(err)
 			}
 
@@ -163,10 +164,10 @@ func TestAnotherMappingStampRebuilds(t *testing.T) {
 func TestOpenClearsAnUnfinishedBuild(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, indexDirNew, "store"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, bleveindex.NewDirName, "store"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, indexDirNew, "index_meta.json"), []byte("{half"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, bleveindex.NewDirName, "index_meta.json"), []byte("{half"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ix, report, err := Open(dir)
@@ -174,7 +175,7 @@ func TestOpenClearsAnUnfinishedBuild(t *testing.T) {
 		t.Fatalf("%+v %v", report, err)
 	}
 	ix.Close()
-	if _, err := os.Stat(filepath.Join(dir, indexDirNew)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, bleveindex.NewDirName)); !os.IsNotExist(err) {
 		t.Fatalf("index.new is still there: %v", err)
 	}
 }
@@ -209,7 +210,7 @@ func TestCorruptIndexIsATypedError(t *testing.T) {
 		"batches lost": func(t *testing.T, d string) {
 			// What bleve's silent fallback to an older snapshot leaves: an
 			// index behind the batches written.
-			writeFile(t, filepath.Join(d, generationFileName), []byte("2"))
+			writeFile(t, filepath.Join(d, bleveindex.GenerationFileName), []byte("2"))
 		},
 		"checkpoint": func(t *testing.T, d string) {
 			// A checkpoint that is not JSON: written through bleve, so only
@@ -218,7 +219,7 @@ func TestCorruptIndexIsATypedError(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := ix.bl.SetInternal([]byte(checkpointKey), garbage); err != nil {
+			if err := ix.store.Apply(nil, garbage); err != nil {
 				t.Fatal(err)
 			}
 			ix.Close()
@@ -236,7 +237,7 @@ func TestCorruptIndexIsATypedError(t *testing.T) {
 			}
 			mustApply(t, ix, Checkpoint{NextFrom: 50}, batch...)
 			ix.Close()
-			corrupt(t, filepath.Join(dir, indexDirName))
+			corrupt(t, filepath.Join(dir, bleveindex.DirName))
 
 			ix, report, err := Open(dir)
 			if err == nil {
@@ -247,7 +248,7 @@ func TestCorruptIndexIsATypedError(t *testing.T) {
 			if ue.Dir != dir || !strings.Contains(err.Error(), "remove the directory") {
 				t.Fatalf("error %q does not tell the operator what to do", err)
 			}
-			if _, err := os.Stat(filepath.Join(dir, indexDirName, stampFileName)); err != nil {
+			if _, err := os.Stat(filepath.Join(dir, bleveindex.DirName, bleveindex.StampFileName)); err != nil {
 				t.Fatalf("the corrupt index was touched: %v", err)
 			}
 		})
@@ -284,7 +285,7 @@ func TestFailedWriteStopsWritesAndSearches(t *testing.T) {
 	}
 	defer ix.Close()
 	mustApply(t, ix, Checkpoint{NextFrom: 1}, ruling(1, "Huurrecht."))
-	store := filepath.Join(dir, indexDirName, "store")
+	store := filepath.Join(dir, bleveindex.DirName, "store")
 	if err := os.Rename(store, store+".away"); err != nil {
 		t.Fatal(err)
 	}

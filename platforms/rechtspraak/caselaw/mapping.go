@@ -1,11 +1,6 @@
 package caselaw
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"strconv"
-
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
@@ -16,11 +11,11 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 )
 
-// formatVersion is the part of the stamp the mapping JSON does not show:
-// how documents are built from decisions (docOf) and what the checkpoint
-// means. Raise it when either changes, so an index written the old way is
-// rebuilt rather than misread.
-const formatVersion = 1
+// stampFormat is the part of the mapping stamp (bleveindex.Stamp) the
+// mapping JSON does not show: how documents are built from decisions
+// (docOf) and what the checkpoint means. Raise its version when either
+// changes, so an index written the old way is rebuilt rather than misread.
+const stampFormat = "caselaw-v1"
 
 // The fields of an indexed decision.
 const (
@@ -131,17 +126,6 @@ func newMapping() *mapping.IndexMappingImpl {
 	doc.AddFieldMappingsAt(fieldModified, storedOnly(mapping.NewDateTimeFieldMapping()))
 	im.DefaultMapping = doc
 	return im
-}
-
-// mappingStamp names the mapping and document format an index was
-// written with: the format version and a hash of the mapping's JSON.
-func mappingStamp(im *mapping.IndexMappingImpl) string {
-	js, err := json.Marshal(im)
-	if err != nil {
-		panic(err) // the mapping is plain data
-	}
-	sum := sha256.Sum256(js)
-	return "caselaw-v" + strconv.Itoa(formatVersion) + "-" + hex.EncodeToString(sum[:12])
 }
 
 // docOf is the document stored for a decision (normalized and checked).

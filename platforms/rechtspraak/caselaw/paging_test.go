@@ -42,7 +42,7 @@ func TestChangesDuringAPassLoseNothing(t *testing.T) {
 		t.Fatalf("after the pass the index holds %d decisions, want 595: changes during the pass made it skip some", n)
 	}
 	for _, d := range entries[:400] {
-		if doc, err := ix.bl.Document(d.ECLI); err != nil || doc == nil {
+		if doc, err := ix.store.Bleve().Document(d.ECLI); err != nil || doc == nil {
 			t.Fatalf("%s was skipped: %v", d.ECLI, err)
 		}
 	}

@@ -2,7 +2,6 @@ package caselaw
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -73,7 +72,7 @@ func (i *Index) bestFirst(ctx context.Context, p plan) (uint64, search.DocumentM
 	req := bleve.NewSearchRequestOptions(p.boolean(), p.limit, p.offset, false)
 	req.Fields = hitFields
 	req.SortBy([]string{"-_score"})
-	res, err := i.search(ctx, req)
+	res, err := i.store.Search(ctx, req)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -101,7 +100,7 @@ var dateWindows = []int{1, 3, 7, 15}
 func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, string, error) {
 	count := bleve.NewSearchRequestOptions(p.boolean(), 0, 0, false)
 	count.Score = "none"
-	res, err := i.search(ctx, count)
+	res, err := i.store.Search(ctx, count)
 	if err != nil {
 		return 0, nil, "", err
 	}
@@ -150,7 +149,7 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 		if p.after != nil {
 			req.SearchAfter = []string{p.after.day, p.after.ecli}
 		}
-		res, err := i.search(ctx, req)
+		res, err := i.store.Search(ctx, req)
 		if err != nil {
 			return 0, nil, "", err
 		}
@@ -175,30 +174,6 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 func outside(older, newer, from, to time.Time) bool {
 	return (!newer.IsZero() && !from.IsZero() && !newer.After(from)) ||
 		(!older.IsZero() && !to.IsZero() && to.Before(older))
-}
-
-// search runs req on bleve. A panic while reading the index (a segment
-// file gone bad) makes the index unavailable; it never reaches the caller.
-func (i *Index) search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
-	i.mu.RLock()
-	if i.broken != nil {
-		defer i.mu.RUnlock()
-		return nil, i.broken
-	}
-	res, err, panicked := func() (res *bleve.SearchResult, err error, panicked bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				err, panicked = fmt.Errorf("searching the index panicked: %v", r), true
-			}
-		}()
-		res, err = i.bl.SearchInContext(ctx, req)
-		return res, err, false
-	}()
-	i.mu.RUnlock()
-	if panicked {
-		return nil, i.fail(ErrCorrupt, err)
-	}
-	return res, err
 }
 
 func hitOf(h *search.DocumentMatch, stems []string) Hit {

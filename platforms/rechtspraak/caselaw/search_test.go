@@ -295,7 +295,7 @@ func TestDateOrderPagesLikeOneFullSort(t *testing.T) {
 		req := bleve.NewSearchRequestOptions(p.boolean(), p.limit, p.offset, false)
 		req.SortBy([]string{"-" + fieldDay, "_id"})
 		req.Score = "none"
-		want, err := ix.bl.Search(req)
+		want, err := ix.store.Bleve().Search(req)
 		if err != nil {
 			t.Fatal(err)
 		}

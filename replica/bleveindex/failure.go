@@ -1,21 +1,23 @@
-package caselaw
+package bleveindex
 
 import (
 	"errors"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
+
+	"github.com/besluitbron/besluitbron/replica"
 )
 
 // fail makes the index unavailable for good (until it is opened again) and
 // closes bleve, which also stops its background persister from retrying
 // the failed write against a full disk in a loop. The first failure is
 // the one reported.
-func (i *Index) fail(kind, err error) *UnavailableError {
+func (i *Index) fail(kind, err error) *replica.UnavailableError {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.broken == nil {
-		i.broken = unavailable(i.dir, kind, err)
+		i.broken = unavailable(i.what, i.dir, kind, err)
 		unwatch(i)
 		_ = i.bl.Close()
 	}
@@ -26,7 +28,7 @@ func (i *Index) fail(kind, err error) *UnavailableError {
 // so bleve hands them to a callback registered by name; it finds the
 // index by its path and makes it unavailable.
 
-const asyncErrorCallbackName = "besluitbron-caselaw"
+const asyncErrorCallbackName = "besluitbron-replica"
 
 var (
 	watchedMu sync.Mutex
@@ -61,9 +63,9 @@ func onAsyncError(err error, path string) {
 	if i == nil {
 		return
 	}
-	kind := ErrWriteFailed
+	kind := replica.ErrWriteFailed
 	if errors.Is(err, scorch.ErrAsyncPanic) {
-		kind = ErrCorrupt
+		kind = replica.ErrCorrupt
 	}
 	// In its own goroutine: fail closes bleve, which waits for the very
 	// background task that is calling here.

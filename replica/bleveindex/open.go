@@ -1,6 +1,9 @@
-package caselaw
+package bleveindex
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,54 +14,78 @@ import (
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
+	"github.com/blevesearch/bleve/v2/mapping"
 	bolterrors "go.etcd.io/bbolt/errors"
 
 	"github.com/besluitbron/besluitbron/replica"
 )
 
-// OpenReport says what Open found (replica.OpenReport).
-type OpenReport = replica.OpenReport
-
-// The names under dir. The index is built under indexDirNew and renamed
-// into place with its stamp, so indexDir never holds a half-made index.
+// The names under dir. The index is built under NewDirName and renamed
+// into place with its stamp, so DirName never holds a half-made index.
 const (
-	indexDirName       = "index"
-	indexDirNew        = "index.new"
-	stampFileName      = "besluitbron-mapping-stamp"
-	generationFileName = "besluitbron-generation"
+	DirName            = "index"
+	NewDirName         = "index.new"
+	StampFileName      = "besluitbron-mapping-stamp"
+	GenerationFileName = "besluitbron-generation"
 	checkpointKey      = "besluitbron/harvest-checkpoint"
 	generationKey      = "besluitbron/generation"
 	lockWaitTimeout    = "2s" // bolt's wait for another process's lock
 )
 
+// Config is what a platform gives for its index: the mapping of its
+// documents and the name of their format.
+type Config struct {
+	// What names the index in the operator's messages ("case-law
+	// index"); "" reads "index".
+	What string
+	// Mapping is the index's one mapping. Open builds a new index with
+	// it; an index on disk is read with the mapping it was written with,
+	// which the stamp says is this one.
+	Mapping *mapping.IndexMappingImpl
+	// Format names what the mapping JSON does not show: how documents
+	// are built and what the checkpoint means ("caselaw-v1"). Change it
+	// when either changes, so an index written the old way is rebuilt
+	// rather than misread. It begins the stamp (Stamp).
+	Format string
+}
+
+// Stamp names the mapping and document format an index was written
+// with: format and a hash of the mapping's JSON.
+func Stamp(format string, im *mapping.IndexMappingImpl) string {
+	js, err := json.Marshal(im)
+	if err != nil {
+		panic(err) // the mapping is plain data
+	}
+	sum := sha256.Sum256(js)
+	return format + "-" + hex.EncodeToString(sum[:12])
+}
+
 // Open opens the index under dir, creating it when there is none. An index
-// whose mapping stamp differs from this build's is rebuilt empty, never
-// read (report.Rebuilt says so). Files that cannot be read as an index
-// give an *UnavailableError of kind ErrCorrupt; another process holding
+// whose mapping stamp differs from c's is rebuilt empty, never read
+// (report.Rebuilt says so). Files that cannot be read as an index give an
+// *replica.UnavailableError of kind ErrCorrupt; another process holding
 // the index gives ErrLocked. A folder without our stamp is removed only
 // when it holds nothing but bleve's and our files (ownFolder); otherwise
 // Open refuses with ErrForeign and leaves it as it is.
-func Open(dir string) (*Index, OpenReport, error) {
-	im := newMapping()
-	report := OpenReport{Stamp: mappingStamp(im)}
-	fail := func(kind, err error) (*Index, OpenReport, error) {
-		return nil, report, unavailable(dir, kind, err)
+func Open(dir string, c Config) (*Index, replica.OpenReport, error) {
+	report := replica.OpenReport{Stamp: Stamp(c.Format, c.Mapping)}
+	fail := func(kind, err error) (*Index, replica.OpenReport, error) {
+		return nil, report, unavailable(c.What, dir, kind, err)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fail(ErrWriteFailed, err)
+		return fail(replica.ErrWriteFailed, err)
 	}
-	path := filepath.Join(dir, indexDirName)
+	path := filepath.Join(dir, DirName)
 	// A build that died halfway leaves index.new; it is removed only if it
 	// holds nothing but what a build writes.
-	if err := ownFolder(filepath.Join(dir, indexDirNew)); err != nil {
-		return fail(ErrForeign, err)
+	if err := ownFolder(filepath.Join(dir, NewDirName)); err != nil {
+		return fail(replica.ErrForeign, err)
 	}
-	if err := os.RemoveAll(filepath.Join(dir, indexDirNew)); err != nil {
-		return fail(ErrWriteFailed, err)
+	if err := os.RemoveAll(filepath.Join(dir, NewDirName)); err != nil {
+		return fail(replica.ErrWriteFailed, err)
 	}
 
-	switch found, err := os.ReadFile(filepath.Join(path, stampFileName)); {
+	switch found, err := os.ReadFile(filepath.Join(path, StampFileName)); {
 	case err == nil && string(found) == report.Stamp:
 	case errors.Is(err, os.ErrNotExist):
 		if empty, emptyErr := emptyOrAbsent(path); emptyErr == nil && empty {
@@ -69,9 +96,9 @@ func Open(dir string) (*Index, OpenReport, error) {
 		}
 	case err != nil:
 		if ownErr := ownFolder(path); ownErr != nil {
-			return fail(ErrForeign, ownErr)
+			return fail(replica.ErrForeign, ownErr)
 		}
-		return fail(ErrCorrupt, err)
+		return fail(replica.ErrCorrupt, err)
 	default:
 		report.Rebuilt = true
 		report.Reason = fmt.Sprintf("the index has mapping stamp %.80q, this build writes %s", strings.TrimSpace(string(found)), report.Stamp)
@@ -80,30 +107,26 @@ func Open(dir string) (*Index, OpenReport, error) {
 		// A rebuild removes the folder: only when it is an index of ours.
 		if err := ownFolder(path); err != nil {
 			report.Rebuilt, report.Reason = false, ""
-			return fail(ErrForeign, err)
+			return fail(replica.ErrForeign, err)
 		}
 	}
 	if report.Created || report.Rebuilt {
-		if err := create(dir, report.Stamp); err != nil {
-			return fail(ErrWriteFailed, err)
+		if err := create(dir, c.Mapping, report.Stamp); err != nil {
+			return fail(replica.ErrWriteFailed, err)
 		}
 	}
 
 	bl, err := openBleve(path)
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
-			return fail(ErrLocked, err)
+			return fail(replica.ErrLocked, err)
 		}
-		return fail(ErrCorrupt, err)
+		return fail(replica.ErrCorrupt, err)
 	}
-	i := &Index{dir: dir, bl: bl, storePath: filepath.Join(path, "store")}
-	i.analyzers = analyzers{
-		words: bl.Mapping().AnalyzerNamed(nl.AnalyzerName),
-		pairs: bl.Mapping().AnalyzerNamed(analyzerPairs),
-	}
+	i := &Index{what: c.What, dir: dir, bl: bl, storePath: filepath.Join(path, "store")}
 	if err := i.load(); err != nil {
 		_ = bl.Close()
-		return fail(ErrCorrupt, err)
+		return fail(replica.ErrCorrupt, err)
 	}
 	watch(i)
 	return i, report, nil
@@ -111,19 +134,19 @@ func Open(dir string) (*Index, OpenReport, error) {
 
 // create builds an empty index with its stamp beside dir/index and renames
 // it into place, replacing whatever was there.
-func create(dir, stamp string) error {
-	tmp := filepath.Join(dir, indexDirNew)
-	bl, err := bleve.NewUsing(tmp, newMapping(), bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, nil)
+func create(dir string, im *mapping.IndexMappingImpl, stamp string) error {
+	tmp := filepath.Join(dir, NewDirName)
+	bl, err := bleve.NewUsing(tmp, im, bleve.Config.DefaultIndexType, bleve.Config.DefaultKVStore, nil)
 	if err != nil {
 		return err
 	}
 	if err := bl.Close(); err != nil {
 		return err
 	}
-	if err := writeFileSynced(filepath.Join(tmp, stampFileName), []byte(stamp)); err != nil {
+	if err := writeFileSynced(filepath.Join(tmp, StampFileName), []byte(stamp)); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, indexDirName)
+	path := filepath.Join(dir, DirName)
 	if err := os.RemoveAll(path); err != nil {
 		return err
 	}
@@ -136,7 +159,7 @@ func create(dir, stamp string) error {
 // The names an index folder of ours holds: bleve's (its metadata file and
 // scorch's store of a bolt root and segment files) and ours.
 var (
-	ownNames      = []string{"index_meta.json", "store", stampFileName, generationFileName, generationFileName + ".tmp"}
+	ownNames      = []string{"index_meta.json", "store", StampFileName, GenerationFileName, GenerationFileName + ".tmp"}
 	ownStoreNames = regexp.MustCompile(`^(root\.bolt|[0-9a-f]+\.zap)$`)
 )
 
@@ -237,7 +260,7 @@ func (i *Index) load() (err error) {
 			return fmt.Errorf("generation %.40q: %w", raw, err)
 		}
 	}
-	switch written, err := os.ReadFile(filepath.Join(i.dir, indexDirName, generationFileName)); {
+	switch written, err := os.ReadFile(filepath.Join(i.dir, DirName, GenerationFileName)); {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
 		return err
@@ -252,15 +275,9 @@ func (i *Index) load() (err error) {
 			return fmt.Errorf("the index holds %d batches but %d were written: part of it was lost", i.generation, n)
 		}
 	}
-	raw, err = i.bl.GetInternal([]byte(checkpointKey))
-	if err != nil {
+	if i.checkpoint, err = i.bl.GetInternal([]byte(checkpointKey)); err != nil {
 		return err
 	}
-	cp, err := decodeCheckpoint(raw)
-	if err != nil {
-		return fmt.Errorf("harvest checkpoint: %w", err)
-	}
-	i.cp = cp
 	return nil
 }
 

@@ -1,0 +1,205 @@
+package bleveindex
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/besluitbron/besluitbron/replica"
+)
+
+// Index is a replica's bleve index on disk. It is safe for concurrent
+// use: searches run in parallel; writes (Apply) run one at a time.
+//
+// Once a write fails or the files turn out corrupt, the index closes its
+// bleve index and every later call returns the same
+// *replica.UnavailableError: it never goes on serving an index that may
+// hold half a batch.
+type Index struct {
+	what      string // names the index in the operator's messages
+	dir       string
+	storePath string // where bleve keeps its files: the key of its background errors
+
+	writeMu sync.Mutex // one Apply at a time, so checkpoints land in order
+
+	// generation counts the batches written; generationKey carries it in
+	// each batch and the generation file beside the index repeats it
+	// after the batch is on disk (see load). Guarded by writeMu.
+	generation uint64
+
+	// mu guards bl, broken and checkpoint. Searches and writes hold it for
+	// reading while they use bl; breaking and closing take it for writing,
+	// so bleve is closed only once nothing uses it.
+	mu         sync.RWMutex
+	bl         bleve.Index
+	broken     *replica.UnavailableError
+	checkpoint []byte
+}
+
+// Op is one change of a batch: Doc (a map or a struct the mapping reads)
+// is stored as document ID, replacing any before; a nil Doc deletes ID.
+type Op struct {
+	ID  string
+	Doc any
+}
+
+// Upsert stores doc as document id.
+func Upsert(id string, doc any) Op { return Op{ID: id, Doc: doc} }
+
+// Delete removes document id (nothing when there is none).
+func Delete(id string) Op { return Op{ID: id} }
+
+// ErrNoID is an Op without an ID: a caller's mistake, which writes
+// nothing and leaves the index as it was.
+var ErrNoID = errors.New("a document without an id")
+
+// Apply writes ops, in order, and the checkpoint that follows them, in one
+// bleve batch: after a crash either both are on disk or neither is. The
+// checkpoint is the platform's own, opaque here; Checkpoint returns it. An
+// op without an ID fails the whole call before anything is written. A
+// failed write makes the index unavailable (ErrWriteFailed).
+func (i *Index) Apply(ops []Op, checkpoint []byte) error {
+	for n, op := range ops {
+		if op.ID == "" {
+			return fmt.Errorf("op %d of the batch: %w", n, ErrNoID)
+		}
+	}
+	checkpoint = bytes.Clone(checkpoint)
+
+	i.writeMu.Lock()
+	defer i.writeMu.Unlock()
+	next := i.generation + 1
+	if err := i.write(ops, checkpoint, next); err != nil {
+		return err
+	}
+	i.generation = next
+	if err := writeFileAtomic(filepath.Join(i.dir, DirName, GenerationFileName), strconv.AppendUint(nil, next, 10)); err != nil {
+		return i.fail(replica.ErrWriteFailed, err)
+	}
+	i.mu.Lock()
+	i.checkpoint = checkpoint
+	i.mu.Unlock()
+	return nil
+}
+
+func (i *Index) write(ops []Op, checkpoint []byte, generation uint64) error {
+	i.mu.RLock()
+	if i.broken != nil {
+		defer i.mu.RUnlock()
+		return i.broken
+	}
+	err, panicked := func() (err error, panicked bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				err, panicked = fmt.Errorf("writing the index panicked: %v", r), true
+			}
+		}()
+		b := i.bl.NewBatch()
+		for _, op := range ops {
+			if op.Doc == nil {
+				b.Delete(op.ID)
+				continue
+			}
+			if err := b.Index(op.ID, op.Doc); err != nil {
+				return err, false
+			}
+		}
+		b.SetInternal([]byte(checkpointKey), checkpoint)
+		b.SetInternal([]byte(generationKey), strconv.AppendUint(nil, generation, 10))
+		return i.bl.Batch(b), false
+	}()
+	i.mu.RUnlock()
+	switch {
+	case panicked:
+		return i.fail(replica.ErrCorrupt, err)
+	case err != nil:
+		return i.fail(replica.ErrWriteFailed, err)
+	}
+	return nil
+}
+
+// Checkpoint returns the checkpoint of the last batch applied (or the one
+// found when opened); nil when none was ever written.
+func (i *Index) Checkpoint() []byte {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return bytes.Clone(i.checkpoint)
+}
+
+// Search runs req on bleve. A panic while reading the index (a segment
+// file gone bad) makes the index unavailable (ErrCorrupt); it never
+// reaches the caller. A failed or closed index returns its
+// *replica.UnavailableError.
+func (i *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	i.mu.RLock()
+	if i.broken != nil {
+		defer i.mu.RUnlock()
+		return nil, i.broken
+	}
+	res, err, panicked := func() (res *bleve.SearchResult, err error, panicked bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				err, panicked = fmt.Errorf("searching the index panicked: %v", r), true
+			}
+		}()
+		res, err = i.bl.SearchInContext(ctx, req)
+		return res, err, false
+	}()
+	i.mu.RUnlock()
+	if panicked {
+		return nil, i.fail(replica.ErrCorrupt, err)
+	}
+	return res, err
+}
+
+// Bleve is the bleve index itself, for what Search does not do: its
+// mapping's analyzers, a document by its id, a test's or a benchmark's
+// look inside. Nothing guards it: use it while the index is open, and
+// query through Search.
+func (i *Index) Bleve() bleve.Index { return i.bl }
+
+// Count returns the number of documents in the index.
+func (i *Index) Count() (uint64, error) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.broken != nil {
+		return 0, i.broken
+	}
+	return i.bl.DocCount()
+}
+
+// Err returns the *replica.UnavailableError that stopped the index, or
+// nil while it is healthy.
+func (i *Index) Err() error {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.broken == nil {
+		return nil
+	}
+	return i.broken
+}
+
+// Close closes the index; later calls return ErrClosed. Closing an index
+// that already failed returns nil: its failure was reported when it
+// happened.
+func (i *Index) Close() error {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.broken != nil {
+		return nil
+	}
+	i.broken = unavailable(i.what, i.dir, replica.ErrClosed, nil)
+	unwatch(i)
+	return i.bl.Close()
+}
+
+// unavailable is the failure of kind under dir.
+func unavailable(what, dir string, kind, err error) *replica.UnavailableError {
+	return &replica.UnavailableError{What: what, Dir: dir, Kind: kind, Err: err}
+}
