@@ -1,0 +1,139 @@
+package localindex
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
+)
+
+// snapshot reads a source's whole snapshot from the emulator.
+func snapshot(t *testing.T, h http.Handler, source string) []obv.ExportRecord {
+	t.Helper()
+	var out []obv.ExportRecord
+	for cursor := ""; ; {
+		r := obv.SnapshotRequest(source, cursor, 100)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", r.Path, nil))
+		page, err := obv.ParseExportPage(source, rec.Header(), rec.Body.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, page.Records...)
+		if !page.More {
+			return out
+		}
+		cursor = page.Next
+	}
+}
+
+// Two sources' snapshots held locally answer words, sources, types and
+// days; a record seen again with the same hash changes nothing, a
+// changed one replaces, a delete removes, and the checkpoint and records
+// survive a reopen.
+func TestIndexAnswersFromTheExport(t *testing.T) {
+	clk := fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	h := emulator.New(emulator.Config{Seed: 1, Clock: clk, NoRateLimit: true})
+	dir := t.TempDir()
+	idx, report, err := Open(dir)
+	if err != nil || !report.Created {
+		t.Fatalf("open: %+v %v", report, err)
+	}
+	soest, utrecht := snapshot(t, h, "soest"), snapshot(t, h, "utrecht")
+	if a, err := idx.Apply(soest, []byte("soest-1")); err != nil || a.Stored != len(soest) {
+		t.Fatalf("apply soest: %+v %v", a, err)
+	}
+	if _, err := idx.Apply(utrecht, []byte("utrecht-1")); err != nil {
+		t.Fatal(err)
+	}
+	total, _ := idx.Count()
+	if total != uint64(len(soest)+len(utrecht)) {
+		t.Fatalf("count %d, want %d", total, len(soest)+len(utrecht))
+	}
+	ctx := context.Background()
+
+	// A motion's title word, found in its source only when asked so.
+	var motion obv.FeedDoc
+	for _, r := range soest {
+		if r.EntityType == "motion" {
+			motion, _ = obv.FeedDocument(r)
+			break
+		}
+	}
+	word := strings.Fields(motion.Title)[len(strings.Fields(motion.Title))-1]
+	res, err := idx.Search(ctx, Query{Words: word, Sources: []string{"soest"}, Limit: 100})
+	if err != nil || !hasID(res, motion.ID) {
+		t.Fatalf("%q in soest: %+v %v", word, res, err)
+	}
+	for _, hit := range res.Hits {
+		if hit.Source != "soest" {
+			t.Fatalf("a hit of %s for a search in soest", hit.Source)
+		}
+	}
+	res, _ = idx.Search(ctx, Query{Words: word, Types: []string{"motion"}, Sources: []string{"SOEST"}, From: motion.Date, To: motion.Date, Limit: 100})
+	if !hasID(res, motion.ID) || res.Hits[0].Type != "motion" {
+		t.Fatalf("type and day filters: %+v", res)
+	}
+	if res, _ := idx.Search(ctx, Query{Words: word, Sources: []string{"soest"}, From: "2099-01-01"}); res.Total != 0 {
+		t.Fatalf("a day after everything: %+v", res)
+	}
+	newest, _ := idx.Search(ctx, Query{Sources: []string{"utrecht"}, Limit: 5})
+	if newest.Total != uint64(len(utrecht)) || len(newest.Hits) != 5 || newest.Hits[0].Date < newest.Hits[4].Date {
+		t.Fatalf("no words: newest first of utrecht: %+v", newest)
+	}
+
+	// The same records again: nothing stored. One changed, one deleted.
+	if a, err := idx.Apply(soest, []byte("soest-2")); err != nil || a.Stored != 0 || a.Unchanged != len(soest) {
+		t.Fatalf("the same page again: %+v %v", a, err)
+	}
+	changed := soest[0]
+	changed.Payload = []byte(`{"name":"Hertitelde vergadering zonnepanelen","start_date":"2026-10-01T19:00:00.000Z"}`)
+	changed.ContentHash = "sha256:other"
+	gone := obv.ExportRecord{Op: obv.OpDelete, EntityID: motion.ID, EntityType: "motion", SourceKey: "soest"}
+	if a, err := idx.Apply([]obv.ExportRecord{changed, gone, gone}, []byte("soest-3")); err != nil || a.Stored != 1 || a.Deleted != 1 {
+		t.Fatalf("a change and a delete (twice): %+v %v", a, err)
+	}
+	if res, _ := idx.Search(ctx, Query{Words: "zonnepanelen", Sources: []string{"soest"}}); res.Total != 1 || res.Hits[0].ID != changed.EntityID {
+		t.Fatalf("the changed record: %+v", res)
+	}
+	if res, _ := idx.Search(ctx, Query{Words: word, Sources: []string{"soest"}, Limit: 100}); hasID(res, motion.ID) {
+		t.Fatal("the deleted motion is still found")
+	}
+
+	// A page with a record it cannot read writes nothing.
+	bad := obv.ExportRecord{Op: obv.OpUpsert, EntityID: "x", EntityType: "document", SourceKey: "soest", Payload: []byte(`[1]`)}
+	if _, err := idx.Apply([]obv.ExportRecord{soest[1], bad}, []byte("soest-4")); err == nil || string(idx.Checkpoint()) != "soest-3" {
+		t.Fatalf("a bad page: %v, checkpoint %s", err, idx.Checkpoint())
+	}
+	if _, err := idx.Search(ctx, Query{From: "1 mei"}); !errors.Is(err, ErrBadQuery) {
+		t.Fatalf("a bad date: %v", err)
+	}
+	before, _ := idx.Count()
+	if err := idx.Close(); err != nil {
+		t.Fatal(err)
+	}
+	idx, report, err = Open(dir)
+	if err != nil || report.Created || report.Rebuilt {
+		t.Fatalf("reopen: %+v %v", report, err)
+	}
+	defer idx.Close()
+	if n, _ := idx.Count(); n != before || string(idx.Checkpoint()) != "soest-3" {
+		t.Fatalf("after a reopen: %d records (want %d), checkpoint %s", n, before, idx.Checkpoint())
+	}
+}
+
+func hasID(r Result, id string) bool {
+	for _, h := range r.Hits {
+		if h.ID == id {
+			return true
+		}
+	}
+	return false
+}
