@@ -13,9 +13,8 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 )
 
-// OpenBesluitvorming's export (its API documentation, "Export"; the
-// reference in ../shared/reference/platforms.md, OBV section): per
-// source, first the current state page by page
+// OpenBesluitvorming's export (OpenBesluitvorming's API.md, "Export";
+// the emulator's shapes are in docs/emulators.md): per source, first the current state page by page
 // (/api/export/snapshot?source=&cursor=&limit≤1000), keeping
 // X-Changes-Cursor from the first page, then the change feed from that
 // cursor (/api/export/changes?source=&cursor=&limit≤1000). Both answer
