@@ -128,7 +128,7 @@ type catalog struct {
 	pubs []*pub
 	byID map[string]*pub
 	from time.Time
-	now  time.Time // the clock when the catalogue was built
+	now  time.Time // the day (midnight UTC) the catalogue was built for
 }
 
 func buildCatalog(seed int64, now time.Time) *catalog {

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/emulators/corpus"
 )
 
 // Defaults of the SRU paging parameters. KOOP documents no figures; these
@@ -71,8 +72,25 @@ func New(cfg Config) http.Handler {
 }
 
 func (h *handler) catalog() *catalog {
-	h.once.Do(func() { h.cat = buildCatalog(h.cfg.Seed, h.cfg.Clock.Now()) })
+	h.once.Do(func() {
+		// The catalogue is built for the day, not the instant: a
+		// correction dated today is not shown until tomorrow, so no
+		// modification stamp lies ahead of the clock, and handlers on
+		// one day share one catalogue.
+		k := catalogKey{h.cfg.Seed, h.cfg.Clock.Now().UTC().Truncate(24 * time.Hour)}
+		h.cat = catalogs.Get(k, func() *catalog { return buildCatalog(k.seed, k.day) })
+	})
 	return h.cat
+}
+
+// catalogs holds the catalogue of each seed and day for every handler of
+// the process: a catalogue never changes once built, and a test binary
+// makes many emulators on the same day.
+var catalogs corpus.Shared[catalogKey, *catalog]
+
+type catalogKey struct {
+	seed int64
+	day  time.Time // midnight UTC
 }
 
 // visible returns the publications issued on or before today.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/emulators/corpus"
+	tk "github.com/besluitbron/besluitbron/platforms/tk/emulator"
 )
 
 // The six categories of tkconv's search index (search.cc), each with the
@@ -63,15 +64,15 @@ func guidOf(seed int64, parts ...any) string {
 // buildItems generates the non-document entries: each is about the subject
 // of a document of the TK emulator (so a query finds several categories),
 // dated around it.
-func (h *handler) buildItems() []item {
-	n := h.data.Documents() / itemsPerDocuments
-	seed := h.data.Seed()
+func buildItems(data *tk.Data) []item {
+	n := data.Documents() / itemsPerDocuments
+	seed := data.Seed()
 	out := make([]item, 0, n)
 	for k := 0; k < n; k++ {
 		r := corpus.Rand(seed, "opentk-item", k)
-		doc := h.data.Document(r.IntN(h.data.Documents()))
+		doc := data.Document(r.IntN(data.Documents()))
 		at := doc.Datum.Add(time.Duration(r.IntN(20*24)) * time.Hour)
-		if end := h.data.End(); at.After(end) {
+		if end := data.End(); at.After(end) {
 			at = end
 		}
 		stamp := at.Format("2006-01-02T15:04:05")

@@ -56,11 +56,8 @@ type handler struct {
 	data *tk.Data
 	now  func() time.Time
 
-	once      sync.Once
-	index     []docIndex // in tkindex's rowid order: oldest first
-	items     []item
-	verslagen map[string]*item // by Vergadering id and by Verslag GUID
-	avgLen    float64
+	once sync.Once
+	*searchIndex
 
 	// search load, as tkserv's cost guard sees it
 	inFlight    atomic.Int64
@@ -96,38 +93,57 @@ func New(cfg Config) http.Handler {
 	return &handler{data: d, now: now}
 }
 
-// buildIndex builds the search index: every category of items.go, in the
-// order tkindex inserts rows (by date, oldest first), which /search walks
-// backwards (order by rowid desc).
+// searchIndex is what /search walks: built once per TK Data and shared by
+// every handler of the process that serves it, since it never changes.
+type searchIndex struct {
+	index     []docIndex // in tkindex's rowid order: oldest first
+	items     []item
+	verslagen map[string]*item // by Vergadering id and by Verslag GUID
+	avgLen    float64
+}
+
+// indexes holds the search index of each TK Data the process serves.
+var indexes corpus.Shared[*tk.Data, *searchIndex]
+
+// buildIndex makes sure the handler holds its Data's search index.
 func (h *handler) buildIndex() {
 	h.once.Do(func() {
-		n := h.data.Documents()
-		h.index = make([]docIndex, 0, n+n/itemsPerDocuments)
-		for i := 0; i < n; i++ {
-			text := h.data.DocumentHead(i)
-			doc := h.data.Document(i)
-			h.index = append(h.index, docIndex{text: text, toks: tokenize(text), soort: doc.Soort, datum: doc.Datum.Format("2006-01-02"),
-				category: catDocument, doc: i})
-		}
-		h.items = h.buildItems()
-		h.verslagen = map[string]*item{}
-		for k := range h.items {
-			it := &h.items[k]
-			h.index = append(h.index, docIndex{text: it.text, toks: tokenize(it.text), datum: it.datum, category: it.Category, doc: -1, item: it})
-			if it.Category == catVerslag {
-				h.verslagen[it.Nummer] = it
-				h.verslagen[it.verslagID] = it
-			}
-		}
-		sort.SliceStable(h.index, func(a, b int) bool { return h.index[a].datum < h.index[b].datum })
-		total := 0
-		for i := range h.index {
-			total += len(h.index[i].toks)
-		}
-		if len(h.index) > 0 {
-			h.avgLen = float64(total) / float64(len(h.index))
-		}
+		h.searchIndex = indexes.Get(h.data, func() *searchIndex { return newSearchIndex(h.data) })
 	})
+}
+
+// newSearchIndex builds the search index: every category of items.go, in
+// the order tkindex inserts rows (by date, oldest first), which /search
+// walks backwards (order by rowid desc).
+func newSearchIndex(data *tk.Data) *searchIndex {
+	x := &searchIndex{}
+	n := data.Documents()
+	x.index = make([]docIndex, 0, n+n/itemsPerDocuments)
+	for i := 0; i < n; i++ {
+		text := data.DocumentHead(i)
+		doc := data.Document(i)
+		x.index = append(x.index, docIndex{text: text, toks: tokenize(text), soort: doc.Soort, datum: doc.Datum.Format("2006-01-02"),
+			category: catDocument, doc: i})
+	}
+	x.items = buildItems(data)
+	x.verslagen = map[string]*item{}
+	for k := range x.items {
+		it := &x.items[k]
+		x.index = append(x.index, docIndex{text: it.text, toks: tokenize(it.text), datum: it.datum, category: it.Category, doc: -1, item: it})
+		if it.Category == catVerslag {
+			x.verslagen[it.Nummer] = it
+			x.verslagen[it.verslagID] = it
+		}
+	}
+	sort.SliceStable(x.index, func(a, b int) bool { return x.index[a].datum < x.index[b].datum })
+	total := 0
+	for i := range x.index {
+		total += len(x.index[i].toks)
+	}
+	if len(x.index) > 0 {
+		x.avgLen = float64(total) / float64(len(x.index))
+	}
+	return x
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -30,6 +30,7 @@ import (
 	"unicode"
 
 	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/emulators/corpus"
 )
 
 // Config configures the emulator.
@@ -54,7 +55,19 @@ func New(cfg Config) http.Handler {
 	now := clock.Or(cfg.Clock).Now
 	end := now().UTC()
 	end = time.Date(end.Year(), end.Month(), end.Day(), 0, 0, 0, 0, time.UTC)
-	return &handler{c: newCorpus(cfg.Seed, end), now: now}
+	c := corpora.Get(corpusKey{cfg.Seed, end}, func() *corpusData { return newCorpus(cfg.Seed, end) })
+	return &handler{c: c, now: now}
+}
+
+// corpora holds the corpus of each seed and day for every handler of the
+// process: a corpus never changes once built (each index's documents are
+// built once, on first use), and a test binary makes many emulators with
+// the same seed.
+var corpora corpus.Shared[corpusKey, *corpusData]
+
+type corpusKey struct {
+	seed int64
+	end  time.Time
 }
 
 const forbiddenBody = "<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/emulators/corpus"
 )
 
 // MaxResults is the largest page of the search feed (and its default).
@@ -64,7 +65,7 @@ func (h *handler) index() *index {
 // indexes holds the built indexes by seed and last year, for every
 // handler of the process: an index never changes once built, and a test
 // binary makes many emulators with the same seed. Each is some 6 MB.
-var indexes sync.Map // indexKey → func() *index
+var indexes corpus.Shared[indexKey, *index]
 
 type indexKey struct {
 	seed     int64
@@ -72,8 +73,7 @@ type indexKey struct {
 }
 
 func sharedIndex(seed int64, lastYear int) *index {
-	build, _ := indexes.LoadOrStore(indexKey{seed, lastYear}, sync.OnceValue(func() *index { return buildIndex(seed, lastYear) }))
-	return build.(func() *index)()
+	return indexes.Get(indexKey{seed, lastYear}, func() *index { return buildIndex(seed, lastYear) })
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

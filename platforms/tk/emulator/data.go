@@ -291,34 +291,16 @@ type sharedKey struct {
 	documents int
 }
 
-var (
-	sharedMu    sync.Mutex
-	sharedData  = map[sharedKey]*Data{}
-	sharedOrder []sharedKey
-)
-
-// maxShared bounds the process-wide cache (a long-running server that is
-// reloaded on another day gets a new key).
-const maxShared = 4
+// sharedData is bounded: a long-running server that is reloaded on another
+// day gets a new key.
+var sharedData corpus.Shared[sharedKey, *Data]
 
 // SharedData returns one Data per (seed, day, documents) for the whole
 // process, so the TK and OpenTK emulators of one seed hold the same
 // documents in one copy. It is still generated only on first use.
 func SharedData(seed int64, end time.Time, documents int) *Data {
 	d := NewData(seed, end, documents)
-	k := sharedKey{seed, d.end, d.documents}
-	sharedMu.Lock()
-	defer sharedMu.Unlock()
-	if old, ok := sharedData[k]; ok {
-		return old
-	}
-	sharedData[k] = d
-	sharedOrder = append(sharedOrder, k)
-	if len(sharedOrder) > maxShared {
-		delete(sharedData, sharedOrder[0])
-		sharedOrder = sharedOrder[1:]
-	}
-	return d
+	return sharedData.Get(sharedKey{seed, d.end, d.documents}, func() *Data { return d })
 }
 
 // Set returns the rows of an entity set by name (for other emulators).
