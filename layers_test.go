@@ -25,7 +25,7 @@ var layers = [][]string{
 	// the cache keys on canonical requests, the global budget serves the
 	// fair queue, a replica's bleve index fails with the replica's errors.
 	{"canonical"},
-	{"cache", "fairqueue", "inbound", "upstream", "adapters/koopsru", "replica"},
+	{"cache", "fairqueue", "inbound", "upstream", "adapters/koopsru", "replica", "subcall"},
 	{"globalbudget", "replica/bleveindex"},
 	// What a platform gives the MCP connectors and may ask of them.
 	{"mcpkit"},

@@ -6,21 +6,21 @@ import (
 	"fmt"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
-// calls runs one platform's requests for a search (subrequest.Calls, on
+// calls runs one platform's requests for a search (subcall.Calls, on
 // the engine's Doer and clock) and keeps their answers, to name the
 // outcome (from cache, queue wait, over budget).
 type calls struct {
-	subrequest.Calls
+	subcall.Calls
 	e        *Engine
 	platform string
 }
 
 func (e *Engine) calls(platform string) *calls {
-	return &calls{Calls: subrequest.Calls{Do: e.do, Clock: e.clock}, e: e, platform: platform}
+	return &calls{Calls: subcall.Calls{Do: e.do, Clock: e.clock}, e: e, platform: platform}
 }
 
 // outcome names what became of the platform's part, from err (nil when
@@ -74,11 +74,11 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 		if re.Detail != "" {
 			o.Error += ": " + re.Detail
 		}
-	case errors.Is(err, subrequest.ErrAnswerTooLarge):
+	case errors.Is(err, subcall.ErrAnswerTooLarge):
 		// Its answer was not held, so not read: an answer of a size no
 		// search should bring, for this call only.
 		o.State, o.Reason = StateFailed, ReasonUnexpectedAnswer
-		o.Error = fmt.Sprintf("%s answered more than the %d MiB BesluitBron holds for one call", o.PlatformName, subrequest.MaxAnswerBytes>>20)
+		o.Error = fmt.Sprintf("%s answered more than the %d MiB BesluitBron holds for one call", o.PlatformName, subcall.MaxAnswerBytes>>20)
 	case errors.As(err, &pe):
 		o.State, o.Reason = StateFailed, ReasonUnexpectedAnswer
 		o.Error = adapters.Cut(o.PlatformName+" "+pe.Error(), 300)
@@ -89,7 +89,7 @@ func (c *calls) outcome(ctx context.Context, err error) Outcome {
 	return o
 }
 
-func allFromCache(as []*subrequest.Answer) bool {
+func allFromCache(as []*subcall.Answer) bool {
 	for _, a := range as {
 		if !a.FromCache() {
 			return false

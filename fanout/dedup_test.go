@@ -10,9 +10,9 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/fixture"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // readFixture reads a real platform payload from testdata/fixtures (see
@@ -41,12 +41,12 @@ func TestDedupKamerstukAndECLI(t *testing.T) {
 	opentkJSON := `{"results":[{"nummer":"2023D41173","datum":"2023-04-19T00:00:00","category":"Document","onderwerp":"Vaststelling begroting","snip":"...","relurl":"op/kst-36200-VII-12"},
 		{"nummer":"2023D00001","datum":"2023-01-02T00:00:00","category":"Document","onderwerp":"Andere brief","snip":"...","relurl":"document.html?nummer=2023D00001"}],"milliseconds":3}`
 	oriJSON := `{"hits":{"total":{"value":1},"hits":[{"_id":"77","_index":"ori_utrecht_1","_source":{"name":"Raadsvoorstel na uitspraak","last_discussed_at":"2014-05-01T00:00:00","original_url":"https://uitspraken.rechtspraak.nl/InzienDocument?id=` + ecli + `"}}]}}`
-	do := func(_ context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+	do := func(_ context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
 		body := map[string]string{"ob": sru, "opentk": opentkJSON, "rechtspraak": content, "ori": oriJSON}[platform]
 		if platform == "ori" && !strings.Contains(req.Path, "_search") {
-			return &subrequest.Answer{Status: 404}, nil // organisation names: none
+			return &subcall.Answer{Status: 404}, nil // organisation names: none
 		}
-		return &subrequest.Answer{Status: 200, Body: []byte(body)}, nil
+		return &subcall.Answer{Status: 200, Body: []byte(body)}, nil
 	}
 	e, _ := engine(t, do, "opentk", "ob", "rechtspraak", "ori")
 	res := e.Search(context.Background(), Query{Words: "begroting " + ecli}, nil)
@@ -236,15 +236,15 @@ func TestDedupTKDocumentAndItsPublication(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tkSearch string
-	do := func(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+	do := func(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
 		switch {
 		case platform == "ob":
-			return &subrequest.Answer{Status: 200, Body: []byte(sru)}, nil
+			return &subcall.Answer{Status: 200, Body: []byte(sru)}, nil
 		case strings.HasSuffix(req.Path, "/$metadata"):
 			return serve(ctx, emulators()["tk"], req), nil
 		}
 		tkSearch = req.Path
-		return &subrequest.Answer{Status: 200, Body: tkAnswer}, nil
+		return &subcall.Answer{Status: 200, Body: tkAnswer}, nil
 	}
 	e, err := New(Options{Do: do, Platforms: []string{"tk", "ob"}, Clock: fakeclock.New(day), Adapters: registry.Settings{Values: map[string]any{"tk": "/OData/v4/2.0"}}})
 	if err != nil {

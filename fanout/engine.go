@@ -24,14 +24,14 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // Doer runs one request against /platforms/<platform>/...; it must return
 // when ctx ends. A non-2xx answer is an answer (nil error).
-type Doer = subrequest.Doer
+type Doer = subcall.Doer
 
 // DefaultDeadline is how long a search waits for the platforms: long
 // enough for a platform that answers a first question within its budget,

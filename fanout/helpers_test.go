@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	oa "github.com/besluitbron/besluitbron/platforms/oa/emulator"
 	ob "github.com/besluitbron/besluitbron/platforms/ob/emulator"
@@ -20,6 +19,7 @@ import (
 	ori "github.com/besluitbron/besluitbron/platforms/ori/emulator"
 	rechtspraak "github.com/besluitbron/besluitbron/platforms/rechtspraak/emulator"
 	tk "github.com/besluitbron/besluitbron/platforms/tk/emulator"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // day is the emulators' and the fake clock's "now".
@@ -49,7 +49,7 @@ func emulators() map[string]http.Handler {
 }
 
 // serve runs req on h as the platform route would pass it on.
-func serve(ctx context.Context, h http.Handler, req adapters.Request) *subrequest.Answer {
+func serve(ctx context.Context, h http.Handler, req adapters.Request) *subcall.Answer {
 	method := req.Method
 	if method == "" {
 		method = http.MethodGet
@@ -60,7 +60,7 @@ func serve(ctx context.Context, h http.Handler, req adapters.Request) *subreques
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
-	return &subrequest.Answer{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
+	return &subcall.Answer{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
 }
 
 // emulatorDoer answers from the emulators and counts the calls.
@@ -70,11 +70,11 @@ type emulatorDoer struct {
 	cache string
 }
 
-func (d *emulatorDoer) do(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+func (d *emulatorDoer) do(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
 	d.calls.Add(1)
 	h, ok := emulators()[platform]
 	if !ok {
-		return &subrequest.Answer{Status: http.StatusNotFound}, nil
+		return &subcall.Answer{Status: http.StatusNotFound}, nil
 	}
 	a := serve(ctx, h, req)
 	if d.cache != "" {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 var allPlatforms = []string{"obv", "tk", "opentk", "ob", "rechtspraak", "ori", "oa"}
@@ -107,7 +107,7 @@ func TestStalledPlatformKeepsDeadline(t *testing.T) {
 	d := &emulatorDoer{}
 	release := make(chan struct{})
 	defer close(release)
-	do := func(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+	do := func(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
 		switch platform {
 		case "opentk": // waits for the search's end
 			<-ctx.Done()
@@ -170,13 +170,13 @@ func TestStalledPlatformKeepsDeadline(t *testing.T) {
 // the platform's own 429, a 500, an unreadable answer and a platform that
 // cannot be asked are named apart, each with its reason code.
 func TestRefusals(t *testing.T) {
-	answers := map[string]*subrequest.Answer{
+	answers := map[string]*subcall.Answer{
 		"obv": {Status: 503, Header: http.Header{"Retry-After": {"17"}}, Cache: "BesluitBron; fwd=miss; detail=over-budget", Body: []byte("over budget")},
 		"ob":  {Status: 429, Header: http.Header{"Retry-After": {"5"}}, Cache: "BesluitBron; fwd=miss; fwd-status=429"},
 		"ori": {Status: 500, Header: http.Header{}, Body: []byte(`{"error":"search exploded"}`)},
 		"oa":  {Status: 200, Header: http.Header{}, Body: []byte("<html>not json</html>")},
 	}
-	do := func(_ context.Context, platform string, _ adapters.Request) (*subrequest.Answer, error) {
+	do := func(_ context.Context, platform string, _ adapters.Request) (*subcall.Answer, error) {
 		if platform == "opentk" {
 			return nil, errors.New("dial tcp: connection refused")
 		}

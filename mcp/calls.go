@@ -6,23 +6,23 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // calls runs the sub-requests a platform package makes for one tool call
-// (its get is the package's getter: subrequest.Calls through the
+// (its get is the package's getter: subcall.Calls through the
 // connector's ask) and keeps their answers, for from_cache and
 // queue_wait_ms.
 type calls struct {
-	sub      subrequest.Calls
+	sub      subcall.Calls
 	ctx      context.Context
 	platform string
-	answers  []*subrequest.Answer // sub's 2xx answers, in order
+	answers  []*subcall.Answer // sub's 2xx answers, in order
 }
 
 func (c *connector) calls(ctx context.Context, platform string) *calls {
-	return &calls{sub: subrequest.Calls{Do: c.ask}, ctx: ctx, platform: platform}
+	return &calls{sub: subcall.Calls{Do: c.ask}, ctx: ctx, platform: platform}
 }
 
 // get runs r: the body of a 2xx answer, else an *adapters.UnreachedError

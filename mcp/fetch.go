@@ -8,8 +8,8 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/registry"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // adapterSettings are the connector's settings as the platforms'
@@ -23,7 +23,7 @@ func (s *settings) adapterSettings() registry.Settings {
 // site's reader does, and keeps the answers for from_cache and
 // queue_wait_ms. A reference the platform package refuses is an invalid
 // argument; a document the platform lacks says so with notFound.
-func (c *connector) fetchDocument(ctx context.Context, platform, id, kind, notFound string) (adapters.Document, []*subrequest.Answer, *mcpgo.CallToolResult) {
+func (c *connector) fetchDocument(ctx context.Context, platform, id, kind, notFound string) (adapters.Document, []*subcall.Answer, *mcpgo.CallToolResult) {
 	k := c.calls(ctx, platform)
 	env := adapters.Env{Get: k.getFrom, Memo: &c.lists, Now: c.now()}
 	d, err := c.settings().surfaces[platform].Fetch(ctx, env, id, kind)

@@ -14,7 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // A resources/read learns two things on its way that mcp-go gives its
@@ -57,7 +57,7 @@ func outcomeOf(ctx context.Context) *heldOutcome {
 }
 
 // observe counts one platform answer the read was built from.
-func (o *heldOutcome) observe(a *subrequest.Answer, now time.Time) {
+func (o *heldOutcome) observe(a *subcall.Answer, now time.Time) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.answers++

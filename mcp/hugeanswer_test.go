@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/subcall"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
@@ -80,7 +80,7 @@ func TestAnswerOverTheCap(t *testing.T) {
 	src := decodeResult(t, mustTool(t, c, "obv_sources", nil))
 	org := src["organizations"].([]any)[1].(map[string]any)["key"].(string)
 	id := firstID(t, c, "obv_search", map[string]any{"organization": org, "limit": 5})
-	over := subrequest.MaxAnswerBytes + 1<<20
+	over := subcall.MaxAnswerBytes + 1<<20
 	addFault(t, emu, fmt.Sprintf(`{"pad_bytes":%d}`, over))
 
 	// A tool: isError naming the cap; nothing stored.

@@ -8,8 +8,8 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // A connector is the mcpkit.Env of its platforms' prompts and
@@ -76,7 +76,7 @@ type toolCallEnv struct {
 	*connector
 	mu      sync.Mutex
 	getters []*calls
-	answers []*subrequest.Answer
+	answers []*subcall.Answer
 }
 
 // Getter runs requests on platform key's route, and keeps their answers.
@@ -105,17 +105,17 @@ func (t *toolCallEnv) FetchDocument(ctx context.Context, key, id, kind, notFound
 	return d, fail
 }
 
-func (t *toolCallEnv) keep(as ...*subrequest.Answer) {
+func (t *toolCallEnv) keep(as ...*subcall.Answer) {
 	t.mu.Lock()
 	t.answers = append(t.answers, as...)
 	t.mu.Unlock()
 }
 
 // kept are the platform answers the call got, in order.
-func (t *toolCallEnv) kept() []*subrequest.Answer {
+func (t *toolCallEnv) kept() []*subcall.Answer {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := append([]*subrequest.Answer(nil), t.answers...)
+	out := append([]*subcall.Answer(nil), t.answers...)
 	for _, k := range t.getters {
 		out = append(out, k.answers...)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // TestStaleAnswersAreFromCache: a stale-if-error answer is the cache's last
@@ -31,7 +31,7 @@ func TestStaleAnswersAreFromCache(t *testing.T) {
 		"BesluitBron; fwd=miss; hitch; stored":                                     false,
 		"BesluitBron; fwd=miss; stale-if-error":                                    false,
 	} {
-		a := &subrequest.Answer{Cache: cs}
+		a := &subcall.Answer{Cache: cs}
 		if a.FromCache() != want {
 			t.Errorf("fromCache(%q) = %v, want %v", cs, !want, want)
 		}

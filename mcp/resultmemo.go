@@ -13,8 +13,8 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
 	"github.com/besluitbron/besluitbron/cache"
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // The result memo (issue 33). After the fast path's other work, a cached
@@ -81,7 +81,7 @@ var memoBefore bool
 // slots, and which answers each is made of.
 type memoRender struct {
 	status, fetched     string // meta's values, for this call's own answer
-	statusOf, fetchedOf []*subrequest.Answer
+	statusOf, fetchedOf []*subcall.Answer
 	hasStatus, hasFetch bool
 	// opaque: the tool filled its own Meta; the result is not kept.
 	opaque bool
@@ -103,7 +103,7 @@ func memoRenderOf(ctx context.Context) *memoRender {
 // slot puts the placeholders into m (meta's Meta of answers as) and
 // notes what they stand for: cache_status is the Cache-Status of each
 // answer that has one, in order; fetched_at the oldest of them all.
-func (r *memoRender) slot(m *mcpkit.Meta, as []*subrequest.Answer) {
+func (r *memoRender) slot(m *mcpkit.Meta, as []*subcall.Answer) {
 	if m.CacheStatus != "" {
 		r.status, r.hasStatus = m.CacheStatus, true
 		m.CacheStatus = memoSlotStatus
@@ -196,7 +196,7 @@ type memoEntry struct {
 	cfg   *settings
 	hits  []cache.Hit
 	// answers are the hits as the connector's health records them.
-	answers      []*subrequest.Answer
+	answers      []*subcall.Answer
 	day          int   // the date of the connector's clock, for KeptForTheDay
 	second       int64 // the connector's clock's second (memoBefore)
 	listsVersion uint64
@@ -323,7 +323,7 @@ func (f *fastPath) keep(key []byte, s *memoStamp, keep mcpkit.Keeping, rec *cach
 		if hits[i].Status() < 200 || hits[i].Status() > 299 {
 			return // observe records another answer's failure; run it
 		}
-		e.answers = append(e.answers, &subrequest.Answer{Status: hits[i].Status(), Cache: hits[i].CacheStatus()})
+		e.answers = append(e.answers, &subcall.Answer{Status: hits[i].Status(), Cache: hits[i].CacheStatus()})
 	}
 	var ok bool
 	if e.statusOf, ok = hitsOf(hits, render.statusOf); !ok {
@@ -358,7 +358,7 @@ func (f *fastPath) keep(key []byte, s *memoStamp, keep mcpkit.Keeping, rec *cach
 // hitsOf finds the recorded hit of each answer (the one written to the
 // answer's header map), by index; false when one is not among them or its
 // Cache-Status and Age are not the hit's.
-func hitsOf(hits []cache.Hit, as []*subrequest.Answer) ([]int, bool) {
+func hitsOf(hits []cache.Hit, as []*subcall.Answer) ([]int, bool) {
 	var out []int
 	for _, a := range as {
 		found := false

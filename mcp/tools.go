@@ -17,6 +17,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // readOnly is the annotation every BesluitBron tool carries: it reads public
@@ -58,7 +59,7 @@ type platformHealth struct {
 	CacheHits   int64     `json:"cache_hits"`
 }
 
-func (h *health) record(platform string, a *subrequest.Answer, failure string, retry int, now time.Time) {
+func (h *health) record(platform string, a *subcall.Answer, failure string, retry int, now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.m == nil {
@@ -98,7 +99,7 @@ func (h *health) get(platform string) platformHealth {
 
 // call runs one sub-request for a tool and turns every failure into an
 // isError result that says what happened and when to try again.
-func (c *connector) call(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, *mcpgo.CallToolResult) {
+func (c *connector) call(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, *mcpgo.CallToolResult) {
 	a, err := c.ask(ctx, platform, req)
 	if err != nil {
 		return nil, mcpgo.NewToolResultError(failureText(platform, err))
@@ -109,7 +110,7 @@ func (c *connector) call(ctx context.Context, platform string, req adapters.Requ
 // ask runs one sub-request for a tool: the answer when the route answered
 // 2xx, else an error (an *adapters.RouteError when the route answered),
 // kept in the connector's health either way.
-func (c *connector) ask(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+func (c *connector) ask(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
 	o, ok := subrequest.OriginFrom(ctx)
 	if !ok {
 		return nil, errNoOrigin
@@ -141,7 +142,7 @@ func (c *connector) ask(ctx context.Context, platform string, req adapters.Reque
 
 // observe keeps a platform call's outcome in the connector's health and
 // returns the route's refusal, if it answered other than 2xx.
-func (c *connector) observe(platform string, a *subrequest.Answer, err error) *adapters.RouteError {
+func (c *connector) observe(platform string, a *subcall.Answer, err error) *adapters.RouteError {
 	now := c.now()
 	if err != nil {
 		c.health.record(platform, a, failureText(platform, err), 0, now)
@@ -184,8 +185,8 @@ func failureText(platform string, err error) string {
 		return "internal error: " + err.Error()
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("The request to %s was cancelled before it answered (%v).", p.Name, err)
-	case errors.Is(err, subrequest.ErrAnswerTooLarge):
-		return fmt.Sprintf("%s answered more than the %d MiB BesluitBron holds for one call; nothing of it is used. Ask for less (a smaller limit, a narrower search).", p.Name, subrequest.MaxAnswerBytes>>20)
+	case errors.Is(err, subcall.ErrAnswerTooLarge):
+		return fmt.Sprintf("%s answered more than the %d MiB BesluitBron holds for one call; nothing of it is used. Ask for less (a smaller limit, a narrower search).", p.Name, subcall.MaxAnswerBytes>>20)
 	case !errors.As(err, &re):
 		return fmt.Sprintf("%s could not be asked: %v.", p.Name, err)
 	}
@@ -216,7 +217,7 @@ func failureText(platform string, err error) string {
 // meta says, for the answers a result was built from, whether they all
 // came from the cache and how long they waited for budget. now is the
 // connector's clock (fetched_at is now less the oldest answer's Age).
-func meta(now time.Time, platform string, as ...*subrequest.Answer) mcpkit.Meta {
+func meta(now time.Time, platform string, as ...*subcall.Answer) mcpkit.Meta {
 	m := mcpkit.Meta{Platform: platform, FromCache: len(as) > 0}
 	var statuses []string
 	var fetched time.Time

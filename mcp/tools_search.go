@@ -13,6 +13,7 @@ import (
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // searchAllDesc says what search_all costs in the platforms table's
@@ -90,7 +91,7 @@ func (c *connector) engine() (*fanout.Engine, error) {
 // searchDo is the engine's way to the platforms: the tool call's own
 // sub-requests (same session, same route as every tool), kept in the
 // connector's health as the other tools' calls are.
-func (c *connector) searchDo(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+func (c *connector) searchDo(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
 	o, ok := subrequest.OriginFrom(ctx)
 	if !ok {
 		return nil, errNoOrigin

@@ -10,6 +10,7 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // routeCaller sends BesluitBron's own requests (the load status upkeep,
@@ -32,11 +33,11 @@ func (c *routeCaller) seen(srv *caddyhttp.Server, host string) {
 	c.mu.Unlock()
 }
 
-// do runs req against platform's route (subrequest.Calls on
+// do runs req against platform's route (subcall.Calls on
 // answerFromServers): the 2xx answer, else the route's
 // *adapters.RouteError or an *adapters.UnreachedError.
-func (c *routeCaller) do(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
-	calls := subrequest.Calls{Do: c.answerFromServers}
+func (c *routeCaller) do(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
+	calls := subcall.Calls{Do: c.answerFromServers}
 	if _, err := calls.Get(ctx, platform, req); err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func (c *routeCaller) do(ctx context.Context, platform string, req adapters.Requ
 // platform's proxy (subrequest.ServersFor; never an admin's other sites
 // or the offline emulators' own), until one answers 2xx: that answer,
 // else the last server's answer or error.
-func (c *routeCaller) answerFromServers(ctx context.Context, platform string, req adapters.Request) (*subrequest.Answer, error) {
+func (c *routeCaller) answerFromServers(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
 	c.mu.Lock()
 	seenSrv, host := c.srv, c.host
 	c.mu.Unlock()
@@ -68,7 +69,7 @@ func (c *routeCaller) answerFromServers(ctx context.Context, platform string, re
 	if host == "" {
 		host = "localhost"
 	}
-	var last *subrequest.Answer
+	var last *subcall.Answer
 	var lastErr error
 	for _, srv := range targets {
 		o := subrequest.Origin{Server: srv, Host: host, RemoteAddr: "127.0.0.1:0", Key: session.Shared}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/subcall"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/emulator"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
@@ -73,7 +73,7 @@ http://:%d {
 	read := base + "/lezen?" + url.Values{"platform": {"obv"}, "id": {res.Hits[0].ID}}.Encode()
 
 	r, err := http.Post(emu+"/_emulator/faults", "application/json",
-		strings.NewReader(fmt.Sprintf(`{"pad_bytes":%d}`, subrequest.MaxAnswerBytes+1<<20)))
+		strings.NewReader(fmt.Sprintf(`{"pad_bytes":%d}`, subcall.MaxAnswerBytes+1<<20)))
 	if err != nil {
 		t.Fatal(err)
 	}

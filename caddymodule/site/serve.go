@@ -20,6 +20,7 @@ import (
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/httpx"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // The site's paths.
@@ -174,18 +175,18 @@ func origin(r *http.Request) (subrequest.Origin, error) {
 }
 
 // getter runs the reader's platform requests through the platform routes
-// (the Origin is in the context: subrequest.Calls) and records what they
+// (the Origin is in the context: subcall.Calls) and records what they
 // saw.
 func (h *Handler) getter() reader.Getter {
 	return func(ctx context.Context, platform string, req adapters.Request) ([]byte, error) {
-		calls := subrequest.Calls{Clock: h.clock}
+		calls := subcall.Calls{Do: subrequest.DoFromContext, Clock: h.clock}
 		body, err := calls.Get(ctx, platform, req)
 		h.observe(platform, err)
 		return body, err
 	}
 }
 
-// observe records a reader call's outcome (err from subrequest.Calls) in
+// observe records a reader call's outcome (err from subcall.Calls) in
 // the platform's state for the status page.
 func (h *Handler) observe(platform string, err error) {
 	now := h.clock.Now()
@@ -207,7 +208,7 @@ func (h *Handler) observe(platform string, err error) {
 	default:
 		// No answer; or one too large to hold, which says the platform
 		// answered, too much.
-		tooLarge := errors.Is(err, subrequest.ErrAnswerTooLarge)
+		tooLarge := errors.Is(err, subcall.ErrAnswerTooLarge)
 		reason := fanout.ReasonUnreachable
 		if tooLarge {
 			reason = fanout.ReasonUnexpectedAnswer

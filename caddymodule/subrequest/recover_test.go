@@ -16,6 +16,7 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // panicking stands in for a platform route whose handler ends its answer
@@ -40,7 +41,7 @@ func (panicking) ServeHTTP(w http.ResponseWriter, r *http.Request, _ caddyhttp.H
 		panic("boom")
 	case "/platforms/obv/big":
 		chunk := make([]byte, 1<<20)
-		for range MaxAnswerBytes>>20 + 1 {
+		for range subcall.MaxAnswerBytes>>20 + 1 {
 			_, _ = w.Write(chunk)
 		}
 	}
@@ -77,7 +78,7 @@ http://:%d {
 		t.Fatalf("%d servers carry obv", len(srvs))
 	}
 	o := Origin{Server: srvs[0], Host: fmt.Sprintf("127.0.0.1:%d", port)}
-	for path, want := range map[string]error{"/abort": ErrAborted, "/boom": ErrAborted, "/big": ErrAnswerTooLarge, "/fine": nil} {
+	for path, want := range map[string]error{"/abort": subcall.ErrAborted, "/boom": subcall.ErrAborted, "/big": subcall.ErrAnswerTooLarge, "/fine": nil} {
 		done := make(chan error, 1)
 		go func() { // as the fan-out runs it
 			_, err := Do(context.Background(), o, "obv", adapters.Request{Path: path})
@@ -92,7 +93,7 @@ http://:%d {
 	// so the caller does not blame the platform.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Do(ctx, o, "obv", adapters.Request{Path: "/abort"}); !errors.Is(err, context.Canceled) || !errors.Is(err, ErrAborted) {
+	if _, err := Do(ctx, o, "obv", adapters.Request{Path: "/abort"}); !errors.Is(err, context.Canceled) || !errors.Is(err, subcall.ErrAborted) {
 		t.Errorf("abort after the caller went: %v", err)
 	}
 }

@@ -23,22 +23,23 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/version"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/subcall"
 )
 
 // Header marks BesluitBron's own sub-request (for logs, and as a second
 // recursion guard next to the context mark session.WithInternal).
 const Header = "Besluitbron-Subrequest"
 
-// MaxAnswerBytes bounds one platform answer held in memory.
-const MaxAnswerBytes = 32 << 20
-
-// ErrAnswerTooLarge is Do's error for an answer over MaxAnswerBytes.
-var ErrAnswerTooLarge = errors.New("the platform's answer is larger than the 32 MiB BesluitBron holds for one call")
-
-// ErrAborted is Do's error when the platform route aborted its answer
-// part-way (the platform broke off, or a handler panicked): what came is
-// incomplete and is not returned.
-var ErrAborted = errors.New("the platform's answer broke off")
+// DoFromContext is Do through the Origin WithOrigin put in ctx: what the
+// MCP tools, the fan-out and the site's reader ask through (a
+// subcall.Doer).
+func DoFromContext(ctx context.Context, platform string, req adapters.Request) (*subcall.Answer, error) {
+	o, ok := OriginFrom(ctx)
+	if !ok {
+		return nil, errors.New("no Caddy server to send the platform request to")
+	}
+	return Do(ctx, o, platform, req)
+}
 
 // Origin is what a sub-request takes over from the request that caused it.
 type Origin struct {
@@ -75,7 +76,7 @@ func OriginFrom(ctx context.Context) (Origin, bool) {
 // Do runs req against /platforms/<platform>/... by re-entering o.Server in
 // process, as session o.Key (marked internal so inbound limits do not
 // count it twice: the causing request was counted).
-func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*Answer, error) {
+func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*subcall.Answer, error) {
 	if o.Server == nil {
 		return nil, errors.New("no Caddy server to send the platform request to")
 	}
@@ -122,14 +123,14 @@ func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*
 	sub = caddyhttp.PrepareRequest(sub, caddy.NewReplacer(), rec, o.Server)
 	start := time.Now()
 	if err := serve(o.Server, rec, sub); err != nil {
-		if cerr := ctx.Err(); cerr != nil && errors.Is(err, ErrAborted) {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, subcall.ErrAborted) {
 			// The caller went (a search's deadline): that cut it off,
 			// not the platform, and callers tell the two apart.
 			return nil, fmt.Errorf("%w: %w", cerr, err)
 		}
 		return nil, err
 	}
-	a := &Answer{Status: rec.status, Header: rec.header, Body: rec.body.Bytes(), Took: time.Since(start)}
+	a := &subcall.Answer{Status: rec.status, Header: rec.header, Body: rec.body.Bytes(), Took: time.Since(start)}
 	if a.Status == 0 {
 		a.Status = http.StatusOK
 	}
@@ -138,7 +139,7 @@ func Do(ctx context.Context, o Origin, platform string, req adapters.Request) (*
 		a.QueueWaitMS = v
 	}
 	if rec.over {
-		return a, ErrAnswerTooLarge
+		return a, subcall.ErrAnswerTooLarge
 	}
 	if err := ctx.Err(); err != nil {
 		return a, err
@@ -158,13 +159,13 @@ func serve(srv *caddyhttp.Server, rec *recorder, sub *http.Request) (err error) 
 		switch {
 		case p == nil:
 		case rec.over:
-			err = ErrAnswerTooLarge
+			err = subcall.ErrAnswerTooLarge
 		case p == http.ErrAbortHandler: //nolint:errorlint // a sentinel panic value
-			err = ErrAborted
+			err = subcall.ErrAborted
 		default:
 			caddy.Log().Error("platform route panicked in a sub-request",
 				zap.String("path", sub.URL.Path), zap.Any("panic", p), zap.Stack("stack"))
-			err = fmt.Errorf("%w: %v", ErrAborted, p)
+			err = fmt.Errorf("%w: %v", subcall.ErrAborted, p)
 		}
 	}()
 	srv.ServeHTTP(rec, sub)
@@ -194,9 +195,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	if r.body.Len()+len(b) > MaxAnswerBytes {
+	if r.body.Len()+len(b) > subcall.MaxAnswerBytes {
 		r.over = true
-		return 0, ErrAnswerTooLarge
+		return 0, subcall.ErrAnswerTooLarge
 	}
 	return r.body.Write(b)
 }

@@ -1,4 +1,4 @@
-package subrequest
+package subcall
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package subrequest
+package subcall
 
 import (
 	"context"
@@ -68,13 +68,13 @@ func TestCallsGet(t *testing.T) {
 	}
 }
 
-// TestCallsWithoutOrigin: the zero Calls asks through the Origin in the
-// context, and without one says so instead of reaching anything.
-func TestCallsWithoutOrigin(t *testing.T) {
+// TestCallsWithoutDoer: the zero Calls has no way to send a request and
+// says so instead of reaching anything.
+func TestCallsWithoutDoer(t *testing.T) {
 	var c Calls
 	_, err := c.Get(context.Background(), "obv", adapters.Request{Path: "/api/sources"})
 	var un *adapters.UnreachedError
 	if !errors.As(err, &un) || len(c.Answers()) != 0 {
-		t.Fatalf("no origin: %v, want an UnreachedError and no answers", err)
+		t.Fatalf("no doer: %v, want an UnreachedError and no answers", err)
 	}
 }

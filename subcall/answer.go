@@ -1,4 +1,10 @@
-package subrequest
+// Package subcall is one call to a platform route and its answer, as the
+// platform packages' getter sees it: the answer's status, body and what the
+// cache and budget said of it (Answer), and the getter that turns answers
+// into bodies and typed errors (Calls). It knows nothing of how the call
+// is sent: caddymodule/subrequest re-enters the Caddy server, and the
+// fan-out's tests hand it a function.
+package subcall
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package subrequest
+package subcall
 
 import (
 	"context"
@@ -10,29 +10,30 @@ import (
 	"github.com/besluitbron/besluitbron/clock"
 )
 
+// MaxAnswerBytes bounds one platform answer held in memory.
+const MaxAnswerBytes = 32 << 20
+
+// ErrAnswerTooLarge is a Doer's error for an answer over MaxAnswerBytes.
+var ErrAnswerTooLarge = errors.New("the platform's answer is larger than the 32 MiB BesluitBron holds for one call")
+
+// ErrAborted is a Doer's error when the platform route aborted its answer
+// part-way (the platform broke off, or a handler panicked): what came is
+// incomplete and is not returned.
+var ErrAborted = errors.New("the platform's answer broke off")
+
 // Doer runs one request against /platforms/<platform>/...: the answer,
 // whatever its status, or an error when there was none. It must return
 // when ctx ends.
 type Doer func(ctx context.Context, platform string, req adapters.Request) (*Answer, error)
 
-// DoFromContext is Do through the Origin WithOrigin put in ctx: what the
-// MCP tools, the fan-out and the site's reader ask through.
-func DoFromContext(ctx context.Context, platform string, req adapters.Request) (*Answer, error) {
-	o, ok := OriginFrom(ctx)
-	if !ok {
-		return nil, errors.New("no Caddy server to send the platform request to")
-	}
-	return Do(ctx, o, platform, req)
-}
-
 // Calls is the one getter (adapters.Getter) of the platform packages'
 // requests: Get runs a request through Do and turns its answer into a
 // body, an *adapters.RouteError or an *adapters.UnreachedError, and Calls
 // keeps the answers it saw, for what the caller says of them (served from
-// the cache, queue wait). The zero value asks through DoFromContext on the
-// wall clock. It is safe for concurrent use.
+// the cache, queue wait). It is safe for concurrent use.
 type Calls struct {
-	// Do runs one request; nil is DoFromContext. A Doer may turn a
+	// Do runs one request (caddymodule/subrequest.DoFromContext in
+	// BesluitBron); nil reaches nothing and says so. A Doer may turn a
 	// non-2xx answer into its *adapters.RouteError itself (the MCP tools
 	// keep their health so); Get passes that on as it is.
 	Do Doer
@@ -50,7 +51,7 @@ type Calls struct {
 func (c *Calls) Get(ctx context.Context, platform string, req adapters.Request) ([]byte, error) {
 	do := c.Do
 	if do == nil {
-		do = DoFromContext
+		do = noDoer
 	}
 	a, err := do(ctx, platform, req)
 	var re *adapters.RouteError
@@ -71,6 +72,10 @@ func (c *Calls) Get(ctx context.Context, platform string, req adapters.Request) 
 	c.answers = append(c.answers, a)
 	c.mu.Unlock()
 	return a.Body, nil
+}
+
+func noDoer(context.Context, string, adapters.Request) (*Answer, error) {
+	return nil, errors.New("no way to send the platform request: Calls.Do is not set")
 }
 
 // Answers are the 2xx answers Get returned, in order.
