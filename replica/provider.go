@@ -2,6 +2,7 @@ package replica
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -24,11 +25,11 @@ import (
 type Provider interface {
 	// Replica names the replica and gives its defaults.
 	Replica() Spec
-	// Scope reads the operator's scope (since; "" is the whole feed)
-	// into its canonical form, the same for every spelling of one scope:
-	// the instances that share a harvest meet under it. An error says
-	// what to give.
-	Scope(since string) (string, error)
+	// Scope reads the operator's scope into its canonical form, the same
+	// for every spelling of one scope: the instances that share a harvest
+	// meet under it, and the harvester reads it back (Harvest.Scope). An
+	// error says what to give.
+	Scope(s ScopeConfig) (string, error)
 	// Open opens the replica's index under dir, making it when there is
 	// none. An index it cannot use is an *UnavailableError (ErrLocked
 	// while another process holds it: the host waits and tries again).
@@ -36,6 +37,16 @@ type Provider interface {
 	// Harvester builds the harvester that keeps idx (as Open returned
 	// it) up to date with the feed, as h says.
 	Harvester(idx Index, h Harvest) (Harvester, error)
+}
+
+// ScopeConfig is what the operator gave of a replica's scope.
+type ScopeConfig struct {
+	// Since is the oldest kept, in the platform's terms (a year, a
+	// date); "" is the whole feed.
+	Since string
+	// Sources are the parts of the feed kept, for a platform whose feed
+	// is per source (an organisation); none is the platform's default.
+	Sources []string
 }
 
 // Spec names a replica and gives its defaults.
@@ -84,9 +95,10 @@ type Harvester interface {
 }
 
 // Fetch sends a request to the platform through its route (cache,
-// budget and proxy) as the shared session, and returns the body of its
-// 2xx answer; any other answer is an error (adapters.RouteError).
-type Fetch func(ctx context.Context, req adapters.Request) ([]byte, error)
+// budget and proxy) as the shared session, and returns the body and
+// headers of its 2xx answer (a feed may page by its headers); any other
+// answer is an error (adapters.RouteError).
+type Fetch func(ctx context.Context, req adapters.Request) ([]byte, http.Header, error)
 
 // Harvest is what the host gives a harvester.
 type Harvest struct {

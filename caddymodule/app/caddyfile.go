@@ -39,6 +39,7 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //			store_prefix    <prefix>
 //			replica <key> [on|off] {
 //				since    <scope>|all
+//				sources  <source>...
 //				interval <duration>
 //				dir      <path>
 //			}
@@ -71,7 +72,8 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //
 // replica <key> turns on BesluitBron's own replica of platform key's feed,
 // for a platform that keeps one (ReplicaConfig: since in the platform's
-// terms, default the platform's; interval default the platform's; dir
+// terms, default the platform's; sources, for a feed per source, default
+// the platform's, repeatable; interval default the platform's; dir
 // default <cache_dir>/<the replica's name>); "replica <key> off" (its
 // block is then read and not used), or no replica block, keeps it off.
 // caselaw is the older form of the replica named caselaw (LegacyReplica:
@@ -223,6 +225,9 @@ func unmarshalReplica(d *caddyfile.Dispenser, what string) (*ReplicaConfig, erro
 		switch opt {
 		case "since":
 			c.Since = d.Val()
+		case "sources":
+			c.Sources = append(c.Sources, d.Val())
+			c.Sources = append(c.Sources, d.RemainingArgs()...)
 		case "dir":
 			c.Dir = d.Val()
 		case "interval":
@@ -232,7 +237,7 @@ func unmarshalReplica(d *caddyfile.Dispenser, what string) (*ReplicaConfig, erro
 			}
 			c.Interval = caddy.Duration(v)
 		default:
-			return nil, d.Errf("unknown %s option %q: use since, interval or dir", what, opt)
+			return nil, d.Errf("unknown %s option %q: use since, sources, interval or dir", what, opt)
 		}
 		if d.NextArg() {
 			return nil, d.ArgErr()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"sync"
 	"time"
@@ -33,6 +34,10 @@ type ReplicaConfig struct {
 	// date YYYY-MM-DD for case law), or "all" for the whole feed.
 	// Default: the platform's (replica.Spec.DefaultScope).
 	Since string `json:"since,omitempty"`
+	// Sources are the parts of the feed kept, for a platform whose feed
+	// is per source (OpenBesluitvorming's organisations, by key).
+	// Default: the platform's. A platform whose feed is one refuses them.
+	Sources []string `json:"sources,omitempty"`
 	// Interval is the wait between incremental passes (what changed since
 	// the last complete pass). Default the platform's (1h for case law),
 	// at least 1m.
@@ -117,9 +122,9 @@ func (a *App) resolveReplicas() error {
 		case "all":
 			since = ""
 		}
-		scope, err := p.Scope(since)
+		scope, err := p.Scope(replica.ScopeConfig{Since: since, Sources: c.Sources})
 		if err != nil {
-			return fmt.Errorf("besluitbron: %s since %q: %v", r.label, c.Since, err)
+			return fmt.Errorf("besluitbron: %s scope (since %q, sources %q): %v", r.label, c.Since, c.Sources, err)
 		}
 		r.scope = scope
 		if r.interval != 0 && r.interval < minReplicaInterval {
@@ -235,12 +240,12 @@ func (a *App) newReplicaKeeper(r hostedReplica) *replicaKeeper {
 		return replica.BudgetRoom{Waiting: st.Waiting, Available: st.Available, Capacity: st.Capacity}, ok
 	}
 	route := &a.figures.route
-	fetch := func(ctx context.Context, req adapters.Request) ([]byte, error) {
+	fetch := func(ctx context.Context, req adapters.Request) ([]byte, http.Header, error) {
 		ans, err := route.do(ctx, r.platform, req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return ans.Body, nil
+		return ans.Body, ans.Header, nil
 	}
 	created := a.shared
 	store := func() *sharedstore.Store {

@@ -38,9 +38,13 @@ var replicaSpec = replica.Spec{
 func (provider) Replica() replica.Spec { return replicaSpec }
 
 // Scope reads a year or a date YYYY-MM-DD as the date from which
-// decisions are kept ("" the whole feed).
-func (provider) Scope(since string) (string, error) {
-	scope, err := caselaw.ParseScope(since)
+// decisions are kept ("" the whole feed). The feed is one, not per
+// source.
+func (provider) Scope(s replica.ScopeConfig) (string, error) {
+	if len(s.Sources) > 0 {
+		return "", fmt.Errorf("Rechtspraak's feed has no sources to choose: give since only")
+	}
+	scope, err := caselaw.ParseScope(s.Since)
 	if err != nil {
 		return "", fmt.Errorf("give a year, a date YYYY-MM-DD or all")
 	}
@@ -104,7 +108,7 @@ func feedFetcher(fetch replica.Fetch, clk clock.Clock) caselaw.Fetcher {
 		if err != nil {
 			return caselaw.FeedPage{}, err
 		}
-		body, err := fetch(ctx, r)
+		body, _, err := fetch(ctx, r)
 		if err != nil {
 			return caselaw.FeedPage{}, err
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
-	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/obv/export"
 	"github.com/besluitbron/besluitbron/replica"
 	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
@@ -107,7 +107,7 @@ type Applied struct {
 // for the entity changes nothing; a delete removes it; an entity that
 // appears twice in the page keeps its last record. A record it cannot
 // read fails the whole page, which writes nothing.
-func (i *Index) Apply(records []obv.ExportRecord, checkpoint []byte) (Applied, error) {
+func (i *Index) Apply(records []export.ExportRecord, checkpoint []byte) (Applied, error) {
 	var a Applied
 	ops := make([]bleveindex.Op, 0, len(records))
 	last := map[string]int{}
@@ -118,12 +118,12 @@ func (i *Index) Apply(records []obv.ExportRecord, checkpoint []byte) (Applied, e
 		if last[r.EntityID] != n {
 			continue // a later record of the page replaces it
 		}
-		if r.Op == obv.OpDelete {
+		if r.Op == export.OpDelete {
 			ops = append(ops, bleveindex.Delete(r.EntityID))
 			a.Deleted++
 			continue
 		}
-		d, err := obv.FeedDocument(r)
+		d, err := export.FeedDocument(r)
 		if err != nil {
 			return Applied{}, err
 		}

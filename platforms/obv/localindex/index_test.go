@@ -10,19 +10,19 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
-	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/obv/export"
 	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
 )
 
 // snapshot reads a source's whole snapshot from the emulator.
-func snapshot(t *testing.T, h http.Handler, source string) []obv.ExportRecord {
+func snapshot(t *testing.T, h http.Handler, source string) []export.ExportRecord {
 	t.Helper()
-	var out []obv.ExportRecord
+	var out []export.ExportRecord
 	for cursor := ""; ; {
-		r := obv.SnapshotRequest(source, cursor, 100)
+		r := export.SnapshotRequest(source, cursor, 100)
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", r.Path, nil))
-		page, err := obv.ParseExportPage(source, rec.Header(), rec.Body.Bytes())
+		page, err := export.ParseExportPage(source, rec.Header(), rec.Body.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,10 +60,10 @@ func TestIndexAnswersFromTheExport(t *testing.T) {
 	ctx := context.Background()
 
 	// A motion's title word, found in its source only when asked so.
-	var motion obv.FeedDoc
+	var motion export.FeedDoc
 	for _, r := range soest {
 		if r.EntityType == "motion" {
-			motion, _ = obv.FeedDocument(r)
+			motion, _ = export.FeedDocument(r)
 			break
 		}
 	}
@@ -96,8 +96,8 @@ func TestIndexAnswersFromTheExport(t *testing.T) {
 	changed := soest[0]
 	changed.Payload = []byte(`{"name":"Hertitelde vergadering zonnepanelen","start_date":"2026-10-01T19:00:00.000Z"}`)
 	changed.ContentHash = "sha256:other"
-	gone := obv.ExportRecord{Op: obv.OpDelete, EntityID: motion.ID, EntityType: "motion", SourceKey: "soest"}
-	if a, err := idx.Apply([]obv.ExportRecord{changed, gone, gone}, []byte("soest-3")); err != nil || a.Stored != 1 || a.Deleted != 1 {
+	gone := export.ExportRecord{Op: export.OpDelete, EntityID: motion.ID, EntityType: "motion", SourceKey: "soest"}
+	if a, err := idx.Apply([]export.ExportRecord{changed, gone, gone}, []byte("soest-3")); err != nil || a.Stored != 1 || a.Deleted != 1 {
 		t.Fatalf("a change and a delete (twice): %+v %v", a, err)
 	}
 	if res, _ := idx.Search(ctx, Query{Words: "zonnepanelen", Sources: []string{"soest"}}); res.Total != 1 || res.Hits[0].ID != changed.EntityID {
@@ -108,8 +108,8 @@ func TestIndexAnswersFromTheExport(t *testing.T) {
 	}
 
 	// A page with a record it cannot read writes nothing.
-	bad := obv.ExportRecord{Op: obv.OpUpsert, EntityID: "x", EntityType: "document", SourceKey: "soest", Payload: []byte(`[1]`)}
-	if _, err := idx.Apply([]obv.ExportRecord{soest[1], bad}, []byte("soest-4")); err == nil || string(idx.Checkpoint()) != "soest-3" {
+	bad := export.ExportRecord{Op: export.OpUpsert, EntityID: "x", EntityType: "document", SourceKey: "soest", Payload: []byte(`[1]`)}
+	if _, err := idx.Apply([]export.ExportRecord{soest[1], bad}, []byte("soest-4")); err == nil || string(idx.Checkpoint()) != "soest-3" {
 		t.Fatalf("a bad page: %v, checkpoint %s", err, idx.Checkpoint())
 	}
 	if _, err := idx.Search(ctx, Query{From: "1 mei"}); !errors.Is(err, ErrBadQuery) {

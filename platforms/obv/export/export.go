@@ -1,4 +1,9 @@
-package obv
+// Package export is OpenBesluitvorming's export feed as a replica reads
+// it: the requests of its two endpoints, a page read strictly, and a
+// record as the council documents index keeps it (FeedDocument). The
+// index (platforms/obv/localindex) and the harvester (platforms/obv)
+// both build on it.
+package export
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package obv_test
+package export_test
 
 import (
 	"errors"
@@ -11,27 +11,27 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
-	"github.com/besluitbron/besluitbron/platforms/obv"
+	"github.com/besluitbron/besluitbron/platforms/obv/export"
 	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
 )
 
 // exportPage asks the emulator for one export page and reads it.
-func exportPage(t *testing.T, h http.Handler, source string, snapshot bool, cursor string) obv.ExportPage {
+func exportPage(t *testing.T, h http.Handler, source string, snapshot bool, cursor string) export.ExportPage {
 	t.Helper()
-	r := obv.ChangesRequest(source, cursor, 50)
+	r := export.ChangesRequest(source, cursor, 50)
 	if snapshot {
-		r = obv.SnapshotRequest(source, cursor, 50)
+		r = export.SnapshotRequest(source, cursor, 50)
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", r.Path, nil))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("%s: %d %s", r.Path, rec.Code, rec.Body)
 	}
-	page, err := obv.ParseExportPage(source, rec.Header(), rec.Body.Bytes())
+	page, err := export.ParseExportPage(source, rec.Header(), rec.Body.Bytes())
 	if err != nil {
 		t.Fatalf("%s: %v", r.Path, err)
 	}
-	if err := obv.CheckMoves(cursor, page); err != nil {
+	if err := export.CheckMoves(cursor, page); err != nil {
 		t.Fatal(err)
 	}
 	return page
@@ -53,7 +53,7 @@ func TestExportReadsASourceWhole(t *testing.T) {
 		}
 		pages++
 		for _, r := range page.Records {
-			if r.Op != obv.OpUpsert || r.SourceKey != source || r.ContentHash == "" {
+			if r.Op != export.OpUpsert || r.SourceKey != source || r.ContentHash == "" {
 				t.Fatalf("snapshot record %+v", r)
 			}
 			ids[r.EntityType+"/"+r.EntityID] = true
@@ -97,11 +97,11 @@ func TestExportRefusesBrokenPages(t *testing.T) {
 	good := `{"seq":1,"op":"upsert","time":"2026-12-01T00:00:00.000Z","entity_id":"m1","entity_type":"meeting","source_key":"soest","content_hash":"sha256:00","schema_version":1,"payload":{"id":"m1","name":"Raad"}}` + "\n"
 	del := `{"seq":2,"op":"delete","time":"2026-12-01T00:00:00.000Z","entity_id":"m1","entity_type":"meeting","source_key":"soest"}` + "\n"
 	more := http.Header{"X-Has-More": {"true"}, "X-Next-Cursor": {"c2"}}
-	page, err := obv.ParseExportPage("soest", more, []byte(good+del))
-	if err != nil || len(page.Records) != 2 || page.Records[1].Op != obv.OpDelete || page.Next != "c2" || !page.More {
+	page, err := export.ParseExportPage("soest", more, []byte(good+del))
+	if err != nil || len(page.Records) != 2 || page.Records[1].Op != export.OpDelete || page.Next != "c2" || !page.More {
 		t.Fatalf("a good page: %+v %v", page, err)
 	}
-	if page, err := obv.ParseExportPage("soest", http.Header{}, nil); err != nil || len(page.Records) != 0 || page.More {
+	if page, err := export.ParseExportPage("soest", http.Header{}, nil); err != nil || len(page.Records) != 0 || page.More {
 		t.Fatalf("an empty page (caught up): %+v %v", page, err)
 	}
 	for name, c := range map[string]struct {
@@ -110,30 +110,30 @@ func TestExportRefusesBrokenPages(t *testing.T) {
 		kind error
 		line int
 	}{
-		"broken off":          {more, good + good[:40], obv.ErrTruncatedRecord, 2},
-		"cut, then a newline": {more, good + good[:40] + "\n", obv.ErrTruncatedRecord, 2},
-		"over the cap":        {more, good + `{"pad":"` + strings.Repeat("x", obv.MaxExportRecordBytes) + `"}` + "\n", obv.ErrRecordTooLarge, 2},
-		"unknown op":          {more, strings.Replace(good, `"upsert"`, `"merge"`, 1), obv.ErrBadRecord, 1},
-		"no id":               {more, strings.Replace(good, `"entity_id":"m1"`, `"entity_id":""`, 1), obv.ErrBadRecord, 1},
-		"upsert, no payload":  {more, del[:len(del)-2] + `,"op":"upsert"}` + "\n", obv.ErrBadRecord, 1},
-		"another source":      {more, strings.Replace(good, `"soest"`, `"utrecht"`, 1), obv.ErrBadRecord, 1},
-		"not JSON":            {more, "<html>busy</html>\n", obv.ErrBadRecord, 1},
-		"more, no cursor":     {http.Header{"X-Has-More": {"true"}}, good, obv.ErrBadPageHeaders, 0},
-		"more, not a bool":    {http.Header{"X-Has-More": {"yes"}, "X-Next-Cursor": {"c"}}, good, obv.ErrBadPageHeaders, 0},
+		"broken off":          {more, good + good[:40], export.ErrTruncatedRecord, 2},
+		"cut, then a newline": {more, good + good[:40] + "\n", export.ErrTruncatedRecord, 2},
+		"over the cap":        {more, good + `{"pad":"` + strings.Repeat("x", export.MaxExportRecordBytes) + `"}` + "\n", export.ErrRecordTooLarge, 2},
+		"unknown op":          {more, strings.Replace(good, `"upsert"`, `"merge"`, 1), export.ErrBadRecord, 1},
+		"no id":               {more, strings.Replace(good, `"entity_id":"m1"`, `"entity_id":""`, 1), export.ErrBadRecord, 1},
+		"upsert, no payload":  {more, del[:len(del)-2] + `,"op":"upsert"}` + "\n", export.ErrBadRecord, 1},
+		"another source":      {more, strings.Replace(good, `"soest"`, `"utrecht"`, 1), export.ErrBadRecord, 1},
+		"not JSON":            {more, "<html>busy</html>\n", export.ErrBadRecord, 1},
+		"more, no cursor":     {http.Header{"X-Has-More": {"true"}}, good, export.ErrBadPageHeaders, 0},
+		"more, not a bool":    {http.Header{"X-Has-More": {"yes"}, "X-Next-Cursor": {"c"}}, good, export.ErrBadPageHeaders, 0},
 	} {
 		t.Run(name, func(t *testing.T) {
-			page, err := obv.ParseExportPage("soest", c.h, []byte(c.body))
-			var e *obv.ExportError
+			page, err := export.ParseExportPage("soest", c.h, []byte(c.body))
+			var e *export.ExportError
 			if !errors.Is(err, c.kind) || !errors.As(err, &e) || e.Line != c.line || len(page.Records) != 0 {
 				t.Fatalf("got %+v, %v; want %v on line %d and no records", page, err, c.kind, c.line)
 			}
 		})
 	}
 	// A feed that repeats one page forever is stopped at the first repeat.
-	if err := obv.CheckMoves("c2", obv.ExportPage{More: true, Next: "c2"}); !errors.Is(err, obv.ErrStuckFeed) {
+	if err := export.CheckMoves("c2", export.ExportPage{More: true, Next: "c2"}); !errors.Is(err, export.ErrStuckFeed) {
 		t.Fatalf("a stuck feed: %v", err)
 	}
-	if err := obv.CheckMoves("c2", obv.ExportPage{More: false, Next: "c2"}); err != nil {
+	if err := export.CheckMoves("c2", export.ExportPage{More: false, Next: "c2"}); err != nil {
 		t.Fatalf("caught up at the same cursor is no stuck feed: %v", err)
 	}
 }
@@ -149,13 +149,13 @@ func FuzzParseExportPage(f *testing.F) {
 		if more {
 			h.Set("X-Has-More", "true")
 		}
-		page, err := obv.ParseExportPage("soest", h, body)
+		page, err := export.ParseExportPage("soest", h, body)
 		if err != nil {
 			return
 		}
 		for _, r := range page.Records {
-			if r.EntityID == "" || r.EntityType == "" || (r.Op != obv.OpUpsert && r.Op != obv.OpDelete) ||
-				(r.SourceKey != "" && r.SourceKey != "soest") || (r.Op == obv.OpUpsert && len(r.Payload) == 0) {
+			if r.EntityID == "" || r.EntityType == "" || (r.Op != export.OpUpsert && r.Op != export.OpDelete) ||
+				(r.SourceKey != "" && r.SourceKey != "soest") || (r.Op == export.OpUpsert && len(r.Payload) == 0) {
 				t.Fatalf("took %+v", r)
 			}
 		}
@@ -173,7 +173,7 @@ func TestFeedDocumentReadsThePayloads(t *testing.T) {
 	for cursor := ""; ; cursor = page.Next {
 		page = exportPage(t, h, "soest", true, cursor)
 		for _, r := range page.Records {
-			d, err := obv.FeedDocument(r)
+			d, err := export.FeedDocument(r)
 			if err != nil || d.ID != r.EntityID || d.Source != "soest" || d.Title == "" || len(d.Date) != 10 || d.Hash != r.ContentHash {
 				t.Fatalf("%+v from %s: %v", d, r.Payload, err)
 			}
@@ -187,16 +187,16 @@ func TestFeedDocumentReadsThePayloads(t *testing.T) {
 		t.Errorf("types %v", types)
 	}
 	for _, f := range []string{"entity-document.json", "entity-meeting.json", "entity-motion.json"} {
-		body, err := os.ReadFile(filepath.Join("..", "..", "testdata", "fixtures", "obv", f))
+		body, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "fixtures", "obv", f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := obv.FeedDocument(obv.ExportRecord{EntityID: "x", EntityType: "Meeting", SourceKey: "soest", Payload: body})
+		d, err := export.FeedDocument(export.ExportRecord{EntityID: "x", EntityType: "Meeting", SourceKey: "soest", Payload: body})
 		if err != nil || d.Type != "meeting" || (f != "entity-motion.json" && (d.Title == "" || d.Date == "")) {
 			t.Errorf("%s: %+v %v", f, d, err)
 		}
 	}
-	if _, err := obv.FeedDocument(obv.ExportRecord{EntityID: "x", Payload: []byte(`[1]`)}); err == nil {
+	if _, err := export.FeedDocument(export.ExportRecord{EntityID: "x", Payload: []byte(`[1]`)}); err == nil {
 		t.Error("a payload that is no object was read")
 	}
 }

@@ -1,4 +1,4 @@
-package obv
+package export
 
 import (
 	"encoding/json"
