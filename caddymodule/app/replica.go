@@ -124,7 +124,10 @@ func (a *App) resolveReplicas() error {
 		}
 		scope, err := p.Scope(replica.ScopeConfig{Since: since, Sources: c.Sources})
 		if err != nil {
-			return fmt.Errorf("besluitbron: %s scope (since %q, sources %q): %v", r.label, c.Since, c.Sources, err)
+			if len(c.Sources) > 0 {
+				return fmt.Errorf("besluitbron: %s since %q, sources %q: %v", r.label, c.Since, c.Sources, err)
+			}
+			return fmt.Errorf("besluitbron: %s since %q: %v", r.label, c.Since, err)
 		}
 		r.scope = scope
 		if r.interval != 0 && r.interval < minReplicaInterval {

@@ -47,16 +47,26 @@ func TestReplicaForms(t *testing.T) {
 			t.Errorf("%s: %s of %s, want %s", input, got, r.platform, want)
 		}
 	}
+	// A feed per source takes sources, in any order and spelling.
+	a, err := provision("besluitbron {\n cache_dir " + dir + "\n replica obv {\n since 2025\n sources Utrecht soest\n sources utrecht\n }\n}")
+	if err != nil || len(a.replicas) != 1 {
+		t.Fatalf("replica obv: %v, %+v", err, a)
+	}
+	if r := a.replicas[0]; r.platform != "obv" || r.spec.Name+"|"+r.scope+"|"+r.dir != "council|since=2025 sources=soest,utrecht|"+dir+"/council" {
+		t.Errorf("replica obv: %s|%s|%s of %s", r.spec.Name, r.scope, r.dir, r.platform)
+	}
 	if a, err := provision("besluitbron {\n cache_dir " + dir + "\n replica rechtspraak off {\n since 2020\n }\n}"); err != nil || len(a.replicas) != 0 {
 		t.Errorf("replica off: %v, %+v", err, a)
 	}
 	for input, want := range map[string]string{
-		"besluitbron {\n cache_dir " + dir + "\n caselaw\n replica rechtspraak\n}":            "configure it once",
-		"besluitbron {\n cache_dir " + dir + "\n replica obv\n}":                              "keeps a replica",
-		"besluitbron {\n cache_dir " + dir + "\n replica nergens\n}":                          "unknown platform",
-		"besluitbron {\n cache_dir off\n replica rechtspraak\n}":                              "needs a directory",
-		"besluitbron {\n cache_dir " + dir + "\n caselaw {\n since gisteren\n }\n}":           `caselaw since "gisteren": give a year`,
-		"besluitbron {\n cache_dir " + dir + "\n replica rechtspraak {\n interval 10s\n }\n}": "replica rechtspraak interval 10s",
+		"besluitbron {\n cache_dir " + dir + "\n caselaw\n replica rechtspraak\n}":             "configure it once",
+		"besluitbron {\n cache_dir " + dir + "\n replica tk\n}":                                "keeps a replica",
+		"besluitbron {\n cache_dir " + dir + "\n replica rechtspraak {\n sources soest\n }\n}": "has no sources to choose",
+		"besluitbron {\n cache_dir " + dir + "\n replica obv {\n sources ../etc\n }\n}":        "give source keys",
+		"besluitbron {\n cache_dir " + dir + "\n replica nergens\n}":                           "unknown platform",
+		"besluitbron {\n cache_dir off\n replica rechtspraak\n}":                               "needs a directory",
+		"besluitbron {\n cache_dir " + dir + "\n caselaw {\n since gisteren\n }\n}":            `caselaw since "gisteren": give a year`,
+		"besluitbron {\n cache_dir " + dir + "\n replica rechtspraak {\n interval 10s\n }\n}":  "replica rechtspraak interval 10s",
 	} {
 		if _, err := provision(input); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one saying %q", input, err, want)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
-	"github.com/besluitbron/besluitbron/platforms/obv/export"
 	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
+	"github.com/besluitbron/besluitbron/platforms/obv/export"
 )
 
 // exportPage asks the emulator for one export page and reads it.

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
-	"github.com/besluitbron/besluitbron/platforms/obv/export"
 	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
+	"github.com/besluitbron/besluitbron/platforms/obv/export"
 )
 
 // snapshot reads a source's whole snapshot from the emulator.

@@ -1,0 +1,407 @@
+package obv
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/platforms/obv/export"
+	"github.com/besluitbron/besluitbron/platforms/obv/localindex"
+	"github.com/besluitbron/besluitbron/replica"
+)
+
+// The harvest. Per source, as OpenBesluitvorming's documentation asks
+// (export.go): the snapshot page by page, keeping X-Changes-Cursor from
+// its first page, then the change feed from that cursor until a page says
+// there is no more. A round reads every source in the scope so; when all
+// are caught up, everything the export held at the round's start is in
+// the index (Progress.CompleteUpTo), and the next round starts after the
+// interval, reading only the changes.
+//
+// Every page is one batch with the checkpoint that follows it
+// (localindex.Apply), so a restart resumes at the page after the last one
+// stored. A cursor the platform rejects (400: an expired cursor, say)
+// starts that source's snapshot anew: upserts of entities already held
+// with the same content_hash store nothing. The gate (visitors first)
+// waits before every page.
+
+// defaultHarvestInterval is the wait between rounds: the platform
+// imports the councils' systems about hourly (/api/status).
+const defaultHarvestInterval = time.Hour
+
+// harvestRetryMin and harvestRetryMax bound the wait after a failed page.
+const (
+	harvestRetryMin = 10 * time.Second
+	harvestRetryMax = 10 * time.Minute
+)
+
+// recentCursors is how many of a source's last cursors a harvester
+// remembers to notice a feed that goes round in a circle.
+const recentCursors = 64
+
+// ErrCursorRejected is a failed page's error when the platform refused a
+// cursor it gave: the source's snapshot starts anew.
+var ErrCursorRejected = errors.New("OpenBesluitvorming rejected its own cursor; the source's snapshot starts anew")
+
+// harvestCheckpoint is what a harvester stores with every page.
+type harvestCheckpoint struct {
+	// Round is the start of the round under way, zero between rounds.
+	Round time.Time `json:"round,omitzero"`
+	// Pages are the pages the round has stored.
+	Pages int `json:"pages,omitempty"`
+	// CompleteUpTo is the start of the last round that caught up every
+	// source.
+	CompleteUpTo time.Time               `json:"complete_up_to,omitzero"`
+	Sources      map[string]*sourceState `json:"sources,omitempty"`
+}
+
+// sourceState is where one source's harvest stands.
+type sourceState struct {
+	// Snapshot is the next snapshot page's cursor ("" the first page).
+	Snapshot string `json:"snapshot,omitempty"`
+	// Changes is the change feed's cursor: X-Changes-Cursor of the
+	// snapshot's first page, then each changes page's X-Next-Cursor.
+	Changes string `json:"changes,omitempty"`
+	// InChanges: the snapshot is read whole; the change feed is next.
+	InChanges bool `json:"in_changes,omitempty"`
+	// CaughtUp: the round under way has read the source's changes to
+	// the end.
+	CaughtUp bool `json:"caught_up,omitempty"`
+	// Restarts counts snapshots begun anew after a rejected cursor.
+	Restarts int `json:"restarts,omitempty"`
+	// Records are the records this source's pages brought (upserts and
+	// deletes, over restarts); Last the time of the last record read.
+	Records int64  `json:"records,omitempty"`
+	Last    string `json:"last,omitempty"`
+}
+
+type harvester struct {
+	idx      *localindex.Index
+	fetch    replica.Fetch
+	gate     func(context.Context) error
+	clock    clock.Clock
+	scope    harvestScope
+	interval time.Duration
+
+	mu       sync.Mutex
+	progress replica.Progress
+	recent   map[string][]string // source → its last cursors asked
+}
+
+func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) *harvester {
+	hv := &harvester{idx: idx, fetch: h.Fetch, gate: h.Gate, clock: clock.Or(h.Clock), scope: scope,
+		interval: h.Interval, recent: map[string][]string{}}
+	if hv.interval <= 0 {
+		hv.interval = defaultHarvestInterval
+	}
+	if hv.gate == nil {
+		hv.gate = func(context.Context) error { return nil }
+	}
+	hv.progress.PagesLeft = -1
+	return hv
+}
+
+// Progress says where the harvest stands (replica.Harvester).
+func (h *harvester) Progress() replica.Progress {
+	h.mu.Lock()
+	p := h.progress
+	h.mu.Unlock()
+	if n, err := h.idx.Count(); err == nil {
+		p.Records = n
+	}
+	return p
+}
+
+func (h *harvester) update(f func(p *replica.Progress)) {
+	h.mu.Lock()
+	f(&h.progress)
+	h.mu.Unlock()
+}
+
+// Run harvests until ctx ends or the index fails (replica.Harvester).
+func (h *harvester) Run(ctx context.Context) error {
+	h.update(func(p *replica.Progress) { p.Running = true })
+	defer h.update(func(p *replica.Progress) { p.Running = false })
+	cp, err := h.loadCheckpoint()
+	if err != nil {
+		return h.stop(err)
+	}
+	for {
+		if cp.Round.IsZero() {
+			cp.Round, cp.Pages = h.clock.Now(), 0
+			for _, st := range cp.Sources {
+				st.CaughtUp = false
+			}
+		}
+		h.update(func(p *replica.Progress) {
+			p.PassStart, p.PagesDone, p.CompleteUpTo, p.NextPass = cp.Round, cp.Pages, cp.CompleteUpTo, time.Time{}
+		})
+		sources, err := h.sources(ctx)
+		if err != nil {
+			return err
+		}
+		for _, src := range sources {
+			if cp.Sources == nil {
+				cp.Sources = map[string]*sourceState{}
+			}
+			if cp.Sources[src] == nil {
+				cp.Sources[src] = &sourceState{}
+			}
+			for !cp.Sources[src].CaughtUp {
+				if err := h.pageWithRetry(ctx, &cp, src); err != nil {
+					return err
+				}
+			}
+		}
+		cp.CompleteUpTo, cp.Round, cp.Pages = cp.Round, time.Time{}, 0
+		if err := h.store(&cp, nil); err != nil {
+			return h.stop(err)
+		}
+		next := h.clock.Now().Add(h.interval)
+		h.update(func(p *replica.Progress) {
+			p.CompleteUpTo, p.PassStart, p.NextPass = cp.CompleteUpTo, time.Time{}, next
+		})
+		if err := clock.Sleep(ctx, h.clock, h.interval); err != nil {
+			return err
+		}
+	}
+}
+
+// sources are the scope's sources, or every implemented source the
+// platform lists (asked again each round, through the cache), retried
+// like a page until it answers.
+func (h *harvester) sources(ctx context.Context) ([]string, error) {
+	if len(h.scope.Sources) > 0 {
+		return h.scope.Sources, nil
+	}
+	for failures := 0; ; failures++ {
+		keys, err := h.listSources(ctx)
+		if err == nil {
+			return keys, nil
+		}
+		if err := h.failed(ctx, err, failures); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (h *harvester) listSources(ctx context.Context) ([]string, error) {
+	if err := h.gate(ctx); err != nil {
+		return nil, fmt.Errorf("waiting for room to ask the platform: %w", err)
+	}
+	body, _, err := h.fetch(ctx, SourcesRequest())
+	if err != nil {
+		return nil, err
+	}
+	list, err := ParseSources(body)
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, s := range list {
+		if s.Implemented && !s.IsAggregate && sourceKeyRE.MatchString(s.Key) {
+			keys = append(keys, s.Key)
+		}
+	}
+	return keys, nil
+}
+
+// pageWithRetry reads and stores the source's next page, trying again
+// after a failure until it succeeds, ctx ends or the index fails.
+func (h *harvester) pageWithRetry(ctx context.Context, cp *harvestCheckpoint, src string) error {
+	for failures := 0; ; failures++ {
+		err := h.page(ctx, cp, src)
+		var unavailable *replica.UnavailableError
+		switch {
+		case err == nil:
+			h.update(func(p *replica.Progress) { p.FailuresInRow, p.PagesDone = 0, cp.Pages })
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.As(err, &unavailable):
+			return h.stop(err)
+		case errors.Is(err, ErrCursorRejected):
+			// The source starts anew at once: the next page is the
+			// first of a new snapshot, not the one refused.
+			h.update(func(p *replica.Progress) { p.LastError, p.LastErrorAt = err, h.clock.Now() })
+			continue
+		}
+		if err := h.failed(ctx, err, failures); err != nil {
+			return err
+		}
+	}
+}
+
+// failed records a failed try and waits before the next: longer after
+// each failure in a row, and at least as long as a Retry-After said.
+func (h *harvester) failed(ctx context.Context, err error, failures int) error {
+	h.update(func(p *replica.Progress) {
+		p.LastError, p.LastErrorAt, p.FailuresInRow = err, h.clock.Now(), p.FailuresInRow+1
+	})
+	wait := replica.Backoff(harvestRetryMin, harvestRetryMax, failures)
+	var re *adapters.RouteError
+	if errors.As(err, &re) && re.RetryKnown {
+		wait = max(wait, time.Duration(re.RetryAfter)*time.Second)
+	}
+	return clock.Sleep(ctx, h.clock, wait)
+}
+
+// page reads one page of src and stores it with the checkpoint after it.
+func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, src string) (err error) {
+	st := *cp.Sources[src]
+	asked := st.Snapshot
+	req := export.SnapshotRequest(src, st.Snapshot, export.MaxExportLimit)
+	if st.InChanges {
+		asked = st.Changes
+		req = export.ChangesRequest(src, st.Changes, export.MaxExportLimit)
+	}
+	if err := h.gate(ctx); err != nil {
+		return fmt.Errorf("waiting for room to ask the platform: %w", err)
+	}
+	body, header, err := h.fetch(ctx, req)
+	if err != nil {
+		var re *adapters.RouteError
+		if errors.As(err, &re) && re.Status == http.StatusBadRequest && asked != "" {
+			return h.restart(cp, src, err)
+		}
+		return err
+	}
+	page, err := export.ParseExportPage(src, header, body)
+	if err != nil {
+		return err
+	}
+	if err := export.CheckMoves(asked, page); err != nil {
+		return err
+	}
+	if page.More && h.seen(src, page.Next) {
+		return &export.ExportError{Kind: export.ErrStuckFeed, Msg: fmt.Sprintf("X-Next-Cursor %q came before in this source's last %d pages", page.Next, recentCursors)}
+	}
+	switch {
+	case !st.InChanges && st.Snapshot == "" && page.Changes == "":
+		return &export.ExportError{Kind: export.ErrBadPageHeaders, Msg: "the snapshot's first page without X-Changes-Cursor"}
+	case !st.InChanges:
+		if st.Snapshot == "" {
+			st.Changes = page.Changes
+		}
+		st.Snapshot = page.Next
+		if !page.More {
+			st.InChanges, st.Snapshot = true, ""
+		}
+	default:
+		if page.Next != "" {
+			st.Changes = page.Next
+		}
+		st.CaughtUp = !page.More
+	}
+	st.Records += int64(len(page.Records))
+	if n := len(page.Records); n > 0 {
+		st.Last = page.Records[n-1].Time
+	}
+	records := h.inScope(page.Records)
+	old := cp.Sources[src]
+	cp.Sources[src] = &st
+	cp.Pages++
+	if err := h.store(cp, records); err != nil {
+		cp.Sources[src] = old
+		cp.Pages--
+		return err
+	}
+	return nil
+}
+
+// restart begins src's snapshot anew after the platform refused a cursor.
+func (h *harvester) restart(cp *harvestCheckpoint, src string, why error) error {
+	old := cp.Sources[src]
+	cp.Sources[src] = &sourceState{Restarts: old.Restarts + 1, Records: old.Records, Last: old.Last}
+	if err := h.store(cp, nil); err != nil {
+		cp.Sources[src] = old
+		return err
+	}
+	h.mu.Lock()
+	delete(h.recent, src)
+	h.mu.Unlock()
+	return fmt.Errorf("%w (%v)", ErrCursorRejected, why)
+}
+
+// seen remembers cursor among src's recent ones and tells whether it was
+// there already.
+func (h *harvester) seen(src, cursor string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	recent := h.recent[src]
+	for _, c := range recent {
+		if c == cursor {
+			return true
+		}
+	}
+	if len(recent) == recentCursors {
+		recent = recent[1:]
+	}
+	h.recent[src] = append(recent, cursor)
+	return false
+}
+
+// inScope keeps the records the scope holds. An upsert of an entity
+// dated before the scope's first year becomes a delete (it may have been
+// held under an older date); a record the index cannot read is counted
+// as rejected and left out.
+func (h *harvester) inScope(records []export.ExportRecord) []export.ExportRecord {
+	out := make([]export.ExportRecord, 0, len(records))
+	var rejected int
+	var why error
+	for _, r := range records {
+		if r.Op == export.OpUpsert {
+			d, err := export.FeedDocument(r)
+			if err != nil {
+				rejected, why = rejected+1, err
+				continue
+			}
+			if h.scope.Since != 0 && d.Date != "" && d.Date < fmt.Sprintf("%04d", h.scope.Since) {
+				r = export.ExportRecord{Op: export.OpDelete, EntityID: r.EntityID, EntityType: r.EntityType, SourceKey: r.SourceKey}
+			}
+		}
+		out = append(out, r)
+	}
+	if rejected > 0 {
+		h.update(func(p *replica.Progress) { p.Rejected, p.LastRejected = p.Rejected+rejected, why })
+	}
+	return out
+}
+
+// store writes records and the checkpoint cp in one batch.
+func (h *harvester) store(cp *harvestCheckpoint, records []export.ExportRecord) error {
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	_, err = h.idx.Apply(records, b)
+	return err
+}
+
+// loadCheckpoint reads the index's checkpoint (none: a fresh start).
+func (h *harvester) loadCheckpoint() (harvestCheckpoint, error) {
+	var cp harvestCheckpoint
+	raw := h.idx.Checkpoint()
+	if len(raw) == 0 {
+		return cp, nil
+	}
+	if err := json.Unmarshal(raw, &cp); err != nil {
+		return harvestCheckpoint{}, &replica.UnavailableError{What: "council documents index", Kind: replica.ErrCorrupt, Err: fmt.Errorf("the harvest's checkpoint: %v", err)}
+	}
+	return cp, nil
+}
+
+// stop records the index failure that ends the harvest.
+func (h *harvester) stop(err error) error {
+	h.update(func(p *replica.Progress) { p.Stopped = err })
+	return err
+}
+
+// Interface guard
+var _ replica.Harvester = (*harvester)(nil)
