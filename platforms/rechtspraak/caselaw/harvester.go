@@ -263,14 +263,7 @@ func (h *Harvester) tryPage(ctx context.Context, cp Checkpoint, req PageRequest)
 }
 
 func (h *Harvester) backoff(failures int) time.Duration {
-	d := h.retryMin
-	for range failures {
-		if d >= h.retryMax/2 {
-			return h.retryMax
-		}
-		d *= 2
-	}
-	return min(d, h.retryMax)
+	return replica.Backoff(h.retryMin, h.retryMax, failures)
 }
 
 // keep returns the entries to store: normalized, without the ones that
