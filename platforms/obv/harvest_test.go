@@ -447,3 +447,65 @@ func TestHarvestScope(t *testing.T) {
 		}
 	}
 }
+
+// held is a replica as a host holds it, for the surface's tests.
+type held struct {
+	idx replica.Index
+	h   replica.Harvester
+}
+
+func (h held) Current() (replica.Index, replica.Harvester, error) { return h.idx, h.h, nil }
+func (held) Broken(error)                                         {}
+
+// Word searches: answered from the replica when it has caught up and
+// covers the sources asked, with its provenance and no platform request;
+// otherwise the platform answers, and the provenance says why.
+func TestSurfaceAnswersWordsFromTheReplica(t *testing.T) {
+	clk := fakeclock.New(harvestStart)
+	emu := emulator.New(emulator.Config{Seed: 1, Clock: clk, NoRateLimit: true})
+	idx := openCouncil(t, t.TempDir())
+	r := startHarvest(t, idx, &testFeed{h: emu}, clk, replica.ScopeConfig{Sources: []string{"soest"}}, nil)
+	council := council(t).(replica.Offerer).Offer(held{idx, r.h}, clk).(obv.CouncilIndex)
+	surface := obv.SurfaceWith(council)
+
+	var asked []string
+	env := adapters.Env{Now: clk.Now(), Get: func(_ context.Context, _ string, req adapters.Request) ([]byte, error) {
+		asked = append(asked, req.Path)
+		rec := httptest.NewRecorder()
+		emu.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, req.Path, nil))
+		return rec.Body.Bytes(), nil
+	}}
+	ask := func(q adapters.Question) adapters.Page {
+		t.Helper()
+		asked = nil
+		page, err := surface.Search(context.Background(), env, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return page
+	}
+
+	// Still being built: the platform answers.
+	if page := ask(adapters.Question{Words: "gemeenteraad", Limit: 5}); len(asked) != 1 || !strings.Contains(page.Provenance, "asked OpenBesluitvorming: the replica is still being built") {
+		t.Fatalf("before the first round: asked %v, provenance %q", asked, page.Provenance)
+	}
+	r.settle() // the round completes
+	page := ask(adapters.Question{Words: "gemeenteraad", Organisation: "soest", Limit: 5})
+	if len(asked) != 0 || len(page.Hits) == 0 || !strings.Contains(page.Provenance, "complete up to "+harvestStart.Format(time.RFC3339)) {
+		t.Fatalf("caught up: asked %v, %d hits, provenance %q", asked, len(page.Hits), page.Provenance)
+	}
+	for _, h := range page.Hits {
+		if err := obv.ValidEntityID(h.ID); err != nil || h.Source != "soest" {
+			t.Fatalf("hit %+v: %v", h, err)
+		}
+	}
+	for q, why := range map[adapters.Question]string{
+		{Words: "gemeenteraad", Organisation: "utrecht", Limit: 5}: "outside the replica's scope",
+		{Words: "xyzzyplugh", Limit: 5}:                            "holds no match; words inside documents are only at the platform",
+		{Words: "gemeenteraad", Sort: "date", Limit: 5}:            "ranks by relevance only",
+	} {
+		if page := ask(q); len(asked) != 1 || !strings.HasPrefix(page.Provenance, "asked OpenBesluitvorming: ") || !strings.Contains(page.Provenance, why) {
+			t.Errorf("%+v: asked %v, provenance %q", q, asked, page.Provenance)
+		}
+	}
+}

@@ -43,5 +43,9 @@ var tableRow = platforms.Platform{
 	},
 }
 
-// Surface is the platform's surface; it takes no settings.
-func (provider) Surface(adapters.Config) adapters.Surface { return Surface() }
+// Surface is the platform's surface, answering word searches from the
+// replica where it can (cfg.Replica: nil when it is off).
+func (provider) Surface(cfg adapters.Config) adapters.Surface {
+	council, _ := cfg.Replica(platforms.OBV).(CouncilIndex)
+	return SurfaceWith(council)
+}

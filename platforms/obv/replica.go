@@ -124,5 +124,8 @@ func (provider) Harvester(idx replica.Index, h replica.Harvest) (replica.Harvest
 	return newHarvester(ix, h, scope), nil
 }
 
-// Interface guard
-var _ replica.Provider = provider{}
+// Interface guards
+var (
+	_ replica.Provider = provider{}
+	_ replica.Offerer  = provider{}
+)

@@ -1,0 +1,83 @@
+package obv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/platforms/obv/localindex"
+	"github.com/besluitbron/besluitbron/replica"
+)
+
+// CouncilIndex is the replica as OpenBesluitvorming's surface asks it.
+type CouncilIndex interface {
+	// SearchCouncil answers q from the replica when the replica can
+	// answer it whole: it has caught up with every source of its scope,
+	// and the sources q asks are in that scope. Otherwise ok is false and
+	// why says why, for the provenance of the platform's answer.
+	SearchCouncil(ctx context.Context, q localindex.Query) (res localindex.Result, provenance string, ok bool, why string)
+}
+
+// Offer is the replica as the platform's surface asks it
+// (replica.Offerer): a CouncilIndex over the index held now.
+func (provider) Offer(held replica.Held, clk clock.Clock) any {
+	return councilWords{held: held}
+}
+
+type councilWords struct {
+	held replica.Held
+}
+
+var _ CouncilIndex = councilWords{}
+
+func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (localindex.Result, string, bool, string) {
+	ix, hv, err := w.held.Current()
+	if err != nil {
+		return localindex.Result{}, "", false, "the replica is not open (" + replica.PublicReason(err) + ")"
+	}
+	idx, ok := ix.(*localindex.Index)
+	h, ok2 := hv.(*harvester)
+	if !ok || !ok2 {
+		return localindex.Result{}, "", false, "the replica is not a council documents index"
+	}
+	p := h.Progress()
+	switch {
+	case p.Stopped != nil:
+		return localindex.Result{}, "", false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
+	case p.CompleteUpTo.IsZero():
+		return localindex.Result{}, "", false, "the replica is still being built"
+	}
+	if len(h.scope.Sources) > 0 {
+		for _, s := range q.Sources {
+			if !slices.Contains(h.scope.Sources, s) {
+				return localindex.Result{}, "", false, "the source " + s + " is outside the replica's scope"
+			}
+		}
+	}
+	// A question reaching before the years kept is answered for the
+	// years kept, and the provenance says so; one wholly before them
+	// goes to the platform.
+	var before string
+	if h.scope.Since != 0 {
+		first := fmt.Sprintf("%04d-01-01", h.scope.Since)
+		if q.To != "" && q.To < first {
+			return localindex.Result{}, "", false, "the replica keeps " + first + " on, and the question asks before it"
+		}
+		if q.From < first {
+			q.From = first
+			before = "; it keeps " + first + " on, so earlier documents are not among these hits"
+		}
+	}
+	res, err := idx.Search(ctx, q)
+	var down *replica.UnavailableError
+	if errors.As(err, &down) {
+		w.held.Broken(err)
+		return localindex.Result{}, "", false, "the replica failed (" + replica.PublicReason(err) + ")"
+	}
+	if err != nil {
+		return localindex.Result{}, "", false, "the replica cannot take the question (" + err.Error() + ")"
+	}
+	return res, replica.Provenance(replicaSpec.Source, replicaSpec.Units(), p) + before, true, ""
+}
