@@ -73,7 +73,8 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 // replica <key> turns on BesluitBron's own replica of platform key's feed,
 // for a platform that keeps one (ReplicaConfig: since in the platform's
 // terms, default the platform's; sources, for a feed per source, default
-// the platform's, repeatable; interval default the platform's; dir
+// the platform's (also when given none), repeatable; interval default the
+// platform's; dir
 // default <cache_dir>/<the replica's name>); "replica <key> off" (its
 // block is then read and not used), or no replica block, keeps it off.
 // caselaw is the older form of the replica named caselaw (LegacyReplica:
@@ -219,15 +220,18 @@ func unmarshalReplica(d *caddyfile.Dispenser, what string) (*ReplicaConfig, erro
 	c := new(ReplicaConfig)
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		opt := d.Val()
+		if opt == "sources" {
+			// None given (an empty environment variable) is the
+			// platform's default.
+			c.Sources = append(c.Sources, d.RemainingArgs()...)
+			continue
+		}
 		if !d.NextArg() {
 			return nil, d.ArgErr()
 		}
 		switch opt {
 		case "since":
 			c.Since = d.Val()
-		case "sources":
-			c.Sources = append(c.Sources, d.Val())
-			c.Sources = append(c.Sources, d.RemainingArgs()...)
 		case "dir":
 			c.Dir = d.Val()
 		case "interval":
