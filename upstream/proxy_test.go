@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 var loopback = AddrPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}
@@ -516,7 +518,8 @@ func TestCallerHangingUpCancelsUpstreamAndFreesThePlace(t *testing.T) {
 }
 
 func TestLongSilentAnswerIsNotCut(t *testing.T) {
-	t.Parallel() // 2.5 s of an upstream's silence: overlapped with the network-namespace waits
+	testtier.Full(t, "2.5 s of real silence: the kernel's keep-alive timers cannot be faked")
+	t.Parallel() // overlapped with the network-namespace waits
 	// The upstream stays silent longer than every timeout configured
 	// here (dial, idle, queue wait, and the 2 s TCP user timeout); only
 	// then does it answer. Its kernel acknowledges the keep-alive

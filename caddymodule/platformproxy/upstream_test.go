@@ -17,6 +17,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
+	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
 // allowLoopback is the global option that lets the proxies dial the
@@ -250,6 +251,7 @@ func TestCaddyCallerHangUpCancelsUpstreamAndFreesPlace(t *testing.T) {
 }
 
 func TestCaddyLongSilentAnswerCompletes(t *testing.T) {
+	testtier.Full(t, "1.5 s of real silence: the kernel's keep-alive timers cannot be faked")
 	a := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(1500 * time.Millisecond) // longer than every timeout configured below
 		io.WriteString(w, "complete")
