@@ -397,6 +397,26 @@ func (a *App) ReplicaStatus(platform string) (replica.Status, bool) {
 	return k.status(), true
 }
 
+// ReplicaState is one replica this config keeps and its state now.
+type ReplicaState struct {
+	Platform string // the platform's key
+	Name     string // replica.Spec.Name
+	Source   string // replica.Spec.Source: how its provenance names it
+	Status   replica.Status
+}
+
+// ReplicaStates are the replicas this config keeps, in the order of
+// their platforms' keys, each with its state now.
+func (a *App) ReplicaStates() []ReplicaState {
+	out := make([]ReplicaState, 0, len(a.replicas))
+	for _, r := range a.replicas {
+		if st, ok := a.ReplicaStatus(r.platform); ok {
+			out = append(out, ReplicaState{Platform: r.platform, Name: r.spec.Name, Source: r.spec.Source, Status: st})
+		}
+	}
+	return out
+}
+
 // ReplicaStatusNamed is the state of this config's replica of that name
 // (replica.Spec.Name; LegacyReplica for the older forms); false when it
 // keeps none.

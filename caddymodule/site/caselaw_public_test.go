@@ -91,6 +91,18 @@ func TestCaseLawFailureNamesNoInternals(t *testing.T) {
 				"/search HTML":    get(t, h.base+"/search?q=huurovereenkomst", nil),
 				"/search HTML en": get(t, h.base+"/search?q=huurovereenkomst&lang=en", nil),
 			}
+			var status struct {
+				Replicas []struct {
+					Platform, Name string
+					Status         struct{ Error string }
+				}
+			}
+			if err := json.Unmarshal([]byte(public["/status.json"]), &status); err != nil || len(status.Replicas) != 1 {
+				t.Fatalf("/status.json's replicas: %v, %+v", err, status.Replicas)
+			}
+			if r := status.Replicas[0]; r.Platform != "rechtspraak" || r.Name != "caselaw" || r.Status.Error != c.kind {
+				t.Errorf("/status.json's replica: %+v, want rechtspraak's caselaw failing with %q", r, c.kind)
+			}
 			var outcome struct {
 				Outcomes []struct{ Platform, State, Reason, Error string }
 			}

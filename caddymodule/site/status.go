@@ -35,6 +35,33 @@ type statusJSON struct {
 	// of the rulings), when this instance keeps one: the member the page
 	// has always had.
 	CaseLaw *replica.Status `json:"caselaw,omitempty"`
+	// Replicas are every replica this instance keeps, the case law's
+	// included: the platform, the replica's name and its state.
+	Replicas []replicaJSON `json:"replicas,omitempty"`
+}
+
+// replicaJSON is one replica in /status.json.
+type replicaJSON struct {
+	Platform string         `json:"platform"`
+	Name     string         `json:"name"`
+	Source   string         `json:"source"`
+	Status   replica.Status `json:"status"`
+}
+
+// replicasView is every replica the app keeps, for /status.json, and for
+// the page those other than the case-law index (which has its block).
+func (h *Handler) replicasView() ([]replicaJSON, []ui.ReplicaView) {
+	var all []replicaJSON
+	var page []ui.ReplicaView
+	for _, r := range h.app.ReplicaStates() {
+		all = append(all, replicaJSON{Platform: r.Platform, Name: r.Name, Source: r.Source, Status: r.Status})
+		if r.Name == app.LegacyReplica {
+			continue
+		}
+		st := r.Status
+		page = append(page, ui.ReplicaView{PlatformName: h.platformName(r.Platform), Source: r.Source, Unit: st.Unit, CaseLawView: *caseLawPage(&st)})
+	}
+	return all, page
 }
 
 // caseLawView is the app's replica named app.LegacyReplica as the status
@@ -174,7 +201,8 @@ func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) error {
 	rows, loads := h.statusRows(now)
 	pg := h.page(r, "", "status")
 	pg.Title = pg.T("status.title")
-	v := ui.StatusView{Page: pg, Rows: rows, Loads: loads, CaseLaw: caseLawPage(h.caseLawView()), Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
+	_, replicas := h.replicasView()
+	v := ui.StatusView{Page: pg, Rows: rows, Loads: loads, CaseLaw: caseLawPage(h.caseLawView()), Replicas: replicas, Store: h.storeMode(), RefreshSeconds: int(time.Duration(h.StatusRefresh).Seconds()),
 		Updated: now.UTC().Format("2006-01-02 15:04:05 UTC"), UpdatedISO: now.UTC().Format(time.RFC3339)}
 	return h.render(w, r, http.StatusOK, "status", v)
 }
@@ -184,5 +212,6 @@ func (h *Handler) serveStatusJSON(w http.ResponseWriter, r *http.Request) error 
 	rows, loads := h.statusRows(now)
 	w.Header().Set("Cache-Control", "no-store")
 	known := slices.DeleteFunc(loads, func(l *ui.LoadView) bool { return !l.Known })
-	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Store: h.storeMode(), Platforms: rows, LoadStatus: known, CaseLaw: h.caseLawView()})
+	all, _ := h.replicasView()
+	return writeJSON(w, http.StatusOK, statusJSON{Version: version.Current(), Time: now.UTC(), Store: h.storeMode(), Platforms: rows, LoadStatus: known, CaseLaw: h.caseLawView(), Replicas: all})
 }

@@ -362,12 +362,23 @@ type CaseLawView struct {
 	PagesLeft    int // -1 until the pass's first page gave the feed's count
 }
 
+// ReplicaView is one of BesluitBron's replicas of a platform's feed as
+// the status page shows it (the case-law index has its own block,
+// CaseLawView).
+type ReplicaView struct {
+	PlatformName string
+	Source       string // how its provenance names it
+	Unit         string // what a record is, plural
+	CaseLawView
+}
+
 // StatusView is the status page.
 type StatusView struct {
 	Page
 	Rows           []StatusRow
 	Loads          []*LoadView
 	CaseLaw        *CaseLawView
+	Replicas       []ReplicaView
 	Updated        string
 	UpdatedISO     string
 	RefreshSeconds int

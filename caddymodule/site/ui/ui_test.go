@@ -122,11 +122,14 @@ func TestRenderPages(t *testing.T) {
 			t.Errorf("%s reader shows markdown marks or the text's markup:\n%s", lang, out)
 		}
 		b.Reset()
-		st := StatusView{Page: page, RefreshSeconds: 15, Rows: []StatusRow{{Key: "obv", Name: "OpenBesluitvorming", Reachable: "yes", HasBudget: true, Capacity: 60, Available: 59, P50MS: -1, HasCache: true, HitRatio: 0.5, Lookups: 4}}}
+		st := StatusView{Page: page, RefreshSeconds: 15, Rows: []StatusRow{{Key: "obv", Name: "OpenBesluitvorming", Reachable: "yes", HasBudget: true, Capacity: 60, Available: 59, P50MS: -1, HasCache: true, HitRatio: 0.5, Lookups: 4}},
+			Replicas: []ReplicaView{{PlatformName: "OpenBesluitvorming", Source: "BesluitBron's index of OpenBesluitvorming's export", Unit: "records",
+				CaseLawView: CaseLawView{Decisions: 4712, CompleteUpTo: "2026-12-03T21:59:10Z", PagesLeft: -1}}}}
 		if err := Render(&b, "status", st); err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{`<caption`, `<th scope="row">OpenBesluitvorming</th>`, "59 / 60", "50% (4)"} {
+		for _, want := range []string{`<caption`, `<th scope="row">OpenBesluitvorming</th>`, "59 / 60", "50% (4)",
+			"4712 records in BesluitBron&#39;s index of OpenBesluitvorming&#39;s export.", "2026-12-03T21:59:10Z"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("%s status page lacks %q", lang, want)
 			}
