@@ -25,6 +25,9 @@ type Status struct {
 	NextPass      string `json:"next_pass,omitempty"`
 	LastError     string `json:"last_error,omitempty"` // the last failed page, kept after recovery
 	FailuresInRow int    `json:"failures_in_row,omitempty"`
+	// Paused: an operator paused the harvest (the admin API); the index
+	// still answers.
+	Paused bool `json:"paused,omitempty"`
 	// Opening: the index is being opened (after a start or reload; it
 	// waits while the config before holds it).
 	Opening bool `json:"opening,omitempty"`

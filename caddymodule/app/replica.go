@@ -167,6 +167,9 @@ type replicaKeeper struct {
 	logger   *zap.Logger
 	cancel   context.CancelFunc
 	done     chan struct{}
+	// pause holds the harvest between pages while an operator wants it
+	// (the admin API); it outlives a reload that keeps the keeper.
+	pause replica.Pause
 
 	mu        sync.Mutex
 	index     replica.Index
@@ -260,7 +263,7 @@ func (a *App) newReplicaKeeper(r hostedReplica) *replicaKeeper {
 	h := replica.Harvest{
 		Fetch:    fetch,
 		Clock:    a.clock,
-		Gate:     replica.VisitorsFirst(budget, a.clock, replica.VisitorsFirstPoll),
+		Gate:     k.pause.Gate(replica.VisitorsFirst(budget, a.clock, replica.VisitorsFirstPoll)),
 		Relay:    replica.Share(ctx, store, r.spec.Name, r.scope, a.clock, replica.VisitorsFirstPoll),
 		Scope:    r.scope,
 		Interval: r.interval,
@@ -374,7 +377,24 @@ func (k *replicaKeeper) state() (replica.Index, replica.Harvester, error) {
 // status is the keeper's state as the status page shows it.
 func (k *replicaKeeper) status() replica.Status {
 	idx, h, err := k.state()
-	return replica.StatusOf(k.unit, k.dir, idx, h, err)
+	st := replica.StatusOf(k.unit, k.dir, idx, h, err)
+	st.Paused = k.pause.Paused()
+	return st
+}
+
+// PauseReplica holds (pause true) or resumes the harvest of this
+// config's replica of platform; false when it keeps none.
+func (a *App) PauseReplica(platform string, pause bool) bool {
+	k := a.replicaKeeper(platform)
+	if k == nil {
+		return false
+	}
+	if pause {
+		k.pause.Pause()
+	} else {
+		k.pause.Resume()
+	}
+	return true
 }
 
 // ReplicaKeys are the platforms whose replica this config keeps, in the

@@ -30,7 +30,9 @@ func init() {
 // ReplicaAdmin is the admin API module admin.api.besluitbron_replica, on
 // Caddy's admin endpoint only. It serves
 //
-//	GET /besluitbron/replica/<key>
+//	GET  /besluitbron/replica/<key>
+//	POST /besluitbron/replica/<key>/pause
+//	POST /besluitbron/replica/<key>/resume
 //
 // {"enabled": false} when the running config keeps no replica of
 // platform key, else the replica's directory and harvest progress: its
@@ -38,8 +40,11 @@ func init() {
 // pages_done, pages_left (-1 while unknown), seconds_left,
 // complete_up_to, next_pass, last_error, failures_in_row, and error (why
 // the index cannot answer, with its directory and cause: the public
-// status page says only the kind). GET /besluitbron/replica/ answers
-// every platform that keeps a replica, by key.
+// status page says only the kind), and paused. GET /besluitbron/replica/
+// answers every platform that keeps a replica, by key. POST .../pause
+// holds the harvest before its next page (the index goes on answering;
+// the pause outlives a reload that keeps the replica, not a restart), and
+// .../resume lets it go on; each answers the replica's state.
 type ReplicaAdmin struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -136,6 +141,9 @@ func serveLegacyReplicaAdmin(w http.ResponseWriter, r *http.Request) error {
 
 func serveReplicaAdmin(w http.ResponseWriter, r *http.Request) error {
 	key := strings.TrimPrefix(r.URL.Path, ReplicaAdminPath)
+	if k, action, ok := strings.Cut(key, "/"); ok {
+		return serveReplicaAction(w, r, k, action)
+	}
 	if key != "" {
 		if _, ok := platforms.Get(key); !ok {
 			return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("no platform %q (known: %v)", key, platforms.Keys())}
@@ -160,6 +168,30 @@ func serveReplicaAdmin(w http.ResponseWriter, r *http.Request) error {
 		}
 		return json.Marshal(all)
 	})
+}
+
+// serveReplicaAction is POST /besluitbron/replica/<key>/pause and
+// /resume: the harvest holds before its next page, or goes on; the index
+// answers throughout. The answer is the replica's state, as GET gives it.
+func serveReplicaAction(w http.ResponseWriter, r *http.Request, key, action string) error {
+	if action != "pause" && action != "resume" {
+		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("no action %q: use POST .../%s/pause or .../%s/resume", action, key, key)}
+	}
+	if r.Method != http.MethodPost {
+		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed: use POST", r.Method)}
+	}
+	a := runningApp()
+	if a == nil || !a.PauseReplica(key, action == "pause") {
+		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("the running config keeps no replica of %q", key)}
+	}
+	b, err := replicaReport(a.ReplicaStatus(key))
+	if err != nil {
+		return caddy.APIError{HTTPStatus: http.StatusInternalServerError, Err: err}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // replicaCollector reads the running replicas' progress when scraped:
