@@ -121,6 +121,11 @@ func serveReplicaJSON(w http.ResponseWriter, r *http.Request, body func(a *App) 
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed: use GET", r.Method)}
 	}
 	b, err := body(runningApp())
+	return writeReplicaJSON(w, b, err)
+}
+
+// writeReplicaJSON writes an admin answer b (err: a 500).
+func writeReplicaJSON(w http.ResponseWriter, b []byte, err error) error {
 	if err != nil {
 		return caddy.APIError{HTTPStatus: http.StatusInternalServerError, Err: err}
 	}
@@ -185,13 +190,7 @@ func serveReplicaAction(w http.ResponseWriter, r *http.Request, key, action stri
 		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("the running config keeps no replica of %q", key)}
 	}
 	b, err := replicaReport(a.ReplicaStatus(key))
-	if err != nil {
-		return caddy.APIError{HTTPStatus: http.StatusInternalServerError, Err: err}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return writeReplicaJSON(w, b, err)
 }
 
 // replicaCollector reads the running replicas' progress when scraped:

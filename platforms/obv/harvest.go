@@ -88,6 +88,9 @@ type harvester struct {
 	clock    clock.Clock
 	scope    harvestScope
 	interval time.Duration
+	// firstYear is the scope's first year as a date's prefix ("2024"),
+	// "" for every year.
+	firstYear string
 
 	mu       sync.Mutex
 	progress replica.Progress
@@ -99,6 +102,9 @@ func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) 
 		interval: h.Interval, recent: map[string][]string{}}
 	if hv.interval <= 0 {
 		hv.interval = defaultHarvestInterval
+	}
+	if scope.Since != 0 {
+		hv.firstYear = fmt.Sprintf("%04d", scope.Since)
 	}
 	if hv.gate == nil {
 		hv.gate = func(context.Context) error { return nil }
@@ -362,7 +368,7 @@ func (h *harvester) inScope(records []export.ExportRecord) []export.ExportRecord
 				rejected, why = rejected+1, err
 				continue
 			}
-			if h.scope.Since != 0 && d.Date != "" && d.Date < fmt.Sprintf("%04d", h.scope.Since) {
+			if h.firstYear != "" && d.Date != "" && d.Date < h.firstYear {
 				r = export.ExportRecord{Op: export.OpDelete, EntityID: r.EntityID, EntityType: r.EntityType, SourceKey: r.SourceKey}
 			}
 		}
