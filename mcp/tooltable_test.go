@@ -345,7 +345,7 @@ func TestArgumentsHostile(t *testing.T) {
 		{"query", "Invalid arguments: arguments must be a JSON object, got a string."},
 		{[]any{1, 2}, "arguments must be a JSON object, got a list"},
 		{map[string]any{"query": 7, "limit": 0, "offset": -1, "sort": "relevance", "colour": "red"},
-			"Invalid arguments: unknown argument(s) colour: obv_search takes date_from, date_to, entity_type, limit, offset, organization, query, sort; " +
+			"Invalid arguments: unknown argument(s) colour: obv_search takes date_from, date_to, entity_type, full_text, limit, offset, organization, query, sort; " +
 				"query must be a string, got a number; sort \"relevance\" must be one of date_desc, date_asc, title_asc"},
 		{map[string]any{"limit": 1e300}, "limit 1e+300 is out of range: use 1 to 100"},
 		{map[string]any{"limit": "NaN"}, "limit must be a whole number"},

@@ -28,6 +28,10 @@ type Progress struct {
 	// date) since the harvester started; LastRejected says why the last was.
 	Rejected     int
 	LastRejected error
+	// Swept counts records removed since the harvester started because a
+	// feed read anew (after the platform refused a cursor) no longer held
+	// them.
+	Swept int
 	// LastError is the last failed page (fetch or gate), kept after
 	// recovery; FailuresInRow is 0 once a page succeeds again.
 	LastError     error

@@ -25,6 +25,9 @@ type Status struct {
 	NextPass      string `json:"next_pass,omitempty"`
 	LastError     string `json:"last_error,omitempty"` // the last failed page, kept after recovery
 	FailuresInRow int    `json:"failures_in_row,omitempty"`
+	// Swept: records removed because a feed read anew no longer held
+	// them (Progress.Swept).
+	Swept int `json:"swept,omitempty"`
 	// Paused: an operator paused the harvest (the admin API); the index
 	// still answers.
 	Paused bool `json:"paused,omitempty"`
@@ -58,6 +61,7 @@ func StatusOf(unit, dir string, idx Index, h Harvester, err error) Status {
 	p := h.Progress()
 	st.Records, st.Running, st.PagesDone, st.PagesLeft = p.Records, p.Running, p.PagesDone, p.PagesLeft
 	st.SecondsLeft, st.FailuresInRow, st.CompleteUpToTime = int64(p.TimeLeft.Seconds()), p.FailuresInRow, p.CompleteUpTo
+	st.Swept = p.Swept
 	if !p.CompleteUpTo.IsZero() {
 		st.CompleteUpTo = p.CompleteUpTo.UTC().Format(time.RFC3339)
 	}

@@ -75,6 +75,11 @@ type sourceState struct {
 	CaughtUp bool `json:"caught_up,omitempty"`
 	// Restarts counts snapshots begun anew after a rejected cursor.
 	Restarts int `json:"restarts,omitempty"`
+	// Mark marks what a snapshot begun anew writes (localindex.ApplyMarked);
+	// Sweep: that snapshot is read whole, and what it did not write
+	// (deleted while the cursor was lost) is still to be removed.
+	Mark  string `json:"mark,omitempty"`
+	Sweep bool   `json:"sweep,omitempty"`
 	// Records are the records this source's pages brought (upserts and
 	// deletes, over restarts); Last the time of the last record read.
 	Records int64  `json:"records,omitempty"`
@@ -261,6 +266,9 @@ func (h *harvester) failed(ctx context.Context, err error, failures int) error {
 // page reads one page of src and stores it with the checkpoint after it.
 func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, src string) (err error) {
 	st := *cp.Sources[src]
+	if st.Sweep {
+		return h.sweep(ctx, cp, src)
+	}
 	asked := st.Snapshot
 	req := export.SnapshotRequest(src, st.Snapshot, export.MaxExportLimit)
 	if st.InChanges {
@@ -297,7 +305,7 @@ func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, src string)
 		}
 		st.Snapshot = page.Next
 		if !page.More {
-			st.InChanges, st.Snapshot = true, ""
+			st.InChanges, st.Snapshot, st.Sweep = true, "", st.Mark != ""
 		}
 	default:
 		if page.Next != "" {
@@ -310,10 +318,14 @@ func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, src string)
 		st.Last = page.Records[n-1].Time
 	}
 	records := h.inScope(page.Records)
+	mark := ""
+	if !cp.Sources[src].InChanges {
+		mark = st.Mark // a snapshot page
+	}
 	old := cp.Sources[src]
 	cp.Sources[src] = &st
 	cp.Pages++
-	if err := h.store(cp, records); err != nil {
+	if err := h.storeMarked(cp, records, mark); err != nil {
 		cp.Sources[src] = old
 		cp.Pages--
 		return err
@@ -321,10 +333,37 @@ func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, src string)
 	return nil
 }
 
+// sweep removes what src's snapshot, read anew, did not write. Its
+// batches carry the checkpoint that still asks for the sweep, so a sweep
+// cut off is done again; the checkpoint after it says it is done.
+func (h *harvester) sweep(ctx context.Context, cp *harvestCheckpoint, src string) error {
+	pending, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	st := *cp.Sources[src]
+	removed, err := h.idx.Sweep(ctx, src, st.Mark, pending)
+	if err != nil {
+		return err
+	}
+	st.Sweep, st.Mark = false, ""
+	old := cp.Sources[src]
+	cp.Sources[src] = &st
+	if err := h.store(cp, nil); err != nil {
+		cp.Sources[src] = old
+		return err
+	}
+	h.update(func(p *replica.Progress) { p.Swept += removed })
+	return nil
+}
+
 // restart begins src's snapshot anew after the platform refused a cursor.
+// The new snapshot marks what it writes, so that what it no longer holds
+// can be swept when it is read whole.
 func (h *harvester) restart(cp *harvestCheckpoint, src string, why error) error {
 	old := cp.Sources[src]
-	cp.Sources[src] = &sourceState{Restarts: old.Restarts + 1, Records: old.Records, Last: old.Last}
+	cp.Sources[src] = &sourceState{Restarts: old.Restarts + 1, Records: old.Records, Last: old.Last,
+		Mark: fmt.Sprintf("%s-r%d", src, old.Restarts+1)}
 	if err := h.store(cp, nil); err != nil {
 		cp.Sources[src] = old
 		return err
@@ -382,11 +421,17 @@ func (h *harvester) inScope(records []export.ExportRecord) []export.ExportRecord
 
 // store writes records and the checkpoint cp in one batch.
 func (h *harvester) store(cp *harvestCheckpoint, records []export.ExportRecord) error {
+	return h.storeMarked(cp, records, "")
+}
+
+// storeMarked is store with the records written under mark
+// (localindex.ApplyMarked).
+func (h *harvester) storeMarked(cp *harvestCheckpoint, records []export.ExportRecord, mark string) error {
 	b, err := json.Marshal(cp)
 	if err != nil {
 		return err
 	}
-	_, err = h.idx.Apply(records, b)
+	_, err = h.idx.ApplyMarked(records, mark, b)
 	return err
 }
 

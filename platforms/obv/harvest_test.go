@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -377,19 +378,35 @@ func TestHarvestSurvivesABrokenFeed(t *testing.T) {
 }
 
 // A cursor the platform refuses (400, an expired cursor) starts the
-// source's snapshot anew: nothing held is lost, and the round completes.
+// source's snapshot anew: nothing it still holds is lost, what it
+// deleted while the cursor was lost (no change will say so) is swept
+// when the new snapshot is read whole, and the round completes.
 func TestHarvestStartsAnewOnARejectedCursor(t *testing.T) {
 	clk := fakeclock.New(harvestStart)
 	emu := emulator.New(emulator.Config{Seed: 1, Clock: clk, NoRateLimit: true})
-	var once sync.Once
+	held := snapshotEntities(t, emu, "soest")
+	var lost string // deleted while the cursor was lost: the new snapshot lacks it
+	for id := range held {
+		lost = max(lost, id)
+	}
+	var rejected atomic.Bool
 	feed := &testFeed{h: emu}
-	feed.hostile = func(path string, _ int) (a feedAnswer, ok bool) {
-		if strings.HasPrefix(path, "/api/export/changes") {
-			once.Do(func() {
-				a, ok = feedAnswer{400, http.Header{}, []byte(`{"error":"Ongeldige cursor; gebruik de nextCursor uit een eerdere response."}`)}, true
-			})
+	feed.hostile = func(path string, _ int) (feedAnswer, bool) {
+		switch {
+		case strings.HasPrefix(path, "/api/export/changes") && rejected.CompareAndSwap(false, true):
+			return feedAnswer{400, http.Header{}, []byte(`{"error":"Ongeldige cursor; gebruik de nextCursor uit een eerdere response."}`)}, true
+		case strings.HasPrefix(path, "/api/export/snapshot") && rejected.Load():
+			rec := httptest.NewRecorder()
+			emu.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			var kept []string
+			for _, line := range strings.SplitAfter(rec.Body.String(), "\n") {
+				if !strings.Contains(line, `"entity_id":"`+lost+`"`) {
+					kept = append(kept, line)
+				}
+			}
+			return feedAnswer{rec.Code, rec.Header(), []byte(strings.Join(kept, ""))}, true
 		}
-		return a, ok
+		return feedAnswer{}, false
 	}
 	idx := openCouncil(t, t.TempDir())
 	r := startHarvest(t, idx, feed, clk, replica.ScopeConfig{Sources: []string{"soest"}}, nil)
@@ -397,8 +414,22 @@ func TestHarvestStartsAnewOnARejectedCursor(t *testing.T) {
 		t.Fatalf("it waits %v, want the interval: the round completes", wait)
 	}
 	p := r.h.Progress()
-	if !errors.Is(p.LastError, obv.ErrCursorRejected) || p.Records != uint64(len(snapshotEntities(t, emu, "soest"))) {
-		t.Fatalf("progress %+v: want the rejection recorded and every entity held", p)
+	if !errors.Is(p.LastError, obv.ErrCursorRejected) || p.Records != uint64(len(held)-1) || p.Swept != 1 {
+		t.Fatalf("progress %+v: want the rejection recorded, every entity held but the one lost (of %d), and it swept", p, len(held))
+	}
+	for off := 0; ; off += 100 {
+		res, err := idx.Search(context.Background(), localindex.Query{Sources: []string{"soest"}, Limit: 100, Offset: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range res.Hits {
+			if h.ID == lost {
+				t.Fatalf("%s, gone from the new snapshot, is still held", lost)
+			}
+		}
+		if len(res.Hits) < 100 {
+			break
+		}
 	}
 	snapshots := 0
 	for _, path := range feed.paths() {
@@ -499,10 +530,18 @@ func TestSurfaceAnswersWordsFromTheReplica(t *testing.T) {
 			t.Fatalf("hit %+v: %v", h, err)
 		}
 	}
+	byDate := ask(adapters.Question{Words: "gemeenteraad", Sort: "date", Limit: 20})
+	if len(asked) != 0 || len(byDate.Hits) < 2 {
+		t.Fatalf("newest first: asked %v, %d hits", asked, len(byDate.Hits))
+	}
+	for i := 1; i < len(byDate.Hits); i++ {
+		if byDate.Hits[i-1].Date < byDate.Hits[i].Date {
+			t.Fatalf("newest first: %s before %s", byDate.Hits[i-1].Date, byDate.Hits[i].Date)
+		}
+	}
 	for q, why := range map[adapters.Question]string{
 		{Words: "gemeenteraad", Organisation: "utrecht", Limit: 5}: "outside the replica's scope",
 		{Words: "xyzzyplugh", Limit: 5}:                            "holds no match; words inside documents are only at the platform",
-		{Words: "gemeenteraad", Sort: "date", Limit: 5}:            "ranks by relevance only",
 	} {
 		if page := ask(q); len(asked) != 1 || !strings.HasPrefix(page.Provenance, "asked OpenBesluitvorming: ") || !strings.Contains(page.Provenance, why) {
 			t.Errorf("%+v: asked %v, provenance %q", q, asked, page.Provenance)

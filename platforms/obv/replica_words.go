@@ -5,19 +5,31 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms/obv/localindex"
 	"github.com/besluitbron/besluitbron/replica"
 )
 
-// CouncilIndex is the replica as OpenBesluitvorming's surface asks it.
+// CouncilIndex is the replica as OpenBesluitvorming's surface and tools
+// ask it.
 type CouncilIndex interface {
 	// SearchCouncil answers q from the replica when the replica can
 	// answer it whole: it has caught up with every source of its scope,
 	// and the sources q asks are in that scope. Otherwise ok is false and
 	// why says why, for the provenance of the platform's answer.
-	SearchCouncil(ctx context.Context, q localindex.Query) (res localindex.Result, provenance string, ok bool, why string)
+	SearchCouncil(ctx context.Context, q localindex.Query) (a LocalAnswer, ok bool, why string)
+}
+
+// LocalAnswer is the replica's answer to a search.
+type LocalAnswer struct {
+	localindex.Result
+	// Provenance says which replica answered and how complete it is.
+	Provenance string
+	// CompleteUpTo is the time up to which the replica holds every
+	// change of the feed: the age of the answer.
+	CompleteUpTo time.Time
 }
 
 // Offer is the replica as the platform's surface asks it
@@ -32,27 +44,27 @@ type councilWords struct {
 
 var _ CouncilIndex = councilWords{}
 
-func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (localindex.Result, string, bool, string) {
+func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (LocalAnswer, bool, string) {
 	ix, hv, err := w.held.Current()
 	if err != nil {
-		return localindex.Result{}, "", false, "the replica is not open (" + replica.PublicReason(err) + ")"
+		return LocalAnswer{}, false, "the replica is not open (" + replica.PublicReason(err) + ")"
 	}
 	idx, ok := ix.(*localindex.Index)
 	h, ok2 := hv.(*harvester)
 	if !ok || !ok2 {
-		return localindex.Result{}, "", false, "the replica is not a council documents index"
+		return LocalAnswer{}, false, "the replica is not a council documents index"
 	}
 	p := h.Progress()
 	switch {
 	case p.Stopped != nil:
-		return localindex.Result{}, "", false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
+		return LocalAnswer{}, false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
 	case p.CompleteUpTo.IsZero():
-		return localindex.Result{}, "", false, "the replica is still being built"
+		return LocalAnswer{}, false, "the replica is still being built"
 	}
 	if len(h.scope.Sources) > 0 {
 		for _, s := range q.Sources {
 			if !slices.Contains(h.scope.Sources, s) {
-				return localindex.Result{}, "", false, "the source " + s + " is outside the replica's scope"
+				return LocalAnswer{}, false, "the source " + s + " is outside the replica's scope"
 			}
 		}
 	}
@@ -63,7 +75,7 @@ func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (lo
 	if h.scope.Since != 0 {
 		first := fmt.Sprintf("%04d-01-01", h.scope.Since)
 		if q.To != "" && q.To < first {
-			return localindex.Result{}, "", false, "the replica keeps " + first + " on, and the question asks before it"
+			return LocalAnswer{}, false, "the replica keeps " + first + " on, and the question asks before it"
 		}
 		if q.From < first {
 			q.From = first
@@ -74,10 +86,10 @@ func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (lo
 	var down *replica.UnavailableError
 	if errors.As(err, &down) {
 		w.held.Broken(err)
-		return localindex.Result{}, "", false, "the replica failed (" + replica.PublicReason(err) + ")"
+		return LocalAnswer{}, false, "the replica failed (" + replica.PublicReason(err) + ")"
 	}
 	if err != nil {
-		return localindex.Result{}, "", false, "the replica cannot take the question (" + err.Error() + ")"
+		return LocalAnswer{}, false, "the replica cannot take the question (" + err.Error() + ")"
 	}
-	return res, replica.Provenance(replicaSpec.Source, replicaSpec.Units(), p) + before, true, ""
+	return LocalAnswer{Result: res, Provenance: replica.Provenance(replicaSpec.Source, replicaSpec.Units(), p) + before, CompleteUpTo: p.CompleteUpTo}, true, ""
 }

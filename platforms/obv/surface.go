@@ -3,6 +3,7 @@ package obv
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
@@ -41,40 +42,84 @@ func searchCouncil(ctx context.Context, env adapters.Env, council CouncilIndex, 
 	if council == nil || strings.TrimSpace(q.Words) == "" {
 		return search(ctx, env, q)
 	}
-	why := "the replica ranks by relevance only"
-	if q.Sort != "date" {
-		lq := localindex.Query{Words: q.Words, From: q.From, To: q.To, Limit: max(q.Limit, 1)}
-		if org := strings.ToLower(strings.TrimSpace(q.Organisation)); org != "" {
-			lq.Sources = []string{org}
-		}
-		res, provenance, ok, reason := council.SearchCouncil(ctx, lq)
-		switch {
-		case ok && res.Total > 0:
-			return localPage(res, provenance), nil
-		case ok:
-			why = "the replica holds no match; words inside documents are only at the platform"
-		default:
-			why = reason
-		}
+	lq := localindex.Query{Words: q.Words, From: q.From, To: q.To, Limit: max(q.Limit, 1)}
+	if q.Sort == "date" {
+		lq.Order = localindex.OrderNewest
+	}
+	if org := strings.ToLower(strings.TrimSpace(q.Organisation)); org != "" {
+		lq.Sources = []string{org}
+	}
+	a, why := askCouncil(ctx, council, lq)
+	if why == "" {
+		return localPage(a, organisationLabels(env.Memo, env.Now)), nil
 	}
 	page, err := search(ctx, env, q)
 	if err != nil {
 		return page, err
 	}
-	page.Provenance = "asked OpenBesluitvorming: " + why
+	page.Provenance = askedPlatform + why
 	return page, nil
 }
 
+// askedPlatform begins the provenance of an answer the platform gave
+// where the replica might have.
+const askedPlatform = "asked OpenBesluitvorming: "
+
+// askCouncil asks the replica; why is "" when its answer stands, else
+// why the platform must answer instead.
+func askCouncil(ctx context.Context, council CouncilIndex, q localindex.Query) (LocalAnswer, string) {
+	a, ok, why := council.SearchCouncil(ctx, q)
+	switch {
+	case ok && a.Total > 0:
+		return a, ""
+	case ok:
+		return a, "the replica holds no match; words inside documents are only at the platform"
+	}
+	return a, why
+}
+
 // localPage is the replica's answer as a page of hits, linking to each
-// entity as the platform's own search does.
-func localPage(res localindex.Result, provenance string) adapters.Page {
-	page := adapters.Page{Total: int(res.Total), HasMore: int(res.Total) > len(res.Hits), Hits: []adapters.Hit{}, Provenance: provenance}
-	for _, hit := range res.Hits {
-		h := adapters.Hit{ID: hit.ID, Type: hit.Type, Title: hit.Title, Date: hit.Date, Source: hit.Source}
+// entity as the platform's own search does: its type and organisation
+// spelled as the platform spells them, where the list of organisations
+// (label) knows the key.
+func localPage(a LocalAnswer, label func(key string) string) adapters.Page {
+	page := adapters.Page{Total: int(a.Total), HasMore: int(a.Total) > len(a.Hits), Hits: []adapters.Hit{}, Provenance: a.Provenance}
+	for _, hit := range a.Hits {
+		h := adapters.Hit{ID: hit.ID, Type: entityType(hit.Type), Title: hit.Title, Date: hit.Date, Source: label(hit.Source)}
 		h.Citation = Citation(h.Source, h.Title, h.Date)
 		page.Hits = append(page.Hits, h)
 	}
 	return page
+}
+
+// entityType is the platform's spelling (EntityTypes) of a type as the
+// export writes it.
+func entityType(t string) string {
+	for _, e := range EntityTypes {
+		if strings.EqualFold(e, t) {
+			return e
+		}
+	}
+	return t
+}
+
+// organisationLabels names a source by its label when the memo holds
+// the list of organisations, else by its key.
+func organisationLabels(memo *adapters.Memo, now time.Time) func(string) string {
+	var list []Source
+	if memo != nil {
+		if v, ok := memo.Get(SourcesMemo, now); ok {
+			list, _ = v.([]Source)
+		}
+	}
+	return func(key string) string {
+		for _, s := range list {
+			if s.Key == key {
+				return s.Label
+			}
+		}
+		return key
+	}
 }
 
 func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/obv/localindex"
 )
 
 // toolSearchDesc says what a search costs in the words of the platforms
@@ -50,15 +53,17 @@ type toolSearchIn struct {
 	Query        string `json:"query,omitempty" jsonschema_description:"Words to find; all must match. Put words in double quotes to find them as a phrase, in that order (\"sociale huurwoningen\"). Optional when organization is given."`
 	Organization string `json:"organization,omitempty" jsonschema_description:"Organisation key of a municipality, province or water board, e.g. utrecht, soest, provincie-utrecht (see obv_sources). Omit to search all 330."`
 	EntityType   string `json:"entity_type,omitempty" jsonschema_description:"Only this kind." jsonschema_extras:"enum=obv.EntityTypes"`
-	Sort         string `json:"sort,omitempty" jsonschema_description:"Order: date_desc (newest first), date_asc or title_asc. There is no relevance order: the platform answers newest first when sort is omitted." jsonschema_extras:"enum=obv.Sorts"`
+	Sort         string `json:"sort,omitempty" jsonschema_description:"Order: date_desc (newest first), date_asc or title_asc. When sort is omitted, the platform answers newest first, and BesluitBron's replica, when it answers a word search (see provenance), best match first." jsonschema_extras:"enum=obv.Sorts"`
 	Limit        int    `json:"limit,omitempty" jsonschema_description:"Results per page. Larger pages cost more budget units (see Cost in the tool description)." jsonschema_extras:"minimum=1,maximum=obv.MaxLimit,default=10"`
 	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=10000,default=0"`
+	FullText     bool   `json:"full_text,omitempty" jsonschema_description:"Find the words inside the documents' full text too: always asks OpenBesluitvorming. Without it, a BesluitBron that keeps a replica of the platform's export answers from the names, titles and descriptions it holds (see provenance)." jsonschema_extras:"default=false"`
 	mcpkit.DatesIn
 }
 
 type toolSearchOut struct {
 	mcpkit.PageOut
-	BudgetUnits int `json:"budget_units" jsonschema_description:"Budget units this search cost the platform's shared budget (the price under Cost in the tool description)."`
+	BudgetUnits int    `json:"budget_units" jsonschema_description:"Budget units this search cost the platform's shared budget (the price under Cost in the tool description); 0 when BesluitBron's replica answered."`
+	Provenance  string `json:"provenance,omitempty" jsonschema_description:"Where a BesluitBron that keeps a replica of the platform's export got the hits: from the replica, and how complete it is, or from the platform, and why."`
 }
 
 func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearchOut, *mcpgo.CallToolResult) {
@@ -73,6 +78,13 @@ func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearch
 			return nil, res
 		}
 	}
+	var why string
+	if council, _ := c.Replica(platforms.OBV).(CouncilIndex); council != nil {
+		var out *toolSearchOut
+		if out, why = toolSearchLocal(ctx, c, council, p, in.FullText); out != nil {
+			return out, nil
+		}
+	}
 	body, fail := c.Call(ctx, platforms.OBV, r)
 	if fail != nil {
 		return nil, fail
@@ -81,8 +93,49 @@ func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearch
 	if err != nil {
 		return nil, mcpkit.ParseFailed(platforms.OBV, err)
 	}
-	return &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.OBV, pg, p.Offset), BudgetUnits: Cost(p.Limit)}, nil
+	out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.OBV, pg, p.Offset), BudgetUnits: Cost(p.Limit)}
+	if why != "" {
+		out.Provenance = askedPlatform + why
+	}
+	return out, nil
 }
+
+// toolSearchLocal answers a word search from the replica when it can,
+// else says why the platform must (for the provenance of its answer).
+// The replica's answer changes as it harvests, with no platform answer
+// behind it, so it fills its own Meta: the connector's result memo keeps
+// no result whose Meta the tool wrote (mcp/resultmemo.go).
+func toolSearchLocal(ctx context.Context, c mcpkit.Env, council CouncilIndex, p SearchParams, fullText bool) (*toolSearchOut, string) {
+	q := localindex.Query{Words: p.Query, From: p.DateFrom, To: p.DateTo, Limit: p.Limit, Offset: p.Offset}
+	switch {
+	case strings.TrimSpace(p.Query) == "":
+		return nil, "" // a listing: the platform's
+	case fullText:
+		return nil, "full_text asks for words inside the documents, which only the platform holds"
+	case p.Sort == "title_asc":
+		return nil, "the replica orders by relevance or date, not by title"
+	case p.EntityType != "" && !slices.Contains(replicaTypes, p.EntityType):
+		return nil, "the replica holds meetings, documents and motions, not " + p.EntityType
+	}
+	q.Order = p.Sort // "", date_desc or date_asc, the replica's orders too
+	if p.EntityType != "" {
+		q.Types = []string{strings.ToLower(p.EntityType)}
+	}
+	if p.Organization != "" {
+		q.Sources = []string{p.Organization}
+	}
+	a, why := askCouncil(ctx, council, q)
+	if why != "" {
+		return nil, why
+	}
+	out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.OBV, localPage(a, organisationLabels(c.Lists(), c.Now())), p.Offset), Provenance: a.Provenance}
+	out.Meta = mcpkit.Meta{Platform: platforms.OBV, FetchedAt: a.CompleteUpTo.UTC().Format(time.RFC3339)}
+	return out, ""
+}
+
+// replicaTypes are the entity types the export holds (EntityTypes less
+// the recordings).
+var replicaTypes = []string{"Meeting", "Document", "Motion"}
 
 type toolFetchIn struct {
 	ID string `json:"id" jsonschema_description:"Entity id, e.g. document:notubiz:gemeente:soest:12345." jsonschema_extras:"examples=document:notubiz:gemeente:soest:12345"`

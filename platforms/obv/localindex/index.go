@@ -30,7 +30,7 @@ import (
 
 // format names how records become documents and what the checkpoint
 // means (bleveindex.Config.Format): change it when either changes.
-const format = "obv-export-v1"
+const format = "obv-export-v2"
 
 // The fields of a document.
 const (
@@ -40,7 +40,14 @@ const (
 	fieldTitle  = "title"  // stored only
 	fieldText   = "text"   // title and other words, Dutch analyzer, searched
 	fieldHash   = "hash"   // the record's content_hash, stored only
+	fieldAt     = "at"     // the record's time (RFC 3339), stored only
+	fieldMark   = "mark"   // the snapshot that last wrote it (Sweep), keyword
 )
+
+// typeGone is the type of a tombstone: the entity was deleted at its
+// fieldAt, so a record of it older than that, arriving late, stays out.
+// No search finds it; Count leaves it out.
+const typeGone = "-gone"
 
 const analyzerExact = "keyword_lower"
 
@@ -78,6 +85,8 @@ func newMapping() *mapping.IndexMappingImpl {
 	doc.AddFieldMappingsAt(fieldTitle, storedOnly())
 	doc.AddFieldMappingsAt(fieldText, text)
 	doc.AddFieldMappingsAt(fieldHash, storedOnly())
+	doc.AddFieldMappingsAt(fieldAt, storedOnly())
+	doc.AddFieldMappingsAt(fieldMark, keyword())
 	im.DefaultMapping = doc
 	return im
 }
@@ -100,26 +109,69 @@ func Open(dir string) (*Index, replica.OpenReport, error) {
 // Applied counts what Apply did with a page.
 type Applied struct {
 	Stored, Unchanged, Deleted int
+	// Stale are records older (by their time) than what the index
+	// holds of the entity, a deletion included: a repeated or late
+	// record, which changes nothing.
+	Stale int
 }
 
 // Apply writes one export page's records and the checkpoint that follows
-// them, in one batch. An upsert whose content_hash the index already holds
-// for the entity changes nothing; a delete removes it; an entity that
-// appears twice in the page keeps its last record. A record it cannot
-// read fails the whole page, which writes nothing.
+// them, in one batch (ApplyMarked without a mark).
 func (i *Index) Apply(records []export.ExportRecord, checkpoint []byte) (Applied, error) {
+	return i.ApplyMarked(records, "", checkpoint)
+}
+
+// ApplyMarked writes one export page's records and the checkpoint that
+// follows them, in one batch, each entity ending as its newest record
+// says, whatever order the records come in:
+//   - a record older (by its time) than what the index holds of the
+//     entity, its deletion included, changes nothing;
+//   - an upsert whose content_hash the index already holds changes
+//     nothing (but see mark);
+//   - a delete leaves a tombstone, which no search finds;
+//   - an entity that appears twice in the page ends as the newer record.
+//
+// With a mark (a snapshot read anew, Sweep), every upsert of the page
+// is written with that mark, unchanged or not, so that Sweep can remove
+// what the snapshot no longer holds. A record it cannot read fails the
+// whole page, which writes nothing.
+func (i *Index) ApplyMarked(records []export.ExportRecord, mark string, checkpoint []byte) (Applied, error) {
 	var a Applied
-	ops := make([]bleveindex.Op, 0, len(records))
-	last := map[string]int{}
+	newest := map[string]int{} // entity → its newest record of the page
+	ids := make([]string, 0, len(records))
 	for n, r := range records {
-		last[r.EntityID] = n
+		m, ok := newest[r.EntityID]
+		if !ok {
+			ids = append(ids, r.EntityID)
+		}
+		if !ok || !older(recordTime(r), recordTime(records[m])) {
+			newest[r.EntityID] = n
+		}
 	}
+	held, err := i.heldOf(ids)
+	if err != nil {
+		return Applied{}, err
+	}
+	ops := make([]bleveindex.Op, 0, len(ids))
 	for n, r := range records {
-		if last[r.EntityID] != n {
-			continue // a later record of the page replaces it
+		if newest[r.EntityID] != n {
+			a.Stale++ // a newer record of the page decides
+			continue
+		}
+		h, isHeld := held[r.EntityID]
+		at := recordTime(r)
+		if isHeld && older(at, h.at) {
+			a.Stale++
+			continue
 		}
 		if r.Op == export.OpDelete {
-			ops = append(ops, bleveindex.Delete(r.EntityID))
+			if isHeld && h.gone {
+				a.Unchanged++
+				continue
+			}
+			ops = append(ops, bleveindex.Upsert(r.EntityID, map[string]any{
+				fieldType: typeGone, fieldSource: r.SourceKey, fieldAt: stamp(r), fieldMark: mark,
+			}))
 			a.Deleted++
 			continue
 		}
@@ -127,15 +179,13 @@ func (i *Index) Apply(records []export.ExportRecord, checkpoint []byte) (Applied
 		if err != nil {
 			return Applied{}, err
 		}
-		if held, err := i.hash(r.EntityID); err != nil {
-			return Applied{}, err
-		} else if held != "" && held == d.Hash {
+		if isHeld && !h.gone && h.hash == d.Hash && (mark == "" || h.mark == mark) {
 			a.Unchanged++
 			continue
 		}
 		ops = append(ops, bleveindex.Upsert(r.EntityID, map[string]any{
 			fieldType: d.Type, fieldSource: d.Source, fieldDay: d.Date, fieldTitle: d.Title,
-			fieldText: []string{d.Title, d.Words}, fieldHash: d.Hash,
+			fieldText: []string{d.Title, d.Words}, fieldHash: d.Hash, fieldAt: stamp(r), fieldMark: mark,
 		}))
 		a.Stored++
 	}
@@ -145,27 +195,119 @@ func (i *Index) Apply(records []export.ExportRecord, checkpoint []byte) (Applied
 	return a, nil
 }
 
-// hash is the content hash held for id, "" when none.
-func (i *Index) hash(id string) (string, error) {
-	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery([]string{id}), 1, 0, false)
-	req.Fields = []string{fieldHash}
+// older tells whether a record of time at is older than one of time
+// than. A record without a time (zero) is ordered by its place in the
+// feed alone: it is never older, and nothing is older than it.
+func older(at, than time.Time) bool {
+	return !at.IsZero() && !than.IsZero() && at.Before(than)
+}
+
+// recordTime is a record's time; the zero time when it has none that
+// parses.
+func recordTime(r export.ExportRecord) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, r.Time)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// stamp is a record's time as stored: RFC 3339 in UTC, "" when none.
+func stamp(r export.ExportRecord) string {
+	t := recordTime(r)
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// heldEntity is what the index holds of an entity.
+type heldEntity struct {
+	hash, mark string
+	at         time.Time
+	gone       bool
+}
+
+// heldOf reads what the index holds of ids, in one search.
+func (i *Index) heldOf(ids []string) (map[string]heldEntity, error) {
+	out := make(map[string]heldEntity, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(ids), len(ids), 0, false)
+	req.Fields = []string{fieldHash, fieldAt, fieldType, fieldMark}
 	res, err := i.store.Search(context.Background(), req)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if len(res.Hits) == 0 {
-		return "", nil
+	for _, h := range res.Hits {
+		str := func(f string) string { s, _ := h.Fields[f].(string); return s }
+		e := heldEntity{hash: str(fieldHash), mark: str(fieldMark), gone: str(fieldType) == typeGone}
+		e.at, _ = time.Parse(time.RFC3339Nano, str(fieldAt))
+		out[h.ID] = e
 	}
-	h, _ := res.Hits[0].Fields[fieldHash].(string)
-	return h, nil
+	return out, nil
+}
+
+// sweepBatch is how many entities one batch of Sweep removes.
+const sweepBatch = 1000
+
+// Sweep removes every entity of source that the snapshot marked mark did
+// not write (ApplyMarked): what the platform no longer holds, when a
+// source's snapshot was read anew. Each batch is written with
+// checkpoint; a sweep cut off repeats harmlessly. It returns how many
+// entities it removed.
+func (i *Index) Sweep(ctx context.Context, source, mark string, checkpoint []byte) (int, error) {
+	inSource := query.NewTermQuery(strings.ToLower(source))
+	inSource.SetField(fieldSource)
+	marked := query.NewTermQuery(strings.ToLower(mark))
+	marked.SetField(fieldMark)
+	q := query.NewBooleanQuery([]query.Query{inSource}, nil, []query.Query{marked})
+	removed := 0
+	for {
+		req := bleve.NewSearchRequestOptions(q, sweepBatch, 0, false)
+		res, err := i.store.Search(ctx, req)
+		if err != nil {
+			return removed, err
+		}
+		ops := make([]bleveindex.Op, 0, len(res.Hits))
+		for _, h := range res.Hits {
+			ops = append(ops, bleveindex.Delete(h.ID))
+		}
+		if err := i.store.Apply(ops, checkpoint); err != nil {
+			return removed, err
+		}
+		removed += len(ops)
+		if len(res.Hits) < sweepBatch {
+			return removed, nil
+		}
+	}
 }
 
 // Checkpoint is the checkpoint of the last page applied (nil before
 // any).
 func (i *Index) Checkpoint() []byte { return i.store.Checkpoint() }
 
-// Count is the number of entities held.
-func (i *Index) Count() (uint64, error) { return i.store.Count() }
+// Count is the number of entities held, tombstones left out.
+func (i *Index) Count() (uint64, error) {
+	all, err := i.store.Count()
+	if err != nil {
+		return 0, err
+	}
+	req := bleve.NewSearchRequestOptions(typeIs(typeGone), 0, 0, false)
+	res, err := i.store.Search(context.Background(), req)
+	if err != nil {
+		return 0, err
+	}
+	return all - min(all, res.Total), nil
+}
+
+// typeIs matches the documents of type t.
+func typeIs(t string) query.Query {
+	q := query.NewTermQuery(t)
+	q.SetField(fieldType)
+	return q
+}
 
 // Err is the failure that stopped the index, nil while it answers.
 func (i *Index) Err() error { return i.store.Err() }
@@ -182,7 +324,17 @@ type Query struct {
 	To      string   // YYYY-MM-DD, inclusive; "" unbounded
 	Limit   int      // 1..100, default 10
 	Offset  int
+	// Order is "" (best match first with words, else newest first),
+	// OrderNewest or OrderOldest.
+	Order string
 }
+
+// The orders a search may ask besides relevance: by the entity's day,
+// then its id, so that pages never overlap.
+const (
+	OrderNewest = "date_desc"
+	OrderOldest = "date_asc"
+)
 
 // Hit is one entity found.
 type Hit struct {
@@ -200,13 +352,17 @@ type Result struct {
 // limit out of range.
 var ErrBadQuery = errors.New("a question the council documents index cannot take")
 
-// Search answers q, best match first when it has words, else newest first.
+// Search answers q in its order: best match first when it has words
+// and asks none, else newest first.
 func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if q.Limit == 0 {
 		q.Limit = 10
 	}
 	if q.Limit < 1 || q.Limit > 100 || q.Offset < 0 {
 		return Result{}, fmt.Errorf("%w: limit %d, offset %d", ErrBadQuery, q.Limit, q.Offset)
+	}
+	if q.Order != "" && q.Order != OrderNewest && q.Order != OrderOldest {
+		return Result{}, fmt.Errorf("%w: order %q, want %s or %s", ErrBadQuery, q.Order, OrderNewest, OrderOldest)
 	}
 	var must []query.Query
 	if w := strings.TrimSpace(q.Words); w != "" {
@@ -236,9 +392,16 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if len(must) > 0 {
 		qq = query.NewConjunctionQuery(must)
 	}
+	if strings.TrimSpace(q.Words) == "" && len(q.Types) == 0 {
+		// Only a search without words or types could find a tombstone.
+		qq = query.NewBooleanQuery([]query.Query{qq}, nil, []query.Query{typeIs(typeGone)})
+	}
 	req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
 	req.Fields = []string{fieldType, fieldSource, fieldDay, fieldTitle}
-	if strings.TrimSpace(q.Words) == "" {
+	switch {
+	case q.Order == OrderOldest:
+		req.SortBy([]string{fieldDay, "_id"})
+	case q.Order == OrderNewest || strings.TrimSpace(q.Words) == "":
 		req.SortBy([]string{"-" + fieldDay, "_id"})
 	}
 	res, err := i.store.Search(ctx, req)

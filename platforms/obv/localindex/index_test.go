@@ -137,3 +137,115 @@ func hasID(r Result, id string) bool {
 	}
 	return false
 }
+
+// rec is an upsert of entity id in source soest at time at with a title
+// (its content hash follows the title), or a delete when title is "".
+func rec(id, at, title string) export.ExportRecord {
+	if title == "" {
+		return export.ExportRecord{Op: export.OpDelete, Time: at, EntityID: id, EntityType: "document", SourceKey: "soest"}
+	}
+	return export.ExportRecord{Op: export.OpUpsert, Time: at, EntityID: id, EntityType: "document", SourceKey: "soest",
+		ContentHash: "sha256:" + title, Payload: []byte(`{"name":"` + title + `","date":"2026-10-01"}`)}
+}
+
+func titles(t *testing.T, idx *Index, words string) []string {
+	t.Helper()
+	res, err := idx.Search(context.Background(), Query{Words: words, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.ID+"="+h.Title)
+	}
+	return out
+}
+
+// Records that come twice or late leave the entity as its newest record
+// says: an older version after a newer one changes nothing, in one page
+// or in the next; a deletion stays when an older upsert arrives after it;
+// and a newer upsert brings the entity back.
+func TestIndexKeepsTheNewestRecord(t *testing.T) {
+	idx, _, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	const a = "document:notubiz:gemeente:soest:1"
+	t1, t2, t3 := "2026-10-01T10:00:00.000Z", "2026-10-02T10:00:00.000Z", "2026-10-03T10:00:00.000Z"
+
+	// In one page: the newer first, the older after it.
+	if got, err := idx.Apply([]export.ExportRecord{rec(a, t2, "nieuwe titel"), rec(a, t1, "oude titel")}, nil); err != nil || got.Stored != 1 || got.Stale != 1 {
+		t.Fatalf("one page: %+v %v", got, err)
+	}
+	if got := titles(t, idx, "titel"); len(got) != 1 || got[0] != a+"=nieuwe titel" {
+		t.Fatalf("after one page: %v", got)
+	}
+	// The older again in a later page, twice: nothing changes.
+	if got, err := idx.Apply([]export.ExportRecord{rec(a, t1, "oude titel"), rec(a, t1, "oude titel")}, nil); err != nil || got.Stored != 0 || got.Stale != 2 {
+		t.Fatalf("a late page: %+v %v", got, err)
+	}
+	// The same record again: unchanged.
+	if got, err := idx.Apply([]export.ExportRecord{rec(a, t2, "nieuwe titel")}, nil); err != nil || got.Unchanged != 1 {
+		t.Fatalf("a repeat: %+v %v", got, err)
+	}
+	// Deleted at t3; an upsert of t2 arriving after it stays out.
+	if got, err := idx.Apply([]export.ExportRecord{rec(a, t3, "")}, nil); err != nil || got.Deleted != 1 {
+		t.Fatalf("delete: %+v %v", got, err)
+	}
+	if got, err := idx.Apply([]export.ExportRecord{rec(a, t2, "nieuwe titel")}, nil); err != nil || got.Stale != 1 {
+		t.Fatalf("a late upsert after the delete: %+v %v", got, err)
+	}
+	if got := titles(t, idx, "titel"); len(got) != 0 {
+		t.Fatalf("deleted, still found: %v", got)
+	}
+	// A tombstone is neither counted nor listed.
+	if n, _ := idx.Count(); n != 0 {
+		t.Fatalf("count %d with only a tombstone", n)
+	}
+	if res, _ := idx.Search(context.Background(), Query{}); res.Total != 0 {
+		t.Fatalf("a listing finds the tombstone: %+v", res)
+	}
+	// A newer upsert brings it back.
+	if got, err := idx.Apply([]export.ExportRecord{rec(a, "2026-10-04T10:00:00.000Z", "hersteld titel")}, nil); err != nil || got.Stored != 1 {
+		t.Fatalf("back: %+v %v", got, err)
+	}
+	if n, _ := idx.Count(); n != 1 {
+		t.Fatalf("count %d, want 1", n)
+	}
+}
+
+// A snapshot read anew marks what it writes, unchanged records too; the
+// sweep then removes the source's entities it did not write (deleted
+// while the cursor was lost), and leaves other sources alone.
+func TestSweepRemovesWhatTheSnapshotNoLongerHolds(t *testing.T) {
+	idx, _, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	t1 := "2026-10-01T10:00:00.000Z"
+	keep, lost := rec("document:notubiz:gemeente:soest:1", t1, "blijft"), rec("document:notubiz:gemeente:soest:2", t1, "verdwijnt")
+	other := rec("document:notubiz:gemeente:utrecht:3", t1, "elders")
+	other.SourceKey = "utrecht"
+	if _, err := idx.Apply([]export.ExportRecord{keep, lost, other}, []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := idx.ApplyMarked([]export.ExportRecord{keep}, "soest-r1", []byte("2")); err != nil || got.Stored != 1 {
+		t.Fatalf("marked: %+v %v", got, err)
+	}
+	removed, err := idx.Sweep(context.Background(), "soest", "soest-r1", []byte("3"))
+	if err != nil || removed != 1 {
+		t.Fatalf("sweep: removed %d, %v", removed, err)
+	}
+	if n, _ := idx.Count(); n != 2 || string(idx.Checkpoint()) != "3" {
+		t.Fatalf("after the sweep: %d entities, checkpoint %s", n, idx.Checkpoint())
+	}
+	if got := titles(t, idx, "verdwijnt"); len(got) != 0 {
+		t.Fatalf("swept, still found: %v", got)
+	}
+	// Swept again: nothing more.
+	if removed, err := idx.Sweep(context.Background(), "soest", "soest-r1", []byte("4")); err != nil || removed != 0 {
+		t.Fatalf("second sweep: %d %v", removed, err)
+	}
+}

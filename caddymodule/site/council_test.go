@@ -1,0 +1,179 @@
+package site_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
+	obvemulator "github.com/besluitbron/besluitbron/platforms/obv/emulator"
+)
+
+// councilHouse is a site, OpenBesluitvorming's route and an MCP connector
+// over BesluitBron's replica of the platform's export, harvesting one
+// source; searches counts the platform's own word searches.
+type councilHouse struct {
+	base     string
+	searches *atomic.Int64
+}
+
+func loadCouncilHouse(t *testing.T) councilHouse {
+	t.Helper()
+	emu := obvemulator.New(obvemulator.Config{Seed: 1, Clock: fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), NoRateLimit: true})
+	var searches atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/search" {
+			searches.Add(1)
+		}
+		emu.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	port := testproc.FreePort(t)
+	h := councilHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), searches: &searches}
+	testcaddy.Load(t, fmt.Sprintf(`{
+	auto_https off
+	persist_config off
+	besluitbron {
+		allow_private 127.0.0.1/8
+		replica obv {
+			since 2024
+			sources soest
+			dir %s
+		}
+		platform obv {
+			base_url %s
+		}
+	}
+}
+http://:%d {
+	handle_path /platforms/obv/* {
+		route {
+			platform_cache obv
+			platform_limit obv
+			platform_proxy obv
+		}
+	}
+	handle /mcp/obv {
+		mcp obv {
+			platforms obv
+		}
+	}
+	besluitbron_site {
+		platforms obv
+		deadline 1m
+	}
+}
+`, filepath.Join(t.TempDir(), "council"), srv.URL, port))
+	return h
+}
+
+// awaitCaughtUp polls /status.json until the council replica has
+// completed a pass: an event, with a bound.
+func (h councilHouse) awaitCaughtUp(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var st struct {
+			Replicas []struct {
+				Platform string
+				Status   struct {
+					CompleteUpTo string `json:"complete_up_to"`
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range st.Replicas {
+			if r.Platform == "obv" && r.Status.CompleteUpTo != "" {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for the council replica: %+v", st.Replicas)
+		}
+		time.Sleep(20 * time.Millisecond) // a poll of the house's state, not a wait for time to pass
+	}
+}
+
+// obv_search answers words from the replica once it has caught up: no
+// platform search, no budget spent, and the provenance says which
+// replica and how complete. A search for words inside documents, one
+// outside the replica's sources, and a listing without words go to the
+// platform, and say why.
+func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
+	h := loadCouncilHouse(t)
+	h.awaitCaughtUp(t)
+	mc := connectMCP(t, h.base+"/mcp/obv")
+	type out struct {
+		Platform    string
+		FetchedAt   string `json:"fetched_at"`
+		Total       int
+		BudgetUnits int `json:"budget_units"`
+		Provenance  string
+		Results     []struct {
+			ID, Type, Title, Date string
+		}
+	}
+	call := func(args map[string]any) (out, int64) {
+		t.Helper()
+		before := h.searches.Load()
+		_, structured, isError := callMCPToolParts(t, mc, "obv_search", args)
+		if isError {
+			t.Fatalf("obv_search %v: %s", args, structured)
+		}
+		var o out
+		if err := json.Unmarshal([]byte(structured), &o); err != nil {
+			t.Fatalf("obv_search %v: %v in %s", args, err, structured)
+		}
+		return o, h.searches.Load() - before
+	}
+
+	for _, args := range []map[string]any{
+		{"query": "gemeenteraad", "organization": "soest"},
+		{"query": "gemeenteraad"}, // every source of the scope
+		{"query": "raadsvergadering", "sort": "date_desc", "entity_type": "Document"},
+	} {
+		o, asked := call(args)
+		if asked != 0 || o.BudgetUnits != 0 || o.Total == 0 || len(o.Results) == 0 ||
+			!strings.Contains(o.Provenance, "complete up to") || o.FetchedAt == "" || o.Platform != "obv" {
+			t.Fatalf("%v: asked the platform %d times, %+v", args, asked, o)
+		}
+		for i, r := range o.Results {
+			if !strings.Contains(r.ID, ":soest:") {
+				t.Errorf("%v: hit %s is outside the scope", args, r.ID)
+			}
+			if args["entity_type"] != nil && r.Type != "Document" {
+				t.Errorf("%v: hit of type %q", args, r.Type)
+			}
+			if args["sort"] == "date_desc" && i > 0 && o.Results[i-1].Date < r.Date {
+				t.Errorf("%v: %s before %s", args, o.Results[i-1].Date, r.Date)
+			}
+		}
+	}
+
+	for why, args := range map[string]map[string]any{
+		"full_text asks for words inside the documents": {"query": "gemeenteraad", "organization": "soest", "full_text": true},
+		"outside the replica's scope":                   {"query": "gemeenteraad", "organization": "utrecht"},
+		"holds no match":                                {"query": "xyzzyplugh", "organization": "soest"},
+		"not by title":                                  {"query": "gemeenteraad", "sort": "title_asc"},
+		"not Recording":                                 {"query": "gemeenteraad", "entity_type": "Recording"},
+	} {
+		o, asked := call(args)
+		if asked != 1 || o.BudgetUnits == 0 || !strings.HasPrefix(o.Provenance, "asked OpenBesluitvorming: ") || !strings.Contains(o.Provenance, why) {
+			t.Errorf("%v: asked the platform %d times, provenance %q", args, asked, o.Provenance)
+		}
+	}
+	// A listing without words is the platform's, as without a replica.
+	if o, asked := call(map[string]any{"organization": "soest"}); asked != 1 || o.Provenance != "" {
+		t.Errorf("listing: asked %d, provenance %q", asked, o.Provenance)
+	}
+}
