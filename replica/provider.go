@@ -130,6 +130,14 @@ type OpenReport struct {
 	Reason  string
 }
 
+// Remover is a Provider whose index an operator may have built anew
+// (the admin API's rebuild): Remove removes the closed index under dir,
+// so that Open makes a new, empty one and harvesting starts over. It
+// removes only what the index is made of.
+type Remover interface {
+	Remove(dir string) error
+}
+
 // Offerer is a Provider whose replica the platform's surface asks
 // (adapters.Config.Replica): what Offer returns, the platform's own word
 // index, say.

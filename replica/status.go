@@ -31,6 +31,10 @@ type Status struct {
 	// Paused: an operator paused the harvest (the admin API); the index
 	// still answers.
 	Paused bool `json:"paused,omitempty"`
+	// DiskBytes is what the replica's folder holds; MaxDisk its budget
+	// (0: none), which harvesting waits at (DiskBudget).
+	DiskBytes int64 `json:"disk_bytes,omitempty"`
+	MaxDisk   int64 `json:"max_disk,omitempty"`
 	// Opening: the index is being opened (after a start or reload; it
 	// waits while the config before holds it).
 	Opening bool `json:"opening,omitempty"`

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"strconv"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/dustin/go-humanize"
 
 	"github.com/besluitbron/besluitbron/platforms"
 )
@@ -42,11 +44,13 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //				sources  <source>...
 //				interval <duration>
 //				dir      <path>
+//				max_disk <size>
 //			}
 //			caselaw [on|off] {
 //				since    <year>|<YYYY-MM-DD>|all
 //				interval <duration>
 //				dir      <path>
+//				max_disk <size>
 //			}
 //			platform <key> {
 //				base_url              [<url>...]
@@ -74,8 +78,9 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 // for a platform that keeps one (ReplicaConfig: since in the platform's
 // terms, default the platform's; sources, for a feed per source, default
 // the platform's (also when given none), repeatable; interval default the
-// platform's; dir
-// default <cache_dir>/<the replica's name>); "replica <key> off" (its
+// platform's; dir default <cache_dir>/<the replica's name>; max_disk, a
+// size such as 20GiB, the most its folder may hold before harvesting
+// waits, default none); "replica <key> off" (its
 // block is then read and not used), or no replica block, keeps it off.
 // caselaw is the older form of the replica named caselaw (LegacyReplica:
 // since default 2015, interval default 1h, dir default <cache_dir>/caselaw).
@@ -234,6 +239,12 @@ func unmarshalReplica(d *caddyfile.Dispenser, what string) (*ReplicaConfig, erro
 			c.Since = d.Val()
 		case "dir":
 			c.Dir = d.Val()
+		case "max_disk":
+			n, err := humanize.ParseBytes(d.Val())
+			if err != nil || n > math.MaxInt64 {
+				return nil, d.Errf("%s max_disk %q: give a size such as 20GiB or 500MB", what, d.Val())
+			}
+			c.MaxDisk = int64(n)
 		case "interval":
 			v, err := caddy.ParseDuration(d.Val())
 			if err != nil {
@@ -241,7 +252,7 @@ func unmarshalReplica(d *caddyfile.Dispenser, what string) (*ReplicaConfig, erro
 			}
 			c.Interval = caddy.Duration(v)
 		default:
-			return nil, d.Errf("unknown %s option %q: use since, sources, interval or dir", what, opt)
+			return nil, d.Errf("unknown %s option %q: use since, sources, interval, dir or max_disk", what, opt)
 		}
 		if d.NextArg() {
 			return nil, d.ArgErr()

@@ -45,6 +45,10 @@ type ReplicaConfig struct {
 	// Dir holds the index. Default: <cache dir>/<the replica's name>
 	// (<cache dir>/caselaw); required when the cache directory is off.
 	Dir string `json:"dir,omitempty"`
+	// MaxDisk is the most the index's folder may hold, in bytes: at or
+	// over it, harvesting waits (the index still answers) and the status
+	// says why. Default 0: no budget.
+	MaxDisk int64 `json:"max_disk,omitempty"`
 }
 
 // LegacyReplica is the name of the replica that configurations, pages
@@ -69,6 +73,7 @@ type hostedReplica struct {
 	scope    string // canonical (Provider.Scope); "" the whole feed
 	interval time.Duration
 	dir      string
+	maxDisk  int64
 }
 
 // resolveReplicas checks the replica settings at Provision and resolves
@@ -133,7 +138,10 @@ func (a *App) resolveReplicas() error {
 		if r.interval != 0 && r.interval < minReplicaInterval {
 			return fmt.Errorf("besluitbron: %s interval %v: give at least %v", r.label, r.interval, minReplicaInterval)
 		}
-		r.dir = c.Dir
+		if c.MaxDisk < 0 {
+			return fmt.Errorf("besluitbron: %s max_disk %d: give a size of 0 (no budget) or more", r.label, c.MaxDisk)
+		}
+		r.dir, r.maxDisk = c.Dir, c.MaxDisk
 		if r.dir == "" {
 			if d := a.CacheDirectory(); d != "" {
 				r.dir = filepath.Join(d, r.spec.Name)
@@ -163,6 +171,7 @@ type replicaKeeper struct {
 	turn     chan struct{} // the directory's turn (Figures.replicaDirs), held from open to close
 	held     bool          // this keeper holds turn (set by run, read by Destruct after run ended)
 	dir      string
+	maxDisk  int64 // bytes; 0 none
 	unit     string
 	logger   *zap.Logger
 	cancel   context.CancelFunc
@@ -170,6 +179,8 @@ type replicaKeeper struct {
 	// pause holds the harvest between pages while an operator wants it
 	// (the admin API); it outlives a reload that keeps the keeper.
 	pause replica.Pause
+	// rebuilds carries an operator's rebuild to run (buffered: one).
+	rebuilds chan struct{}
 
 	mu        sync.Mutex
 	index     replica.Index
@@ -183,7 +194,7 @@ type replicaKeeper struct {
 
 // poolKey is the pool's key of the keeper of r.
 func (r hostedReplica) poolKey() string {
-	return fmt.Sprintf("replica:%s:%s|%s|%v", r.platform, r.dir, r.scope, r.interval)
+	return fmt.Sprintf("replica:%s:%s|%s|%v|%d", r.platform, r.dir, r.scope, r.interval, r.maxDisk)
 }
 
 // startReplicas takes the keepers of this config's replicas from the
@@ -238,8 +249,8 @@ func (a *App) replicaKeeper(platform string) *replicaKeeper {
 func (a *App) newReplicaKeeper(r hostedReplica) *replicaKeeper {
 	ctx, cancel := context.WithCancel(context.Background())
 	turn, _ := a.figures.replicaDirs.LoadOrStore(r.dir, make(chan struct{}, 1))
-	k := &replicaKeeper{platform: r.platform, dir: r.dir, unit: r.spec.Units(), turn: turn.(chan struct{}),
-		logger: a.logger, cancel: cancel, done: make(chan struct{})}
+	k := &replicaKeeper{platform: r.platform, dir: r.dir, maxDisk: r.maxDisk, unit: r.spec.Units(), turn: turn.(chan struct{}),
+		logger: a.logger, cancel: cancel, done: make(chan struct{}), rebuilds: make(chan struct{}, 1)}
 	figures := a.figures
 	budget := func() (replica.BudgetRoom, bool) {
 		st, ok := figures.Budget(r.platform)
@@ -263,7 +274,7 @@ func (a *App) newReplicaKeeper(r hostedReplica) *replicaKeeper {
 	h := replica.Harvest{
 		Fetch:    fetch,
 		Clock:    a.clock,
-		Gate:     k.pause.Gate(replica.VisitorsFirst(budget, a.clock, replica.VisitorsFirstPoll)),
+		Gate:     k.pause.Gate(replica.DiskBudget(r.dir, r.maxDisk, replica.VisitorsFirst(budget, a.clock, replica.VisitorsFirstPoll))),
 		Relay:    replica.Share(ctx, store, r.spec.Name, r.scope, a.clock, replica.VisitorsFirstPoll),
 		Scope:    r.scope,
 		Interval: r.interval,
@@ -273,7 +284,10 @@ func (a *App) newReplicaKeeper(r hostedReplica) *replicaKeeper {
 }
 
 // run opens the index, waiting while another keeper (of the config
-// before a reload) still uses the directory, then harvests.
+// before a reload) still uses the directory, then harvests. An
+// operator's rebuild (requestRebuild) stops the harvest, closes and
+// removes the index, and starts over with a new, empty one; so does a
+// rebuild asked while the index cannot be opened or has failed.
 func (k *replicaKeeper) run(ctx context.Context, p replica.Provider, h replica.Harvest) {
 	defer close(k.done)
 	select {
@@ -282,40 +296,134 @@ func (k *replicaKeeper) run(ctx context.Context, p replica.Provider, h replica.H
 	case <-ctx.Done():
 		return
 	}
-	var idx replica.Index
 	for {
-		var report replica.OpenReport
-		var err error
-		idx, report, err = p.Open(k.dir)
+		idx, ok := k.open(ctx, p, h)
+		harvested := false
+		if ok {
+			harvester, err := p.Harvester(idx, h)
+			if err != nil {
+				k.logf("starting the replica's harvester", err)
+			} else {
+				k.mu.Lock()
+				k.index, k.harvester = idx, harvester
+				k.mu.Unlock()
+				if !k.harvest(ctx, harvester) {
+					return // Destruct closes the index
+				}
+				harvested = true
+			}
+		}
+		// An index that cannot open, or a harvester that cannot start,
+		// waits for a rebuild.
+		if !harvested && !k.awaitRebuild(ctx) {
+			if idx != nil {
+				_ = idx.Close()
+			}
+			return
+		}
+		if !k.rebuild(p, idx) {
+			return
+		}
+	}
+}
+
+// open opens the index, trying again while another process holds it;
+// false when it cannot be opened (the reason kept for the status) or ctx
+// ended.
+func (k *replicaKeeper) open(ctx context.Context, p replica.Provider, h replica.Harvest) (replica.Index, bool) {
+	for {
+		idx, report, err := p.Open(k.dir)
 		k.mu.Lock()
 		k.report, k.openErr = report, err
 		k.mu.Unlock()
 		if err == nil {
-			break
+			if report.Rebuilt && k.logger != nil {
+				k.logger.Warn("the replica's index was made by another build: rebuilt empty, harvesting starts over",
+					zap.String("platform", k.platform), zap.String("dir", k.dir), zap.String("reason", report.Reason))
+			}
+			return idx, true
 		}
 		if !errors.Is(err, replica.ErrLocked) {
 			k.logf("opening the replica's index", err)
-			return
+			return nil, false
 		}
 		if clock.Sleep(ctx, h.Clock, time.Second) != nil {
-			return
+			return nil, false
 		}
 	}
-	if report := k.openReport(); report.Rebuilt && k.logger != nil {
-		k.logger.Warn("the replica's index was made by another build: rebuilt empty, harvesting starts over",
-			zap.String("platform", k.platform), zap.String("dir", k.dir), zap.String("reason", report.Reason))
+}
+
+// harvest runs harvester until ctx ends (false) or an operator asks for
+// a rebuild (true). A harvest that stops on its own (the index failed)
+// waits for one.
+func (k *replicaKeeper) harvest(ctx context.Context, harvester replica.Harvester) bool {
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- harvester.Run(hctx) }()
+	select {
+	case err := <-done:
+		if err != nil && ctx.Err() == nil {
+			k.logf("harvesting the platform's feed stopped", err)
+		}
+		return k.awaitRebuild(ctx)
+	case <-k.rebuilds:
+		cancel()
+		<-done
+		return true
+	case <-ctx.Done():
+		<-done
+		return false
 	}
-	harvester, err := p.Harvester(idx, h)
-	if err != nil {
-		k.logf("starting the replica's harvester", err)
-		_ = idx.Close()
-		return
+}
+
+// awaitRebuild waits for an operator's rebuild (true) or ctx's end.
+func (k *replicaKeeper) awaitRebuild(ctx context.Context) bool {
+	select {
+	case <-k.rebuilds:
+		return true
+	case <-ctx.Done():
+		return false
 	}
+}
+
+// rebuild closes idx (nil: none open), removes the index and lets run
+// open a new one; false when the index cannot be removed (the reason is
+// kept for the status and the log).
+func (k *replicaKeeper) rebuild(p replica.Provider, idx replica.Index) bool {
 	k.mu.Lock()
-	k.index, k.harvester = idx, harvester
+	k.index, k.harvester, k.openErr, k.loggedBroken = nil, nil, nil, false
 	k.mu.Unlock()
-	if err := harvester.Run(ctx); err != nil && ctx.Err() == nil {
-		k.logf("harvesting the platform's feed stopped", err)
+	if idx != nil {
+		_ = idx.Close()
+	}
+	remover, ok := p.(replica.Remover)
+	var err error
+	if !ok {
+		err = errors.New("the platform's replica cannot be rebuilt here: stop BesluitBron and remove its folder")
+	} else {
+		err = remover.Remove(k.dir)
+	}
+	if err != nil {
+		k.mu.Lock()
+		k.openErr = err
+		k.mu.Unlock()
+		k.logf("removing the replica's index for a rebuild", err)
+		return false
+	}
+	if k.logger != nil {
+		k.logger.Warn("the replica's index was removed at an operator's request: rebuilt empty, harvesting starts over",
+			zap.String("platform", k.platform), zap.String("dir", k.dir))
+	}
+	return true
+}
+
+// requestRebuild asks run to rebuild the index; asking again before it
+// has begun changes nothing.
+func (k *replicaKeeper) requestRebuild() {
+	select {
+	case k.rebuilds <- struct{}{}:
+	default:
 	}
 }
 
@@ -379,6 +487,8 @@ func (k *replicaKeeper) status() replica.Status {
 	idx, h, err := k.state()
 	st := replica.StatusOf(k.unit, k.dir, idx, h, err)
 	st.Paused = k.pause.Paused()
+	st.DiskBytes, _ = replica.DirSize(k.dir)
+	st.MaxDisk = k.maxDisk
 	return st
 }
 
@@ -394,6 +504,18 @@ func (a *App) PauseReplica(platform string, pause bool) bool {
 	} else {
 		k.pause.Resume()
 	}
+	return true
+}
+
+// RebuildReplica has this config's replica of platform built anew: the
+// harvest stops, the index is removed, and a new, empty one is
+// harvested from the start; false when it keeps none.
+func (a *App) RebuildReplica(platform string) bool {
+	k := a.replicaKeeper(platform)
+	if k == nil {
+		return false
+	}
+	k.requestRebuild()
 	return true
 }
 

@@ -55,6 +55,9 @@ func TestReplicaForms(t *testing.T) {
 	if r := a.replicas[0]; r.platform != "obv" || r.spec.Name+"|"+r.scope+"|"+r.dir != "council|since=2025 sources=soest,utrecht|"+dir+"/council" {
 		t.Errorf("replica obv: %s|%s|%s of %s", r.spec.Name, r.scope, r.dir, r.platform)
 	}
+	if a, err := provision("besluitbron {\n cache_dir " + dir + "\n replica obv {\n max_disk 20GiB\n }\n}"); err != nil || len(a.replicas) != 1 || a.replicas[0].maxDisk != 20<<30 {
+		t.Errorf("max_disk 20GiB: %v, %+v", err, a)
+	}
 	if a, err := provision("besluitbron {\n cache_dir " + dir + "\n replica rechtspraak off {\n since 2020\n }\n}"); err != nil || len(a.replicas) != 0 {
 		t.Errorf("replica off: %v, %+v", err, a)
 	}
@@ -67,6 +70,7 @@ func TestReplicaForms(t *testing.T) {
 		"besluitbron {\n cache_dir off\n replica rechtspraak\n}":                               "needs a directory",
 		"besluitbron {\n cache_dir " + dir + "\n caselaw {\n since gisteren\n }\n}":            `caselaw since "gisteren": give a year`,
 		"besluitbron {\n cache_dir " + dir + "\n replica rechtspraak {\n interval 10s\n }\n}":  "replica rechtspraak interval 10s",
+		"besluitbron {\n cache_dir " + dir + "\n replica obv {\n max_disk veel\n }\n}":         `replica obv max_disk "veel": give a size`,
 	} {
 		if _, err := provision(input); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one saying %q", input, err, want)

@@ -33,6 +33,7 @@ func init() {
 //	GET  /besluitbron/replica/<key>
 //	POST /besluitbron/replica/<key>/pause
 //	POST /besluitbron/replica/<key>/resume
+//	POST /besluitbron/replica/<key>/rebuild
 //
 // {"enabled": false} when the running config keeps no replica of
 // platform key, else the replica's directory and harvest progress: its
@@ -43,8 +44,12 @@ func init() {
 // status page says only the kind), and paused. GET /besluitbron/replica/
 // answers every platform that keeps a replica, by key. POST .../pause
 // holds the harvest before its next page (the index goes on answering;
-// the pause outlives a reload that keeps the replica, not a restart), and
-// .../resume lets it go on; each answers the replica's state.
+// the pause outlives a reload that keeps the replica, not a restart),
+// .../resume lets it go on, and .../rebuild stops the harvest, removes
+// the index and harvests a new, empty one from the start (the platform's
+// answers in the meantime: what a search of the replica would have
+// answered goes to the platform, its provenance saying so); each answers
+// the replica's state.
 type ReplicaAdmin struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -175,18 +180,27 @@ func serveReplicaAdmin(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// serveReplicaAction is POST /besluitbron/replica/<key>/pause and
-// /resume: the harvest holds before its next page, or goes on; the index
-// answers throughout. The answer is the replica's state, as GET gives it.
+// serveReplicaAction is POST /besluitbron/replica/<key>/pause, /resume
+// and /rebuild: the harvest holds before its next page, or goes on (the
+// index answers throughout), or the index is built anew. The answer is
+// the replica's state, as GET gives it.
 func serveReplicaAction(w http.ResponseWriter, r *http.Request, key, action string) error {
-	if action != "pause" && action != "resume" {
-		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("no action %q: use POST .../%s/pause or .../%s/resume", action, key, key)}
+	if action != "pause" && action != "resume" && action != "rebuild" {
+		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("no action %q: use POST .../%s/pause, .../%s/resume or .../%s/rebuild", action, key, key, key)}
 	}
 	if r.Method != http.MethodPost {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed: use POST", r.Method)}
 	}
 	a := runningApp()
-	if a == nil || !a.PauseReplica(key, action == "pause") {
+	done := false
+	switch {
+	case a == nil:
+	case action == "rebuild":
+		done = a.RebuildReplica(key)
+	default:
+		done = a.PauseReplica(key, action == "pause")
+	}
+	if !done {
 		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("the running config keeps no replica of %q", key)}
 	}
 	b, err := replicaReport(a.ReplicaStatus(key))
@@ -197,7 +211,7 @@ func serveReplicaAction(w http.ResponseWriter, r *http.Request, key, action stri
 // caddy_besluitbron_replica_* by platform, and for the replica named
 // LegacyReplica the older caddy_besluitbron_caselaw_* as well.
 type replicaCollector struct {
-	records, pagesLeft, completeUpTo, available *prometheus.Desc
+	records, pagesLeft, completeUpTo, available, disk *prometheus.Desc
 	// legacy: the same four without a label, named as before; nil when
 	// no registered platform keeps the replica of that name.
 	legacy *[4]*prometheus.Desc
@@ -218,6 +232,7 @@ func theReplicaCollector() *replicaCollector {
 			pagesLeft:    prometheus.NewDesc("caddy_besluitbron_replica_pages_left", "Feed pages the running harvest pass has still to read; -1 while unknown.", label, nil),
 			completeUpTo: prometheus.NewDesc("caddy_besluitbron_replica_complete_up_to_seconds", "Unix time up to which the replica holds every change of the feed; 0 before the first complete pass.", label, nil),
 			available:    prometheus.NewDesc("caddy_besluitbron_replica_available", "1 while the replica answers, 0 while it cannot (being opened, corrupt, a failed write).", label, nil),
+			disk:         prometheus.NewDesc("caddy_besluitbron_replica_disk_bytes", "Bytes the replica's folder holds (its max_disk budget, when set, holds the harvest).", label, nil),
 		}
 		for _, p := range platforms.Each[replica.Provider]() {
 			spec := p.Replica()
@@ -247,6 +262,7 @@ func (c *replicaCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.pagesLeft
 	ch <- c.completeUpTo
 	ch <- c.available
+	ch <- c.disk
 	if c.legacy != nil {
 		for _, d := range c.legacy {
 			ch <- d
@@ -275,6 +291,7 @@ func (c *replicaCollector) Collect(ch chan<- prometheus.Metric) {
 		for i, d := range [4]*prometheus.Desc{c.records, c.pagesLeft, c.completeUpTo, c.available} {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, values[i], r.platform)
 		}
+		ch <- prometheus.MustNewConstMetric(c.disk, prometheus.GaugeValue, float64(st.DiskBytes), r.platform)
 		if c.legacy != nil && r.spec.Name == LegacyReplica {
 			for i, d := range c.legacy {
 				ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, values[i])

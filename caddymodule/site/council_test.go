@@ -19,26 +19,34 @@ import (
 
 // councilHouse is a site, OpenBesluitvorming's route and an MCP connector
 // over BesluitBron's replica of the platform's export, harvesting one
-// source; searches counts the platform's own word searches.
+// source; searches counts the platform's own word searches, snapshots
+// the snapshots begun (a first page).
 type councilHouse struct {
-	base     string
-	searches *atomic.Int64
+	base, admin         string
+	searches, snapshots *atomic.Int64
 }
 
-func loadCouncilHouse(t *testing.T) councilHouse {
+// loadCouncilHouse runs the house with the replica block's options
+// extra.
+func loadCouncilHouse(t *testing.T, extra string) councilHouse {
 	t.Helper()
 	emu := obvemulator.New(obvemulator.Config{Seed: 1, Clock: fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), NoRateLimit: true})
-	var searches atomic.Int64
+	var searches, snapshots atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/search" {
+		switch {
+		case r.URL.Path == "/api/search":
 			searches.Add(1)
+		case r.URL.Path == "/api/export/snapshot" && !r.URL.Query().Has("cursor"):
+			snapshots.Add(1)
 		}
 		emu.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	port := testproc.FreePort(t)
-	h := councilHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), searches: &searches}
+	port, adminPort := testproc.FreePort(t), testproc.FreePort(t)
+	h := councilHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort),
+		searches: &searches, snapshots: &snapshots}
 	testcaddy.Load(t, fmt.Sprintf(`{
+	admin 127.0.0.1:%d
 	auto_https off
 	persist_config off
 	besluitbron {
@@ -47,6 +55,7 @@ func loadCouncilHouse(t *testing.T) councilHouse {
 			since 2024
 			sources soest
 			dir %s
+			%s
 		}
 		platform obv {
 			base_url %s
@@ -71,37 +80,51 @@ http://:%d {
 		deadline 1m
 	}
 }
-`, filepath.Join(t.TempDir(), "council"), srv.URL, port))
+`, adminPort, filepath.Join(t.TempDir(), "council"), extra, srv.URL, port))
 	return h
 }
 
-// awaitCaughtUp polls /status.json until the council replica has
-// completed a pass: an event, with a bound.
-func (h councilHouse) awaitCaughtUp(t *testing.T) {
+// councilStatus is the council replica on /status.json.
+type councilStatus struct {
+	Records      int    `json:"records"`
+	CompleteUpTo string `json:"complete_up_to"`
+	LastError    string `json:"last_error"`
+	DiskBytes    int64  `json:"disk_bytes"`
+	MaxDisk      int64  `json:"max_disk"`
+	Opening      bool   `json:"opening"`
+}
+
+// await polls /status.json until ok holds of the council replica: an
+// event, with a bound.
+func (h councilHouse) await(t *testing.T, what string, ok func(councilStatus) bool) councilStatus {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		var st struct {
 			Replicas []struct {
 				Platform string
-				Status   struct {
-					CompleteUpTo string `json:"complete_up_to"`
-				}
+				Status   councilStatus
 			}
 		}
 		if err := json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st); err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range st.Replicas {
-			if r.Platform == "obv" && r.Status.CompleteUpTo != "" {
-				return
+			if r.Platform == "obv" && ok(r.Status) {
+				return r.Status
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("waiting for the council replica: %+v", st.Replicas)
+			t.Fatalf("waiting for %s: %+v", what, st.Replicas)
 		}
 		time.Sleep(20 * time.Millisecond) // a poll of the house's state, not a wait for time to pass
 	}
+}
+
+// awaitCaughtUp waits until the council replica has completed a pass.
+func (h councilHouse) awaitCaughtUp(t *testing.T) councilStatus {
+	t.Helper()
+	return h.await(t, "the council replica to catch up", func(st councilStatus) bool { return st.CompleteUpTo != "" })
 }
 
 // obv_search answers words from the replica once it has caught up: no
@@ -110,7 +133,7 @@ func (h councilHouse) awaitCaughtUp(t *testing.T) {
 // outside the replica's sources, and a listing without words go to the
 // platform, and say why.
 func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
-	h := loadCouncilHouse(t)
+	h := loadCouncilHouse(t, "")
 	h.awaitCaughtUp(t)
 	mc := connectMCP(t, h.base+"/mcp/obv")
 	type out struct {
@@ -175,5 +198,49 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 	// A listing without words is the platform's, as without a replica.
 	if o, asked := call(map[string]any{"organization": "soest"}); asked != 1 || o.Provenance != "" {
 		t.Errorf("listing: asked %d, provenance %q", asked, o.Provenance)
+	}
+}
+
+// An operator rebuilds the replica through the admin API: the index is
+// removed and harvested anew from a first snapshot page, to the same
+// records; meanwhile searches go to the platform.
+func TestCouncilReplicaRebuilt(t *testing.T) {
+	h := loadCouncilHouse(t, "")
+	before := h.awaitCaughtUp(t)
+	if before.Records == 0 || h.snapshots.Load() != 1 {
+		t.Fatalf("first pass: %+v, %d snapshots begun", before, h.snapshots.Load())
+	}
+	res, err := http.Post(h.admin+"/besluitbron/replica/obv/rebuild", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("rebuild: %d", res.StatusCode)
+	}
+	after := h.await(t, "the rebuilt replica to catch up", func(st councilStatus) bool {
+		return h.snapshots.Load() == 2 && st.CompleteUpTo != ""
+	})
+	if after.Records != before.Records {
+		t.Fatalf("rebuilt: %d records, want %d", after.Records, before.Records)
+	}
+}
+
+// A disk budget the folder has reached holds the harvest: the status
+// says so in words that name no folder, and searches go to the platform.
+func TestCouncilReplicaDiskBudget(t *testing.T) {
+	h := loadCouncilHouse(t, "max_disk 1KiB")
+	st := h.await(t, "the disk budget to hold the harvest", func(st councilStatus) bool { return st.LastError != "" })
+	if !strings.Contains(st.LastError, "disk budget is spent") || !strings.Contains(st.LastError, "max_disk of 1.0 KiB") ||
+		st.MaxDisk != 1024 || st.DiskBytes < 1024 || st.Records != 0 || st.CompleteUpTo != "" {
+		t.Fatalf("status %+v", st)
+	}
+	if strings.Contains(st.LastError, "/") {
+		t.Errorf("the public error names a path: %q", st.LastError)
+	}
+	mc := connectMCP(t, h.base+"/mcp/obv")
+	_, structured, isError := callMCPToolParts(t, mc, "obv_search", map[string]any{"query": "gemeenteraad", "organization": "soest"})
+	if isError || !strings.Contains(structured, "asked OpenBesluitvorming: the replica is still being built") {
+		t.Fatalf("search while held: %s", structured)
 	}
 }

@@ -443,7 +443,7 @@ func (h *harvester) loadCheckpoint() (harvestCheckpoint, error) {
 		return cp, nil
 	}
 	if err := json.Unmarshal(raw, &cp); err != nil {
-		return harvestCheckpoint{}, &replica.UnavailableError{What: "council documents index", Kind: replica.ErrCorrupt, Err: fmt.Errorf("the harvest's checkpoint: %v", err)}
+		return harvestCheckpoint{}, &replica.UnavailableError{What: localindex.What, Kind: replica.ErrCorrupt, Err: fmt.Errorf("the harvest's checkpoint: %v", err)}
 	}
 	return cp, nil
 }

@@ -111,6 +111,10 @@ func (provider) Open(dir string) (replica.Index, replica.OpenReport, error) {
 	return idx, report, nil
 }
 
+// Remove removes the closed council documents index under dir (an
+// operator's rebuild).
+func (provider) Remove(dir string) error { return localindex.Remove(dir) }
+
 // Harvester builds the export's harvester of idx.
 func (provider) Harvester(idx replica.Index, h replica.Harvest) (replica.Harvester, error) {
 	ix, ok := idx.(*localindex.Index)
@@ -128,4 +132,5 @@ func (provider) Harvester(idx replica.Index, h replica.Harvest) (replica.Harvest
 var (
 	_ replica.Provider = provider{}
 	_ replica.Offerer  = provider{}
+	_ replica.Remover  = provider{}
 )

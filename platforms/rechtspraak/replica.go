@@ -8,6 +8,7 @@ import (
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 	"github.com/besluitbron/besluitbron/replica"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // Rechtspraak's replica: BesluitBron's own full-text index of its feed
@@ -59,6 +60,10 @@ func (provider) Open(dir string) (replica.Index, replica.OpenReport, error) {
 	}
 	return idx, report, nil
 }
+
+// Remove removes the closed case-law index under dir (an operator's
+// rebuild), as bleveindex removes any replica's index.
+func (provider) Remove(dir string) error { return bleveindex.Remove(dir, "case-law index") }
 
 // Harvester builds the case-law harvester of idx, which reads the feed
 // through h.Fetch.
@@ -129,4 +134,5 @@ func feedFetcher(fetch replica.Fetch, clk clock.Clock) caselaw.Fetcher {
 var (
 	_ replica.Provider = provider{}
 	_ replica.Offerer  = provider{}
+	_ replica.Remover  = provider{}
 )

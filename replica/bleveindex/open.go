@@ -318,3 +318,24 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// Remove removes the index under dir (and a build left halfway), so the
+// next Open makes a new, empty one: an operator's rebuild. The index must
+// be closed. A folder that holds anything an index of ours does not
+// write is left as it is (ErrForeign); dir itself and anything else in
+// it stay.
+func Remove(dir, what string) error {
+	for _, name := range []string{DirName, NewDirName} {
+		path := filepath.Join(dir, name)
+		if err := ownFolder(path); err != nil {
+			return unavailable(what, dir, replica.ErrForeign, err)
+		}
+		if err := os.RemoveAll(path); err != nil {
+			return unavailable(what, dir, replica.ErrWriteFailed, err)
+		}
+	}
+	if err := syncDir(dir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return unavailable(what, dir, replica.ErrWriteFailed, err)
+	}
+	return nil
+}

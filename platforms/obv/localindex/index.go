@@ -99,12 +99,19 @@ type Index struct {
 // Open opens the index under dir, making it when there is none (the rules
 // of replica/bleveindex: a stamp, a foreign folder refused, a lock).
 func Open(dir string) (*Index, replica.OpenReport, error) {
-	store, report, err := bleveindex.Open(dir, bleveindex.Config{What: "council documents index", Mapping: newMapping(), Format: format})
+	store, report, err := bleveindex.Open(dir, bleveindex.Config{What: What, Mapping: newMapping(), Format: format})
 	if err != nil {
 		return nil, report, err
 	}
 	return &Index{store: store}, report, nil
 }
+
+// What names the index in its failures.
+const What = "council documents index"
+
+// Remove removes the closed index under dir, so that Open makes a new,
+// empty one (bleveindex.Remove).
+func Remove(dir string) error { return bleveindex.Remove(dir, What) }
 
 // Applied counts what Apply did with a page.
 type Applied struct {
