@@ -40,6 +40,24 @@ type Progress struct {
 	// Stopped is the index failure that ended harvesting, nil while it goes
 	// on.
 	Stopped error
+	// Sources is the harvest per part of the feed, for a feed per source
+	// (an organisation), by key; none for a feed that is one.
+	Sources []SourceProgress
+}
+
+// SourceProgress is where the harvest of one source stands.
+type SourceProgress struct {
+	Source  string
+	Records uint64 // held in the index
+	// LastChange is the time of the newest record read of the source;
+	// CaughtUpAt when its change feed was last read to the end (zero:
+	// not yet), and Lag how long ago that is.
+	LastChange time.Time
+	CaughtUpAt time.Time
+	Lag        time.Duration
+	// Restarts counts the times its feed was read anew after the
+	// platform refused a cursor.
+	Restarts int
 }
 
 // Provenance says where a search's hits came from and how far the

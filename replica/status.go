@@ -35,6 +35,8 @@ type Status struct {
 	// (0: none), which harvesting waits at (DiskBudget).
 	DiskBytes int64 `json:"disk_bytes,omitempty"`
 	MaxDisk   int64 `json:"max_disk,omitempty"`
+	// Sources is the harvest per source (Progress.Sources).
+	Sources []SourceStatus `json:"sources,omitempty"`
 	// Opening: the index is being opened (after a start or reload; it
 	// waits while the config before holds it).
 	Opening bool `json:"opening,omitempty"`
@@ -48,6 +50,17 @@ type Status struct {
 	// the log): the directory, the system's words for the cause, and
 	// what to do. Never on a public answer.
 	ErrorDetail string `json:"-"`
+}
+
+// SourceStatus is one source's harvest as the status shows it
+// (SourceProgress).
+type SourceStatus struct {
+	Source     string `json:"source"`
+	Records    uint64 `json:"records"`
+	LastChange string `json:"last_change,omitempty"`  // RFC 3339
+	CaughtUpAt string `json:"caught_up_at,omitempty"` // RFC 3339; "" not yet
+	LagSeconds int64  `json:"lag_seconds,omitempty"`  // since CaughtUpAt
+	Restarts   int    `json:"restarts,omitempty"`
 }
 
 // StatusOf is the state of a replica of unit kept under dir whose host
@@ -66,6 +79,17 @@ func StatusOf(unit, dir string, idx Index, h Harvester, err error) Status {
 	st.Records, st.Running, st.PagesDone, st.PagesLeft = p.Records, p.Running, p.PagesDone, p.PagesLeft
 	st.SecondsLeft, st.FailuresInRow, st.CompleteUpToTime = int64(p.TimeLeft.Seconds()), p.FailuresInRow, p.CompleteUpTo
 	st.Swept = p.Swept
+	for _, s := range p.Sources {
+		ss := SourceStatus{Source: s.Source, Records: s.Records, Restarts: s.Restarts}
+		if !s.LastChange.IsZero() {
+			ss.LastChange = s.LastChange.UTC().Format(time.RFC3339)
+		}
+		if !s.CaughtUpAt.IsZero() {
+			ss.CaughtUpAt = s.CaughtUpAt.UTC().Format(time.RFC3339)
+			ss.LagSeconds = int64(s.Lag.Seconds())
+		}
+		st.Sources = append(st.Sources, ss)
+	}
 	if !p.CompleteUpTo.IsZero() {
 		st.CompleteUpTo = p.CompleteUpTo.UTC().Format(time.RFC3339)
 	}

@@ -92,6 +92,12 @@ type councilStatus struct {
 	DiskBytes    int64  `json:"disk_bytes"`
 	MaxDisk      int64  `json:"max_disk"`
 	Opening      bool   `json:"opening"`
+	Sources      []struct {
+		Source     string
+		LastChange string `json:"last_change"`
+		CaughtUpAt string `json:"caught_up_at"`
+		Records    int
+	}
 }
 
 // await polls /status.json until ok holds of the council replica: an
@@ -134,7 +140,13 @@ func (h councilHouse) awaitCaughtUp(t *testing.T) councilStatus {
 // platform, and say why.
 func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 	h := loadCouncilHouse(t, "")
-	h.awaitCaughtUp(t)
+	st := h.awaitCaughtUp(t)
+	if len(st.Sources) != 1 || st.Sources[0].Source != "soest" || st.Sources[0].Records != st.Records || st.Sources[0].CaughtUpAt == "" || st.Sources[0].LastChange == "" {
+		t.Fatalf("per source on /status.json: %+v", st)
+	}
+	if page := get(t, h.base+"/status?lang=en", nil); !strings.Contains(page, "Per source (1)") || !strings.Contains(page, "<td>soest</td>") {
+		t.Errorf("the status page shows no sources")
+	}
 	mc := connectMCP(t, h.base+"/mcp/obv")
 	type out struct {
 		Platform    string
@@ -237,6 +249,9 @@ func TestCouncilReplicaDiskBudget(t *testing.T) {
 	}
 	if strings.Contains(st.LastError, "/") {
 		t.Errorf("the public error names a path: %q", st.LastError)
+	}
+	if page := get(t, h.base+"/status?lang=en", nil); !strings.Contains(page, "Harvesting waits: waiting for room to ask the platform: the replica&#39;s disk budget is spent") {
+		t.Errorf("the status page does not say why the harvest waits:\n%s", page)
 	}
 	mc := connectMCP(t, h.base+"/mcp/obv")
 	_, structured, isError := callMCPToolParts(t, mc, "obv_search", map[string]any{"query": "gemeenteraad", "organization": "soest"})

@@ -59,7 +59,15 @@ func (h *Handler) replicasView() ([]replicaJSON, []ui.ReplicaView) {
 			continue
 		}
 		st := r.Status
-		page = append(page, ui.ReplicaView{PlatformName: h.platformName(r.Platform), Source: r.Source, Unit: st.Unit, CaseLawView: *caseLawPage(&st)})
+		v := ui.ReplicaView{PlatformName: h.platformName(r.Platform), Source: r.Source, Unit: st.Unit, CaseLawView: *caseLawPage(&st)}
+		if st.FailuresInRow > 0 {
+			v.Failing = st.LastError
+		}
+		for _, s := range st.Sources {
+			v.Sources = append(v.Sources, ui.ReplicaSourceRow{Source: s.Source, Records: s.Records, LastChange: s.LastChange,
+				CaughtUpAt: s.CaughtUpAt, Lag: (time.Duration(s.LagSeconds) * time.Second).Round(time.Minute).String()})
+		}
+		page = append(page, v)
 	}
 	return all, page
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -84,6 +86,10 @@ type sourceState struct {
 	// deletes, over restarts); Last the time of the last record read.
 	Records int64  `json:"records,omitempty"`
 	Last    string `json:"last,omitempty"`
+	// CaughtUpAt is when the source's change feed was last read to the
+	// end (kept over a restart of its snapshot: what the index holds is
+	// as of then).
+	CaughtUpAt time.Time `json:"caught_up_at,omitzero"`
 }
 
 type harvester struct {
@@ -100,6 +106,9 @@ type harvester struct {
 	mu       sync.Mutex
 	progress replica.Progress
 	recent   map[string][]string // source → its last cursors asked
+	// states is the checkpoint's state of each source as last stored,
+	// for Progress.
+	states map[string]sourceState
 }
 
 func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) *harvester {
@@ -122,11 +131,36 @@ func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) 
 func (h *harvester) Progress() replica.Progress {
 	h.mu.Lock()
 	p := h.progress
+	states := maps.Clone(h.states)
 	h.mu.Unlock()
 	if n, err := h.idx.Count(); err == nil {
 		p.Records = n
 	}
+	now := h.clock.Now()
+	for _, src := range slices.Sorted(maps.Keys(states)) {
+		st := states[src]
+		sp := replica.SourceProgress{Source: src, CaughtUpAt: st.CaughtUpAt, Restarts: st.Restarts}
+		sp.LastChange, _ = time.Parse(time.RFC3339Nano, st.Last)
+		if !st.CaughtUpAt.IsZero() {
+			sp.Lag = now.Sub(st.CaughtUpAt)
+		}
+		if n, err := h.idx.CountSource(src); err == nil {
+			sp.Records = n
+		}
+		p.Sources = append(p.Sources, sp)
+	}
 	return p
+}
+
+// publish keeps the sources' state of cp, as stored, for Progress.
+func (h *harvester) publish(cp *harvestCheckpoint) {
+	states := make(map[string]sourceState, len(cp.Sources))
+	for src, st := range cp.Sources {
+		states[src] = *st
+	}
+	h.mu.Lock()
+	h.states = states
+	h.mu.Unlock()
 }
 
 func (h *harvester) update(f func(p *replica.Progress)) {
@@ -143,6 +177,7 @@ func (h *harvester) Run(ctx context.Context) error {
 	if err != nil {
 		return h.stop(err)
 	}
+	h.publish(&cp)
 	for {
 		if cp.Round.IsZero() {
 			cp.Round, cp.Pages = h.clock.Now(), 0
@@ -312,6 +347,9 @@ func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, src string)
 			st.Changes = page.Next
 		}
 		st.CaughtUp = !page.More
+		if st.CaughtUp {
+			st.CaughtUpAt = h.clock.Now()
+		}
 	}
 	st.Records += int64(len(page.Records))
 	if n := len(page.Records); n > 0 {
@@ -330,6 +368,7 @@ func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, src string)
 		cp.Pages--
 		return err
 	}
+	h.publish(cp)
 	return nil
 }
 
@@ -353,6 +392,7 @@ func (h *harvester) sweep(ctx context.Context, cp *harvestCheckpoint, src string
 		cp.Sources[src] = old
 		return err
 	}
+	h.publish(cp)
 	h.update(func(p *replica.Progress) { p.Swept += removed })
 	return nil
 }
@@ -362,12 +402,13 @@ func (h *harvester) sweep(ctx context.Context, cp *harvestCheckpoint, src string
 // can be swept when it is read whole.
 func (h *harvester) restart(cp *harvestCheckpoint, src string, why error) error {
 	old := cp.Sources[src]
-	cp.Sources[src] = &sourceState{Restarts: old.Restarts + 1, Records: old.Records, Last: old.Last,
+	cp.Sources[src] = &sourceState{Restarts: old.Restarts + 1, Records: old.Records, Last: old.Last, CaughtUpAt: old.CaughtUpAt,
 		Mark: fmt.Sprintf("%s-r%d", src, old.Restarts+1)}
 	if err := h.store(cp, nil); err != nil {
 		cp.Sources[src] = old
 		return err
 	}
+	h.publish(cp)
 	h.mu.Lock()
 	delete(h.recent, src)
 	h.mu.Unlock()

@@ -205,6 +205,15 @@ func TestHarvestKeepsWhatThePlatformHolds(t *testing.T) {
 	if got := p.CompleteUpTo; !got.Equal(harvestStart.Add(28 * 24 * time.Hour)) {
 		t.Fatalf("complete up to %v after the last round", got)
 	}
+	// Per source: what it holds, its newest change, when it caught up
+	// (the last round, moments after its start on the fake clock) and
+	// how long ago.
+	clk.Advance(time.Hour)
+	if got := r.h.Progress().Sources; len(got) != 1 || got[0].Source != "soest" || got[0].Records != p.Records ||
+		got[0].LastChange.IsZero() || got[0].LastChange.After(clk.Now()) ||
+		!got[0].CaughtUpAt.Equal(p.CompleteUpTo) || got[0].Lag != time.Hour {
+		t.Fatalf("per source: %+v", got)
+	}
 	res, err := idx.Search(context.Background(), localindex.Query{Words: "gemeenteraad", Limit: 5})
 	if err != nil || res.Total == 0 {
 		t.Fatalf("a word search of the replica: %+v, %v", res, err)

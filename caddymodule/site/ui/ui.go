@@ -370,6 +370,21 @@ type ReplicaView struct {
 	Source       string // how its provenance names it
 	Unit         string // what a record is, plural
 	CaseLawView
+	// Failing is the harvest's last failure while it fails (the disk
+	// budget, the platform's refusal), "" while it goes well.
+	Failing string
+	// Sources are its sources, for a feed per source.
+	Sources []ReplicaSourceRow
+}
+
+// ReplicaSourceRow is one source of a replica: what it holds, its newest
+// change, and when its feed was last read to the end, and how long ago.
+type ReplicaSourceRow struct {
+	Source     string
+	Records    uint64
+	LastChange string // RFC 3339; "" none read
+	CaughtUpAt string // RFC 3339; "" not yet
+	Lag        string // since CaughtUpAt, to the minute
 }
 
 // StatusView is the status page.

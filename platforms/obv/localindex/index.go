@@ -309,6 +309,19 @@ func (i *Index) Count() (uint64, error) {
 	return all - min(all, res.Total), nil
 }
 
+// CountSource is the number of entities held of source, tombstones left
+// out.
+func (i *Index) CountSource(source string) (uint64, error) {
+	inSource := query.NewTermQuery(strings.ToLower(source))
+	inSource.SetField(fieldSource)
+	q := query.NewBooleanQuery([]query.Query{inSource}, nil, []query.Query{typeIs(typeGone)})
+	res, err := i.store.Search(context.Background(), bleve.NewSearchRequestOptions(q, 0, 0, false))
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
+}
+
 // typeIs matches the documents of type t.
 func typeIs(t string) query.Query {
 	q := query.NewTermQuery(t)
