@@ -57,11 +57,24 @@ func (c *Clock) AfterFunc(d time.Duration, f func()) Timer {
 // waiting for real time to pass.
 func (c *Clock) AwaitTimer() time.Time {
 	for {
+		c.AwaitTimers(1)
 		c.mu.Lock()
-		if len(c.timers) > 0 {
-			due := c.timers[0].due
+		if len(c.timers) > 0 { // none when it was stopped meanwhile
+			defer c.mu.Unlock()
+			return c.timers[0].due
+		}
+		c.mu.Unlock()
+	}
+}
+
+// AwaitTimers blocks until n timers are pending: several goroutines under
+// test all wait on the clock.
+func (c *Clock) AwaitTimers(n int) {
+	for {
+		c.mu.Lock()
+		if len(c.timers) >= n {
 			c.mu.Unlock()
-			return due
+			return
 		}
 		if c.armed == nil {
 			c.armed = make(chan struct{})

@@ -32,6 +32,13 @@ import (
 // starts that source's snapshot anew: upserts of entities already held
 // with the same content_hash store nothing. The gate (visitors first)
 // waits before every page.
+//
+// Instances that share one harvest (replica.Relay) run the same rounds:
+// a follower starts its round at the leader's round start and asks page
+// k of it only once the leader has stored more than k pages. A page
+// follows from the checkpoint and the answers before it alone, so the
+// follower's requests are the leader's, which the shared cache tier
+// answers (the platform's table keeps export pages for minutes).
 
 // defaultHarvestInterval is the wait between rounds: the platform
 // imports the councils' systems about hourly (/api/status).
@@ -96,6 +103,7 @@ type harvester struct {
 	idx      *localindex.Index
 	fetch    replica.Fetch
 	gate     func(context.Context) error
+	relay    *replica.Relay // nil: alone
 	clock    clock.Clock
 	scope    harvestScope
 	interval time.Duration
@@ -112,7 +120,7 @@ type harvester struct {
 }
 
 func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) *harvester {
-	hv := &harvester{idx: idx, fetch: h.Fetch, gate: h.Gate, clock: clock.Or(h.Clock), scope: scope,
+	hv := &harvester{idx: idx, fetch: h.Fetch, gate: h.Gate, relay: h.Relay, clock: clock.Or(h.Clock), scope: scope,
 		interval: h.Interval, recent: map[string][]string{}}
 	if hv.interval <= 0 {
 		hv.interval = defaultHarvestInterval
@@ -180,7 +188,13 @@ func (h *harvester) Run(ctx context.Context) error {
 	h.publish(&cp)
 	for {
 		if cp.Round.IsZero() {
-			cp.Round, cp.Pages = h.clock.Now(), 0
+			start := h.clock.Now()
+			if h.relay != nil {
+				if start, err = h.relay.PassStart(ctx, start, cp.pass()); err != nil {
+					return err
+				}
+			}
+			cp.Round, cp.Pages = start, 0
 			for _, st := range cp.Sources {
 				st.CaughtUp = false
 			}
@@ -208,6 +222,9 @@ func (h *harvester) Run(ctx context.Context) error {
 		cp.CompleteUpTo, cp.Round, cp.Pages = cp.Round, time.Time{}, 0
 		if err := h.store(&cp, nil); err != nil {
 			return h.stop(err)
+		}
+		if h.relay != nil {
+			h.relay.Stored(ctx, cp.pass())
 		}
 		next := h.clock.Now().Add(h.interval)
 		h.update(func(p *replica.Progress) {
@@ -258,15 +275,29 @@ func (h *harvester) listSources(ctx context.Context) ([]string, error) {
 	return keys, nil
 }
 
+// pass is what a shared harvest reads of the checkpoint (replica.Relay).
+func (cp *harvestCheckpoint) pass() replica.Pass {
+	return replica.Pass{Start: cp.Round, Pages: cp.Pages, LastComplete: cp.CompleteUpTo}
+}
+
 // pageWithRetry reads and stores the source's next page, trying again
-// after a failure until it succeeds, ctx ends or the index fails.
+// after a failure until it succeeds, ctx ends or the index fails. A
+// follower waits first until the leader has stored that page.
 func (h *harvester) pageWithRetry(ctx context.Context, cp *harvestCheckpoint, src string) error {
 	for failures := 0; ; failures++ {
+		if h.relay != nil {
+			if err := h.relay.Follow(ctx, cp.pass()); err != nil {
+				return err
+			}
+		}
 		err := h.page(ctx, cp, src)
 		var unavailable *replica.UnavailableError
 		switch {
 		case err == nil:
 			h.update(func(p *replica.Progress) { p.FailuresInRow, p.PagesDone = 0, cp.Pages })
+			if h.relay != nil {
+				h.relay.Stored(ctx, cp.pass())
+			}
 			return nil
 		case ctx.Err() != nil:
 			return ctx.Err()

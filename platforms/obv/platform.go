@@ -36,10 +36,14 @@ var tableRow = platforms.Platform{
 		// An entity that is not there yet may appear with the next
 		// harvest: a 404 is kept only briefly.
 		platforms.KindDocument: {Paths: []string{"/api/entities/*"}, NegativeTTL: 5 * time.Minute},
-		platforms.KindSearch:   {Paths: []string{"/api/search", "/api/stats", "/api/status"}},
-		// Export feeds are cursors (an empty page means "caught
-		// up"): never cached.
-		platforms.KindOther: {Off: true},
+		// An export page is kept as briefly as a search: what one
+		// instance's harvest asked, the others following it
+		// (replica.Relay) find in the shared cache tier. A page of
+		// changes that said "caught up" may hide newer changes for
+		// those minutes; the next round, an hour on by default,
+		// asks again.
+		platforms.KindSearch: {Paths: []string{"/api/search", "/api/stats", "/api/status", "/api/export/snapshot", "/api/export/changes"}},
+		platforms.KindOther:  {Off: true},
 	},
 }
 
