@@ -71,7 +71,7 @@ func pageByCursor(t *testing.T, ix *Index, q Query) (ids []string, pages int) {
 
 // Paging the date order by cursor, from the first page or from an offset,
 // reads every match once, in the order of one full sort, across the
-// windows of years, and the last page says no page follows.
+// windows of days, and the last page says no page follows.
 func TestCursorPagesLikeOneFullSort(t *testing.T) {
 	t.Parallel()
 	ix := cursorCorpus(t, 400)

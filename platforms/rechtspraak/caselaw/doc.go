@@ -10,7 +10,10 @@
 //   - Search: word queries (all words must match, phrases in double quotes)
 //     with court, date range and type filters, by relevance or newest
 //     first, built programmatically so user text never reaches bleve's
-//     query-string syntax (query.go, search.go).
+//     query-string syntax (query.go, search.go); queries of words read
+//     the segments' postings directly, beside bleve and held to its
+//     answers (fastpath.go), and the date order reads windows of days
+//     sized to hold the page (datewindows.go).
 //   - Harvester: the background loop that pages through the feed behind an
 //     injected gate and clock, resumes where it stopped after a restart and
 //     reports its progress (harvester.go, paging.go, progress.go).

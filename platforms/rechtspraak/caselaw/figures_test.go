@@ -21,7 +21,17 @@ import (
 //
 //	go test -tags figures -run TestFigures -timeout 3h -v ./platforms/rechtspraak/caselaw/
 func TestFigures(t *testing.T) {
-	sizes := []int{100_000, 1_000_000}
+	sizes, rounds := figureSizes(t)
+	for _, n := range sizes {
+		figuresAt(t, n, rounds)
+	}
+}
+
+// figureSizes are the corpus sizes to measure (CASELAW_FIGURES_SIZES,
+// default 100,000 and 1,000,000) and the rounds of the typical queries
+// (CASELAW_FIGURES_ROUNDS, default 30).
+func figureSizes(t *testing.T) (sizes []int, rounds int) {
+	sizes = []int{100_000, 1_000_000}
 	if env := os.Getenv("CASELAW_FIGURES_SIZES"); env != "" {
 		sizes = nil
 		for _, f := range strings.Split(env, ",") {
@@ -32,13 +42,11 @@ func TestFigures(t *testing.T) {
 			sizes = append(sizes, n)
 		}
 	}
-	rounds := 30
+	rounds = 30
 	if env := os.Getenv("CASELAW_FIGURES_ROUNDS"); env != "" {
 		rounds, _ = strconv.Atoi(env)
 	}
-	for _, n := range sizes {
-		figuresAt(t, n, rounds)
-	}
+	return sizes, rounds
 }
 
 func figuresAt(t *testing.T, n, rounds int) {

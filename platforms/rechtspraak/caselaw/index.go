@@ -23,7 +23,8 @@ type OpenReport = replica.OpenReport
 // that may hold half a batch.
 type Index struct {
 	store     *bleveindex.Index
-	analyzers analyzers // to analyze query words as the text was
+	analyzers analyzers    // to analyze query words as the text was
+	days      dayHistogram // the days' counts, to size the date order's windows
 
 	writeMu sync.Mutex   // one Apply at a time, so cp follows the batches in order
 	cpMu    sync.RWMutex // guards cp
@@ -79,7 +80,9 @@ func (i *Index) Apply(batch []Decision, cp Checkpoint) error {
 
 	i.writeMu.Lock()
 	defer i.writeMu.Unlock()
-	if err := i.store.Apply(ops, enc); err != nil {
+	err = i.store.Apply(ops, enc)
+	i.days.clear() // even after a failure: part of the batch may be in
+	if err != nil {
 		return err
 	}
 	i.cpMu.Lock()

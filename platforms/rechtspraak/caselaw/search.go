@@ -69,6 +69,14 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 // bestFirst is the BM25 order. Equal scores keep the index's order, the
 // same on every page of one snapshot of the index.
 func (i *Index) bestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, error) {
+	if total, hits, err := i.fastBestFirst(ctx, p); err == nil {
+		return total, hits, nil
+	} // otherwise bleve answers, and says what went wrong (fastpath.go)
+	return i.plainBestFirst(ctx, p)
+}
+
+// plainBestFirst is the BM25 order by one bleve search.
+func (i *Index) plainBestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, error) {
 	req := bleve.NewSearchRequestOptions(p.boolean(), p.limit, p.offset, false)
 	req.Fields = hitFields
 	req.SortBy([]string{"-_score"})
@@ -80,63 +88,54 @@ func (i *Index) bestFirst(ctx context.Context, p plan) (uint64, search.DocumentM
 }
 
 // dateWindows are the spans, in years back from now, that a date-ordered
-// query reads one after the other, newest first; the last is open.
+// query reads one after the other, newest first, when the days of the
+// index cannot be read (datewindows.go sizes them otherwise); the last is
+// open.
 var dateWindows = []int{1, 3, 7, 15}
 
 // newestFirst is the date order. Sorting reads the date of every match,
 // so a query matching half the index spent most of its time there: the
-// page is taken from windows of years instead, newest first, each sorted
-// on its own, skipping whole windows that lie before the offset; usually
-// the newest window holds the page. The total is counted once over the
-// whole range, without sorting or scoring (nothing is scored in date
-// order). The count and the windows are separate searches: a batch stored
-// between them can make the total differ from the pages by that batch.
+// page is taken from windows of days instead, newest first, each sorted
+// on its own, skipping whole windows that lie before the offset; the
+// windows are sized to hold the page (datewindows.go), so usually the
+// first holds it. The total is counted once over the whole range, without
+// sorting or scoring (nothing is scored in date order). The count and the
+// windows are separate searches: a batch stored between them can make the
+// total differ from the pages by that batch.
 //
 // A page after a cursor (p.after) counts its windows back from the
-// cursor's day instead of today, reads only from that day down, and skips
-// the day's decisions up to the cursor's with bleve's search_after
+// cursor's day instead, reads only from that day down, and skips the
+// day's decisions up to the cursor's with bleve's search_after
 // (cursor.go). Each page asks one hit more than it shows: that one says
 // whether a next page exists.
 func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, string, error) {
-	count := bleve.NewSearchRequestOptions(p.boolean(), 0, 0, false)
-	count.Score = "none"
-	res, err := i.store.Search(ctx, count)
+	total, err := i.count(ctx, p)
 	if err != nil {
 		return 0, nil, "", err
 	}
-	total := res.Total
 	skip, need := p.offset, p.limit+1
 	upTo := p.to // the newest day a hit can have
 	if p.after != nil && (upTo.IsZero() || p.after.date.Before(upTo)) {
 		upTo = p.after.date
 	}
-	var hits search.DocumentMatchCollection
-	now := p.now.UTC() // the windows count back from here
-	if p.now.IsZero() {
-		now = clock.Wall{}.Now().UTC()
-	}
+	// The windows' newest bound: open for a first page; the day after
+	// the cursor's for a page after it, so that one range, as narrow as
+	// a first page's, holds the cursor's day (a second, open range beside
+	// it would walk the terms of every older date).
+	top := time.Time{}
 	if p.after != nil {
-		// From the cursor's day instead: the page after it sorts a year
-		// of matches, as a first page does, not the wider windows of
-		// older years it may lie in.
-		now = p.after.date.AddDate(0, 0, 1)
+		top = p.after.date.AddDate(0, 0, 1)
 	}
-	newer := time.Time{} // the window's upper bound: open for the first
-	for n := 0; n <= len(dateWindows) && need > 0 && uint64(skip) < total; n++ {
-		older := time.Time{}
-		if n < len(dateWindows) {
-			older = now.AddDate(-dateWindows[n], 0, 0)
-		}
+	var hits search.DocumentMatchCollection
+	newer := top
+	for _, older := range i.windows(p, upTo, total, skip+need) {
 		from, to := older, newer
 		newer = older
 		if outside(from, to, p.from, upTo) {
 			continue
 		}
-		if p.after != nil && to.IsZero() {
-			// The newest window ends with the cursor's day: one range, as
-			// narrow as a first page's (a second, open range beside it
-			// would walk the terms of every older date).
-			to = now
+		if need <= 0 || uint64(skip) >= total {
+			break
 		}
 		req := bleve.NewSearchRequestOptions(p.boolean(dateRange(from, to)), need, skip, false)
 		req.Fields = hitFields
@@ -167,6 +166,43 @@ func (i *Index) newestFirst(ctx context.Context, p plan) (uint64, search.Documen
 	last := hits[len(hits)-1]
 	day, _ := last.Fields[fieldDay].(string)
 	return total, hits, encodeCursor(p.cursorOf, day, last.ID), nil
+}
+
+// windows are the lower bounds of the date order's windows, newest first,
+// the last zero (open): sized by the days of the index when they read,
+// otherwise years back from the query's now (the cursor's day for a page
+// after a cursor).
+func (i *Index) windows(p plan, upTo time.Time, total uint64, want int) []time.Time {
+	if dc, err := i.dayCounts(); err == nil {
+		return dc.dayWindows(upTo, total, want)
+	}
+	now := p.now.UTC()
+	if p.now.IsZero() {
+		now = clock.Wall{}.Now().UTC()
+	}
+	if p.after != nil {
+		now = p.after.date.AddDate(0, 0, 1)
+	}
+	bounds := make([]time.Time, 0, len(dateWindows)+1)
+	for _, years := range dateWindows {
+		bounds = append(bounds, now.AddDate(-years, 0, 0))
+	}
+	return append(bounds, time.Time{})
+}
+
+// count is the number of matches of p: by the segments' bitmaps when p is
+// only terms (fastpath.go), otherwise by bleve without scores.
+func (i *Index) count(ctx context.Context, p plan) (uint64, error) {
+	if total, err := i.fastCount(p); err == nil {
+		return total, nil
+	}
+	req := bleve.NewSearchRequestOptions(p.boolean(), 0, 0, false)
+	req.Score = "none"
+	res, err := i.store.Search(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	return res.Total, nil
 }
 
 // outside reports whether the window [older, newer) misses the query's

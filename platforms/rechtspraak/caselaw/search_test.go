@@ -262,7 +262,7 @@ func TestSnippetStartsNearTheFirstWordFound(t *testing.T) {
 	}
 }
 
-// The date order, read in windows of years, gives the same pages as one
+// The date order, read in windows of days, gives the same pages as one
 // sort of every match would (the reference here), with the same total.
 func TestDateOrderPagesLikeOneFullSort(t *testing.T) {
 	t.Parallel()

@@ -1,0 +1,182 @@
+package caselaw
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+)
+
+// The differential tests of the faster paths (the BM25 order and the
+// count by the segments' bitmaps, fastpath.go; the date order's windows of
+// days, datewindows.go): on a generated index, every typical query
+// (genQueries), in both orders and at several depths, gives the hits and
+// the total that plain bleve gives, one search of the whole query in that
+// order; the fast path's scores are bleve's to the last bit.
+
+// diffCorpus is an index of 6,000 generated decisions in several
+// batches (so several segments).
+func diffCorpus(t *testing.T) *Index {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("indexes 6,000 generated decisions")
+	}
+	ix, _ := openTest(t)
+	var page []Decision
+	for n := range 6000 {
+		page = append(page, genDecision(n))
+		if len(page) == 1000 {
+			mustApply(t, ix, Checkpoint{NextFrom: n + 1}, page...)
+			page = page[:0]
+		}
+	}
+	return ix
+}
+
+// plainBleve is the page of q by one bleve search: BM25 best first, or
+// the whole range sorted newest first.
+func plainBleve(t *testing.T, ix *Index, q Query) ([]string, uint64) {
+	t.Helper()
+	p, err := planQuery(q, ix.analyzers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := bleve.NewSearchRequestOptions(p.boolean(), p.limit, p.offset, false)
+	if p.byDate {
+		req.SortBy([]string{"-" + fieldDay, "_id"})
+		req.Score = "none"
+	} else {
+		req.SortBy([]string{"-_score"})
+	}
+	res, err := ix.store.Bleve().Search(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids, res.Total
+}
+
+func TestFastPathsGivePlainBlevesPages(t *testing.T) {
+	ix := diffCorpus(t)
+	checked := 0
+	for _, base := range genQueries {
+		for _, sort := range []string{SortRelevance, SortDate} {
+			for _, page := range []struct{ limit, offset int }{{10, 0}, {1, 0}, {7, 3}, {100, 0}, {20, 200}} {
+				q := base
+				q.Sort, q.Limit, q.Offset = sort, page.limit, page.offset
+				got := run(t, ix, q)
+				want, total := plainBleve(t, ix, q)
+				if !slices.Equal(eclis(got), want) || got.Total != total {
+					t.Errorf("%s limit %d offset %d: %d hits of %d\n got %v\nwant %v (of %d)",
+						describe(q), q.Limit, q.Offset, len(got.Hits), got.Total, eclis(got), want, total)
+				}
+				if len(want) > 0 {
+					checked++
+				}
+			}
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("only %d pages had hits: the test proves little", checked)
+	}
+
+	// The fast path itself, where it applies, before and after some
+	// decisions are replaced and withdrawn (deleted documents in the
+	// segments).
+	if fast := fastEqualsPlain(t, ix); fast < 30 {
+		t.Fatalf("the fast path took only %d of the queries", fast)
+	}
+	var changed []Decision
+	for n := 0; n < 600; n += 3 {
+		d := genDecision(n)
+		if n%2 == 0 {
+			d.Deleted = true
+		} else {
+			d.Summary = genDecision(n + 7000).Summary
+		}
+		changed = append(changed, d)
+	}
+	mustApply(t, ix, Checkpoint{NextFrom: 6000}, changed...)
+	fastEqualsPlain(t, ix)
+
+	// The windows of days: a query that matches a large share of the
+	// index gets a first window of a few days, growing fourfold; one that
+	// matches few gets one open window; every list ends open.
+	dc, err := ix.dayCounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dc.total < 4000 || dc.total > 6000 { // see dayCounts on bleve's count
+		t.Fatalf("the days count %d decisions, want about 6000", dc.total)
+	}
+	common := dc.dayWindows(dc.days[len(dc.days)-1].AddDate(0, 0, 1), 3000, 11)
+	if len(common) < 3 || !common[len(common)-1].IsZero() {
+		t.Fatalf("a common query's windows: %v", common)
+	}
+	for k := 1; k < len(common)-1; k++ {
+		if !common[k].Before(common[k-1]) {
+			t.Fatalf("windows not newest first: %v", common)
+		}
+	}
+	if rare := dc.dayWindows(dc.days[len(dc.days)-1], 10, 11); len(rare) != 1 || !rare[0].IsZero() {
+		t.Fatalf("a rare query's windows: %v", rare)
+	}
+	// Stored decisions clear the cached days.
+	mustApply(t, ix, Checkpoint{NextFrom: 6000})
+	if ix.days.cached.Load() != nil {
+		t.Fatal("Apply left the days cached")
+	}
+}
+
+// fastEqualsPlain runs the BM25 order of the typical queries by the fast
+// path and by plain bleve, and fails unless they agree; it returns how
+// many the fast path took (it must not fall through on any of them).
+func fastEqualsPlain(t *testing.T, ix *Index) (fast int) {
+	t.Helper()
+	ctx := context.Background()
+	fast = 0
+	for _, base := range append(slices.Clone(genQueries), Query{Words: "beroep beroep ongegrond"}, Query{Words: "hof", Type: TypeOpinion}) {
+		for _, page := range []struct{ limit, offset int }{{10, 0}, {100, 50}, {5, 5000}} {
+			q := base
+			q.Sort, q.Limit, q.Offset = SortRelevance, page.limit, page.offset
+			p, err := planQuery(q, ix.analyzers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, ok := termsOf(p); !ok {
+				continue
+			}
+			fast++
+			total, hits, err := ix.fastBestFirst(ctx, p)
+			if err != nil {
+				t.Fatalf("%s: the fast path fell through: %v", describe(q), err)
+			}
+			wantTotal, want, err := ix.plainBestFirst(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal || len(hits) != len(want) {
+				t.Fatalf("%s offset %d: %d hits of %d, want %d of %d", describe(q), q.Offset, len(hits), total, len(want), wantTotal)
+			}
+			for k := range hits {
+				if hits[k].ID != want[k].ID || hits[k].Score != want[k].Score {
+					t.Fatalf("%s offset %d: hit %d is %s (%v), want %s (%v)", describe(q), q.Offset, k, hits[k].ID, hits[k].Score, want[k].ID, want[k].Score)
+				}
+				for _, f := range hitFields {
+					if hits[k].Fields[f] != want[k].Fields[f] {
+						t.Fatalf("%s: hit %d's %s differs", describe(q), k, f)
+					}
+				}
+			}
+			count, err := ix.fastCount(p)
+			if err != nil || count != wantTotal {
+				t.Fatalf("%s: count %d (%v), want %d", describe(q), count, err, wantTotal)
+			}
+		}
+	}
+	return fast
+}
