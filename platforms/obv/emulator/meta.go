@@ -376,6 +376,10 @@ func (e *Emulator) visibleChanges(cs []change) int {
 }
 
 func (e *Emulator) serveSnapshot(w http.ResponseWriter, r *http.Request) {
+	if e.big != nil {
+		e.serveBigSnapshot(w, r)
+		return
+	}
 	s, limit, ok := e.exportParams(w, r)
 	if !ok {
 		return
@@ -455,6 +459,10 @@ func indexOf(xs []string, s string) int {
 }
 
 func (e *Emulator) serveChanges(w http.ResponseWriter, r *http.Request) {
+	if e.big != nil {
+		e.serveBigChanges(w, r)
+		return
+	}
 	s, limit, ok := e.exportParams(w, r)
 	if !ok {
 		return

@@ -44,6 +44,9 @@ type Config struct {
 	Clock clock.Clock
 	// NoRateLimit turns the token bucket off (headers are still sent).
 	NoRateLimit bool
+	// LargeExport, when set, makes the export endpoints serve a large
+	// generated change log instead of the small corpus's (bigexport.go).
+	LargeExport *LargeExport
 }
 
 // Emulator is the OpenBesluitvorming emulator. It implements http.Handler.
@@ -51,6 +54,7 @@ type Emulator struct {
 	cfg  Config
 	now  func() time.Time
 	data *dataset
+	big  *bigExport // nil unless Config.LargeExport
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -73,7 +77,11 @@ func New(cfg Config) http.Handler { return NewEmulator(cfg) }
 // NewEmulator returns the emulator with its Go API.
 func NewEmulator(cfg Config) *Emulator {
 	now := clock.Or(cfg.Clock).Now
-	return &Emulator{cfg: cfg, now: now, data: sharedDataset(cfg.Seed), buckets: map[string]*bucket{}}
+	e := &Emulator{cfg: cfg, now: now, data: sharedDataset(cfg.Seed), buckets: map[string]*bucket{}}
+	if cfg.LargeExport != nil {
+		e.big = newBigExport(cfg.Seed, *cfg.LargeExport)
+	}
+	return e
 }
 
 // Limited returns how many requests were answered 429.
