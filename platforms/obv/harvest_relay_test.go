@@ -10,29 +10,11 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/replicatest"
 	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
 	"github.com/besluitbron/besluitbron/platforms/obv/localindex"
 	"github.com/besluitbron/besluitbron/replica"
 )
-
-// memBoard is the replica.Board in memory (Redis in the app).
-type memBoard struct {
-	mu sync.Mutex
-	p  replica.Published
-}
-
-func (b *memBoard) Publish(_ context.Context, p replica.Published) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.p = p
-	return nil
-}
-
-func (b *memBoard) Published(context.Context) (replica.Published, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.p, nil
-}
 
 // cacheTier is the shared cache tier in front of the feed: a 2xx answer
 // is kept under its request, so the same request from any instance
@@ -68,7 +50,7 @@ func TestFollowerAsksWhatTheLeaderAsked(t *testing.T) {
 	clk := fakeclock.New(harvestStart)
 	emu := emulator.New(emulator.Config{Seed: 1, Clock: clk, NoRateLimit: true})
 	tier := &cacheTier{feed: &testFeed{h: emu}, kept: map[string][2]any{}, asked: map[string][]string{}}
-	board := &memBoard{}
+	board := &replicatest.MemBoard{}
 	scope := replica.ScopeConfig{Sources: []string{"soest", "utrecht"}}
 	start := func(dir string, role replica.Role, instance string) (*localindex.Index, replica.Harvester, context.CancelFunc) {
 		t.Helper()

@@ -23,9 +23,11 @@ import (
 
 // dayCounts is the day field's dictionary: the days, oldest first, and how
 // many decisions each holds. The counts are near, not exact: deleted
-// decisions count until bleve merges them away, and bleve v2.6.3's
-// dictionary over several segments counts a day that each of two segments
-// holds once as one. They size windows; they never select hits.
+// decisions count until bleve merges them away, and in a merged segment
+// zapx (v15 to v17) counts every day after one held by a single decision
+// as one: its dictionary iterator reuses a postings list whose one-hit
+// state it never clears (docs/upstream.md, "Proposals to bleve", 3).
+// They size windows; they never select hits.
 type dayCounts struct {
 	days   []time.Time
 	counts []uint64

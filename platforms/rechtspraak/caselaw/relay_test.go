@@ -9,27 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/replicatest"
 	"github.com/besluitbron/besluitbron/replica"
 )
-
-// memBoard is the replica.Board in memory (Redis in the app).
-type memBoard struct {
-	mu sync.Mutex
-	p  replica.Published
-}
-
-func (b *memBoard) Publish(_ context.Context, p replica.Published) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.p = p
-	return nil
-}
-
-func (b *memBoard) Published(context.Context) (replica.Published, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.p, nil
-}
 
 // cachedFeed is the feed behind the shared cache tier: an answer is kept
 // under its canonical request, so the same request from any instance
@@ -84,7 +66,7 @@ func (c *cachedFeed) counts(instance string) (asked, missed int) {
 // sharing one board, one cached feed and one fake clock.
 type relayPair struct {
 	clock            *notedClock
-	board            *memBoard
+	board            *replicatest.MemBoard
 	feed             *cachedFeed
 	leaderIx, follIx *Index
 	leader, follower *Harvester
@@ -100,7 +82,7 @@ type relayPair struct {
 }
 
 func newRelayPair(t *testing.T, feed *fakeFeed) *relayPair {
-	p := &relayPair{clock: newNotedClock(passTime), board: &memBoard{}, feed: newCachedFeed(feed),
+	p := &relayPair{clock: newNotedClock(passTime), board: &replicatest.MemBoard{}, feed: newCachedFeed(feed),
 		leaderStored: make(chan replica.Pass)}
 	p.follRole.Store(int32(replica.Follower))
 	p.leaderIx, _ = openTest(t)
@@ -284,7 +266,7 @@ func TestFollowerTakesOverWhenTheLeaderGoes(t *testing.T) {
 // pages the leader will never store: it finishes that pass on its own.
 func TestFollowerOutOfStepHarvestsAlone(t *testing.T) {
 	t.Parallel()
-	r := &replica.Relay{Role: func() replica.Role { return replica.Follower }, Board: &memBoard{}, Clock: newNotedClock(passTime), Poll: time.Second}
+	r := &replica.Relay{Role: func() replica.Role { return replica.Follower }, Board: &replicatest.MemBoard{}, Clock: newNotedClock(passTime), Poll: time.Second}
 	_ = r.Board.Publish(context.Background(), replica.Published{PassStart: passTime, Pages: 3})
 	if err := r.Follow(context.Background(), replica.Pass{Start: passTime.Add(-time.Hour), Pages: 10}); err != nil {
 		t.Fatal(err)
