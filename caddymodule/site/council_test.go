@@ -26,15 +26,28 @@ type councilHouse struct {
 	base, admin, dir    string
 	log                 string // Caddy's log, a file
 	searches, snapshots *atomic.Int64
+	exports             *atomic.Int64 // export pages the platform served
 }
 
-// loadCouncilHouse runs the house with the replica block's options
-// extra.
+// loadCouncilHouse runs the house over the emulator on a fake clock,
+// without its rate limit, the replica keeping one source since 2024 with
+// the replica block's options extra.
 func loadCouncilHouse(t *testing.T, extra string) councilHouse {
 	t.Helper()
-	emu := obvemulator.New(obvemulator.Config{Seed: 1, Clock: fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), NoRateLimit: true})
-	var searches, snapshots atomic.Int64
+	return loadCouncilHouseWith(t, obvemulator.Config{Seed: 1, Clock: fakeclock.New(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), NoRateLimit: true},
+		"", "since 2024\n\t\t\tsources soest\n\t\t\t"+extra)
+}
+
+// loadCouncilHouseWith runs the house over the emulator configured so,
+// its replica block "replica obv <on> { dir ...; <options> }".
+func loadCouncilHouseWith(t *testing.T, cfg obvemulator.Config, on, options string) councilHouse {
+	t.Helper()
+	emu := obvemulator.New(cfg)
+	var searches, snapshots, exports atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/export/") {
+			exports.Add(1)
+		}
 		switch {
 		case r.URL.Path == "/api/search":
 			searches.Add(1)
@@ -46,7 +59,7 @@ func loadCouncilHouse(t *testing.T, extra string) councilHouse {
 	t.Cleanup(srv.Close)
 	port, adminPort := testproc.FreePort(t), testproc.FreePort(t)
 	h := councilHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort),
-		searches: &searches, snapshots: &snapshots, dir: filepath.Join(t.TempDir(), "council"), log: filepath.Join(t.TempDir(), "caddy.log")}
+		searches: &searches, snapshots: &snapshots, exports: &exports, dir: filepath.Join(t.TempDir(), "council"), log: filepath.Join(t.TempDir(), "caddy.log")}
 	testcaddy.Load(t, fmt.Sprintf(`{
 	admin 127.0.0.1:%d
 	auto_https off
@@ -56,9 +69,7 @@ func loadCouncilHouse(t *testing.T, extra string) councilHouse {
 	}
 	besluitbron {
 		allow_private 127.0.0.1/8
-		replica obv {
-			since 2024
-			sources soest
+		replica obv %s {
 			dir %s
 			%s
 		}
@@ -85,7 +96,7 @@ http://:%d {
 		deadline 1m
 	}
 }
-`, adminPort, h.log, h.dir, extra, srv.URL, port))
+`, adminPort, h.log, on, h.dir, options, srv.URL, port))
 	return h
 }
 

@@ -122,17 +122,6 @@ func envInt(name string, def int) int {
 	return def
 }
 
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
-		if err == nil && !info.IsDir() {
-			n += info.Size()
-		}
-		return nil
-	})
-	return n
-}
-
 // procStatus reads a kB figure of /proc/self/status (VmRSS, VmHWM).
 func procStatus(key string) int64 {
 	b, _ := os.ReadFile("/proc/self/status")
@@ -231,7 +220,7 @@ func TestFiguresOBVReplica(t *testing.T) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	size := dirSize(dir)
+	size := mustDirSize(t, dir)
 
 	for i, r := range rounds {
 		t.Logf("round %d: %d calls (units), %d records (%d deletes), %v wall (%.0f records/s), %d entities held after; at 30 units/minute %.1f minutes, at 60 %.1f",
@@ -286,7 +275,7 @@ func TestFiguresOBVReplica(t *testing.T) {
 
 	figSearch(t, idx, fts, feed.titles)
 	t.Logf("index on disk after the searches (merges settled): %.1f MiB; RSS now %.0f MiB, peak %.0f MiB",
-		mib(dirSize(dir)), float64(procStatus("VmRSS"))/1024, float64(procStatus("VmHWM"))/1024)
+		mib(mustDirSize(t, dir)), float64(procStatus("VmRSS"))/1024, float64(procStatus("VmHWM"))/1024)
 }
 
 // figSearch times word searches on the index and on FTS5. The queries
@@ -513,4 +502,14 @@ func TestFiguresOBVExpiredCursor(t *testing.T) {
 	if refused.Load() == 0 || held != uint64(platform) || before <= held {
 		t.Errorf("no restart, or the index (%d, %d before) does not hold what the platform does (%d)", held, before, platform)
 	}
+}
+
+// mustDirSize is the bytes under dir (replica.DirSize).
+func mustDirSize(t *testing.T, dir string) int64 {
+	t.Helper()
+	n, err := replica.DirSize(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
