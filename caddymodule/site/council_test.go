@@ -172,6 +172,7 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 		Provenance  string
 		Results     []struct {
 			ID, Type, Title, Date string
+			URL                   string `json:"source_url"`
 		}
 	}
 	call := func(args map[string]any) (out, int64) {
@@ -202,8 +203,8 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 			if !strings.Contains(r.ID, ":soest:") {
 				t.Errorf("%v: hit %s is outside the scope", args, r.ID)
 			}
-			if args["entity_type"] != nil && r.Type != "Document" {
-				t.Errorf("%v: hit of type %q", args, r.Type)
+			if args["entity_type"] != nil && (r.Type != "Document" || !strings.HasPrefix(r.URL, "https://")) {
+				t.Errorf("%v: hit of type %q, link %q: want documents, each linked as the platform links it", args, r.Type, r.URL)
 			}
 			if args["sort"] == "date_desc" && i > 0 && o.Results[i-1].Date < r.Date {
 				t.Errorf("%v: %s before %s", args, o.Results[i-1].Date, r.Date)

@@ -86,6 +86,7 @@ func localPage(a LocalAnswer, label func(key string) string) adapters.Page {
 	page := adapters.Page{Total: int(a.Total), HasMore: int(a.Total) > len(a.Hits), Hits: []adapters.Hit{}, Provenance: a.Provenance}
 	for _, hit := range a.Hits {
 		h := adapters.Hit{ID: hit.ID, Type: entityType(hit.Type), Title: hit.Title, Date: hit.Date, Source: label(hit.Source)}
+		h.SetURL(link(hit.URL))
 		h.Citation = Citation(h.Source, h.Title, h.Date)
 		page.Hits = append(page.Hits, h)
 	}

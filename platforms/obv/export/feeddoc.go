@@ -30,6 +30,11 @@ type FeedDoc struct {
 	// Hash is the record's content_hash: an upsert with the hash already
 	// held changes nothing.
 	Hash string
+	// URL is where the entity's document is published (the payload's
+	// original_url, or downloadUrl as the entity details write it); ""
+	// none. A hit links to it as the platform's own search does; the
+	// surface checks it (adapters.CheckLink) before it shows it.
+	URL string
 }
 
 // titleKeys, dateKeys and wordKeys are the payload members read, in the
@@ -41,6 +46,7 @@ var (
 	titleKeys = []string{"name", "title"}
 	dateKeys  = []string{"start_date", "sortDate", "date"}
 	wordKeys  = []string{"committee", "organization", "description", "result", "entityTypeLabel"}
+	urlKeys   = []string{"original_url", "downloadUrl"}
 	// nestedKeys hold lists or objects whose titles are the entity's
 	// words too: a meeting's agenda and motions, a motion's detail.
 	nestedKeys = []string{"agenda", "motions", "motion", "agenda_items"}
@@ -55,6 +61,7 @@ func FeedDocument(r ExportRecord) (FeedDoc, error) {
 	}
 	d := FeedDoc{ID: r.EntityID, Type: strings.ToLower(r.EntityType), Source: r.SourceKey, Hash: r.ContentHash}
 	d.Title = firstString(p, titleKeys)
+	d.URL = firstString(p, urlKeys)
 	for _, k := range dateKeys {
 		if day, ok := dayOf(p[k]); ok {
 			d.Date = day

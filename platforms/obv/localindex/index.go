@@ -30,7 +30,7 @@ import (
 
 // format names how records become documents and what the checkpoint
 // means (bleveindex.Config.Format): change it when either changes.
-const format = "obv-export-v2"
+const format = "obv-export-v3"
 
 // The fields of a document.
 const (
@@ -41,6 +41,7 @@ const (
 	fieldText   = "text"   // title and other words, Dutch analyzer, searched
 	fieldHash   = "hash"   // the record's content_hash, stored only
 	fieldAt     = "at"     // the record's time (RFC 3339), stored only
+	fieldURL    = "url"    // where the document is published, stored only
 	fieldMark   = "mark"   // the snapshot that last wrote it (Sweep), keyword
 )
 
@@ -86,6 +87,7 @@ func newMapping() *mapping.IndexMappingImpl {
 	doc.AddFieldMappingsAt(fieldText, text)
 	doc.AddFieldMappingsAt(fieldHash, storedOnly())
 	doc.AddFieldMappingsAt(fieldAt, storedOnly())
+	doc.AddFieldMappingsAt(fieldURL, storedOnly())
 	doc.AddFieldMappingsAt(fieldMark, keyword())
 	im.DefaultMapping = doc
 	return im
@@ -192,7 +194,7 @@ func (i *Index) ApplyMarked(records []export.ExportRecord, mark string, checkpoi
 		}
 		ops = append(ops, bleveindex.Upsert(r.EntityID, map[string]any{
 			fieldType: d.Type, fieldSource: d.Source, fieldDay: d.Date, fieldTitle: d.Title,
-			fieldText: []string{d.Title, d.Words}, fieldHash: d.Hash, fieldAt: stamp(r), fieldMark: mark,
+			fieldText: []string{d.Title, d.Words}, fieldHash: d.Hash, fieldAt: stamp(r), fieldMark: mark, fieldURL: d.URL,
 		}))
 		a.Stored++
 	}
@@ -359,6 +361,7 @@ const (
 // Hit is one entity found.
 type Hit struct {
 	ID, Type, Source, Title, Date string
+	URL                           string // where the document is published; "" none known
 	Score                         float64
 }
 
@@ -417,7 +420,7 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		qq = query.NewBooleanQuery([]query.Query{qq}, nil, []query.Query{typeIs(typeGone)})
 	}
 	req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
-	req.Fields = []string{fieldType, fieldSource, fieldDay, fieldTitle}
+	req.Fields = []string{fieldType, fieldSource, fieldDay, fieldTitle, fieldURL}
 	switch {
 	case q.Order == OrderOldest:
 		req.SortBy([]string{fieldDay, "_id"})
@@ -432,7 +435,7 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	for _, h := range res.Hits {
 		str := func(f string) string { s, _ := h.Fields[f].(string); return s }
 		out.Hits = append(out.Hits, Hit{ID: h.ID, Type: str(fieldType), Source: str(fieldSource),
-			Title: str(fieldTitle), Date: str(fieldDay), Score: h.Score})
+			Title: str(fieldTitle), Date: str(fieldDay), URL: str(fieldURL), Score: h.Score})
 	}
 	return out, nil
 }
