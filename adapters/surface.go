@@ -79,6 +79,10 @@ type Question struct {
 	From, To     string // the date range, YYYY-MM-DD, either may be empty
 	Limit        int    // hits per platform, 1 to the fan-out's maximum
 	Sort         string // relevance or date: the order the hits will be merged in
+	// FullText: the words are sought inside the documents' full text
+	// too, so a surface that answers words from its own replica of a
+	// feed that holds no full text asks the platform instead.
+	FullText bool
 }
 
 // Getter runs one request against a platform's route and returns the

@@ -20,8 +20,18 @@ const (
 	ParamOrganisation = "organisation"
 	ParamPlatforms    = "platforms" // comma-separated keys; may repeat
 	ParamLimit        = "limit"
-	ParamSort         = "sort" // relevance or date (Sorts)
+	ParamSort         = "sort"     // relevance or date (Sorts)
+	ParamFullText     = "fulltext" // 1, true or on: words inside documents too (Query.FullText)
 )
+
+// IsOn reads a flag as a form or a link gives it: 1, true or on.
+func IsOn(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "on":
+		return true
+	}
+	return false
+}
 
 // maxQueryBytes bounds the raw query string ParseQuery reads.
 const maxQueryBytes = 4096
@@ -31,7 +41,8 @@ const maxQueryBytes = 4096
 // errors are *QueryErrors). The search page's form uses the same names.
 func ParseQuery(v url.Values) (Query, error) {
 	q := Query{Words: v.Get(ParamWords), From: strings.TrimSpace(v.Get(ParamFrom)), To: strings.TrimSpace(v.Get(ParamTo)),
-		Organisation: strings.TrimSpace(v.Get(ParamOrganisation)), Sort: strings.TrimSpace(v.Get(ParamSort))}
+		Organisation: strings.TrimSpace(v.Get(ParamOrganisation)), Sort: strings.TrimSpace(v.Get(ParamSort)),
+		FullText: IsOn(v.Get(ParamFullText))}
 	// Other spellings: the American one obv_search takes, and the search
 	// page's form fields (org, one platform per checkbox).
 	for _, alias := range []string{"organization", "org"} {

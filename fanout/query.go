@@ -44,6 +44,10 @@ type Query struct {
 	// empty means relevance when there are words, date otherwise
 	// (Order).
 	Sort string `json:"sort,omitempty"`
+	// FullText asks for the words inside the documents' full text too: a
+	// platform that answers words from BesluitBron's replica of its feed,
+	// which holds no full text, is asked itself (its provenance says so).
+	FullText bool `json:"fulltext,omitempty"`
 }
 
 // Validate checks q and says what to fix: a *QueryError for each thing

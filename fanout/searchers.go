@@ -10,7 +10,7 @@ import (
 // question is q as every platform's surface takes it.
 func (q Query) question() adapters.Question {
 	return adapters.Question{Words: strings.TrimSpace(q.Words), Organisation: strings.TrimSpace(q.Organisation),
-		From: q.From, To: q.To, Limit: q.limit(), Sort: q.Order()}
+		From: q.From, To: q.To, Limit: q.limit(), Sort: q.Order(), FullText: q.FullText}
 }
 
 // skipReason says why q does not fit platform k, before asking it, in

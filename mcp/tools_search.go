@@ -58,6 +58,7 @@ type searchAllIn struct {
 	Platforms    string `json:"platforms,omitempty" jsonschema_description:"Only these platforms: keys separated by commas, e.g. obv,tk (see besluitbron_platforms); default every platform of this connector."`
 	Limit        int    `json:"limit,omitempty" jsonschema_description:"Hits asked of each platform. Larger pages cost OpenBesluitvorming more budget (see Cost)." jsonschema_extras:"minimum=1,maximum=50,default=10"`
 	Sort         string `json:"sort,omitempty" jsonschema_description:"Order of the merged hits: relevance or date (newest first). Default relevance when query has words, date otherwise." jsonschema_extras:"enum=fanout.Sorts"`
+	FullText     bool   `json:"full_text,omitempty" jsonschema_description:"Find the words inside documents' full text too: a platform whose word searches BesluitBron answers from its own replica of the platform's feed (which holds names, titles and descriptions, not full text) is asked itself." jsonschema_extras:"default=false"`
 	mcpkit.DatesIn
 }
 
@@ -109,7 +110,7 @@ func (c *connector) searchAll(ctx context.Context, in searchAllIn) (*searchAllOu
 	if err != nil {
 		return nil, mcpgo.NewToolResultError("internal error: " + err.Error())
 	}
-	q := fanout.Query{Words: in.Query, From: in.DateFrom, To: in.DateTo, Organisation: in.Organisation, Limit: in.Limit, Sort: in.Sort}
+	q := fanout.Query{Words: in.Query, From: in.DateFrom, To: in.DateTo, Organisation: in.Organisation, Limit: in.Limit, Sort: in.Sort, FullText: in.FullText}
 	for _, k := range strings.Split(in.Platforms, ",") {
 		if k = strings.TrimSpace(k); k != "" {
 			q.Platforms = append(q.Platforms, k)

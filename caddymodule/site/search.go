@@ -32,6 +32,7 @@ func (h *Handler) query(r *http.Request) (fanout.Query, bool) {
 		Organisation: strings.TrimSpace(v.Get("org")),
 		Limit:        h.Limit,
 		Sort:         strings.TrimSpace(v.Get(fanout.ParamSort)),
+		FullText:     fanout.IsOn(v.Get(fanout.ParamFullText)),
 	}
 	for _, p := range v["platform"] {
 		if p != "" {

@@ -551,6 +551,7 @@ func TestSurfaceAnswersWordsFromTheReplica(t *testing.T) {
 	for q, why := range map[adapters.Question]string{
 		{Words: "gemeenteraad", Organisation: "utrecht", Limit: 5}: "outside the replica's scope",
 		{Words: "xyzzyplugh", Limit: 5}:                            "holds no match; words inside documents are only at the platform",
+		{Words: "gemeenteraad", Limit: 5, FullText: true}:          "full_text asks for words inside the documents",
 	} {
 		if page := ask(q); len(asked) != 1 || !strings.HasPrefix(page.Provenance, "asked OpenBesluitvorming: ") || !strings.Contains(page.Provenance, why) {
 			t.Errorf("%+v: asked %v, provenance %q", q, asked, page.Provenance)

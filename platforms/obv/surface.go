@@ -42,6 +42,9 @@ func searchCouncil(ctx context.Context, env adapters.Env, council CouncilIndex, 
 	if council == nil || strings.TrimSpace(q.Words) == "" {
 		return search(ctx, env, q)
 	}
+	if q.FullText {
+		return askPlatform(ctx, env, q, fullTextWhy)
+	}
 	lq := localindex.Query{Words: q.Words, From: q.From, To: q.To, Limit: max(q.Limit, 1)}
 	if q.Sort == "date" {
 		lq.Order = localindex.OrderNewest
@@ -53,6 +56,12 @@ func searchCouncil(ctx context.Context, env adapters.Env, council CouncilIndex, 
 	if why == "" {
 		return localPage(a, organisationLabels(env.Memo, env.Now)), nil
 	}
+	return askPlatform(ctx, env, q, why)
+}
+
+// askPlatform asks the platform where the replica might have answered,
+// and says why in the provenance.
+func askPlatform(ctx context.Context, env adapters.Env, q adapters.Question, why string) (adapters.Page, error) {
 	page, err := search(ctx, env, q)
 	if err != nil {
 		return page, err
@@ -60,6 +69,9 @@ func searchCouncil(ctx context.Context, env adapters.Env, council CouncilIndex, 
 	page.Provenance = askedPlatform + why
 	return page, nil
 }
+
+// fullTextWhy is why a search marked full text goes to the platform.
+const fullTextWhy = "full_text asks for words inside the documents, which only the platform holds"
 
 // askedPlatform begins the provenance of an answer the platform gave
 // where the replica might have.

@@ -111,7 +111,7 @@ func toolSearchLocal(ctx context.Context, c mcpkit.Env, council CouncilIndex, p 
 	case strings.TrimSpace(p.Query) == "":
 		return nil, "" // a listing: the platform's
 	case fullText:
-		return nil, "full_text asks for words inside the documents, which only the platform holds"
+		return nil, fullTextWhy
 	case p.Sort == "title_asc":
 		return nil, "the replica orders by relevance or date, not by title"
 	case p.EntityType != "" && !slices.Contains(replicaTypes, p.EntityType):
