@@ -168,7 +168,9 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 		Platform    string
 		FetchedAt   string `json:"fetched_at"`
 		Total       int
-		BudgetUnits int `json:"budget_units"`
+		HasMore     bool `json:"has_more"`
+		NextOffset  int  `json:"next_offset"`
+		BudgetUnits int  `json:"budget_units"`
 		Provenance  string
 		Results     []struct {
 			ID, Type, Title, Date string
@@ -210,6 +212,16 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 				t.Errorf("%v: %s before %s", args, o.Results[i-1].Date, r.Date)
 			}
 		}
+	}
+
+	// Paging through the replica: the last page says there is no more.
+	first, _ := call(map[string]any{"query": "raadsvergadering", "organization": "soest", "limit": 2})
+	if !first.HasMore || first.NextOffset != 2 || first.Total <= 2 {
+		t.Fatalf("first page: %+v", first)
+	}
+	last, _ := call(map[string]any{"query": "raadsvergadering", "organization": "soest", "limit": 2, "offset": first.Total - 1})
+	if last.HasMore || len(last.Results) != 1 || last.Total != first.Total {
+		t.Fatalf("last page: %+v", last)
 	}
 
 	for why, args := range map[string]map[string]any{

@@ -54,7 +54,7 @@ func searchCouncil(ctx context.Context, env adapters.Env, council CouncilIndex, 
 	}
 	a, why := askCouncil(ctx, council, lq)
 	if why == "" {
-		return localPage(a, organisationLabels(env.Memo, env.Now)), nil
+		return localPage(a, 0, organisationLabels(env.Memo, env.Now)), nil
 	}
 	return askPlatform(ctx, env, q, why)
 }
@@ -90,12 +90,12 @@ func askCouncil(ctx context.Context, council CouncilIndex, q localindex.Query) (
 	return a, why
 }
 
-// localPage is the replica's answer as a page of hits, linking to each
-// entity as the platform's own search does: its type and organisation
-// spelled as the platform spells them, where the list of organisations
-// (label) knows the key.
-func localPage(a LocalAnswer, label func(key string) string) adapters.Page {
-	page := adapters.Page{Total: int(a.Total), HasMore: int(a.Total) > len(a.Hits), Hits: []adapters.Hit{}, Provenance: a.Provenance}
+// localPage is the replica's answer, from offset on, as a page of hits,
+// linking to each entity as the platform's own search does: its type and
+// organisation spelled as the platform spells them, where the list of
+// organisations (label) knows the key.
+func localPage(a LocalAnswer, offset int, label func(key string) string) adapters.Page {
+	page := adapters.Page{Total: int(a.Total), HasMore: offset+len(a.Hits) < int(a.Total), Hits: []adapters.Hit{}, Provenance: a.Provenance}
 	for _, hit := range a.Hits {
 		h := adapters.Hit{ID: hit.ID, Type: entityType(hit.Type), Title: hit.Title, Date: hit.Date, Source: label(hit.Source)}
 		h.SetURL(link(hit.URL))

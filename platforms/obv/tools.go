@@ -128,7 +128,7 @@ func toolSearchLocal(ctx context.Context, c mcpkit.Env, council CouncilIndex, p 
 	if why != "" {
 		return nil, why
 	}
-	out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.OBV, localPage(a, organisationLabels(c.Lists(), c.Now())), p.Offset), Provenance: a.Provenance}
+	out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.OBV, localPage(a, p.Offset, organisationLabels(c.Lists(), c.Now())), p.Offset), Provenance: a.Provenance}
 	out.Meta = mcpkit.Meta{Platform: platforms.OBV, FetchedAt: a.CompleteUpTo.UTC().Format(time.RFC3339)}
 	return out, ""
 }
