@@ -77,6 +77,16 @@ type Page struct {
 // T returns the message key in the page's language.
 func (p Page) T(key string) string { return Text(p.Lang, key) }
 
+// Unit is a replica's unit (replica.Spec.Units: "records",
+// "decisions") in the page's language; a unit without a translation as
+// it is.
+func (p Page) Unit(unit string) string {
+	if s, ok := messages[p.Lang]["unit."+unit]; ok {
+		return s
+	}
+	return unit
+}
+
 // F formats the message key with args.
 func (p Page) F(key string, args ...any) string { return fmt.Sprintf(p.T(key), args...) }
 

@@ -129,7 +129,7 @@ func TestRenderPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, want := range []string{`<caption`, `<th scope="row">OpenBesluitvorming</th>`, "59 / 60", "50% (4)",
-			"4712 records in BesluitBron&#39;s index of OpenBesluitvorming&#39;s export.", "2026-12-03T21:59:10Z"} {
+			map[string]string{NL: "4712 items in", EN: "4712 records in"}[lang] + " BesluitBron&#39;s index of OpenBesluitvorming&#39;s export.", "2026-12-03T21:59:10Z"} {
 			if !strings.Contains(b.String(), want) {
 				t.Errorf("%s status page lacks %q", lang, want)
 			}
