@@ -137,13 +137,10 @@ func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) 
 
 // Progress says where the harvest stands (replica.Harvester).
 func (h *harvester) Progress() replica.Progress {
+	p := h.overall()
 	h.mu.Lock()
-	p := h.progress
 	states := maps.Clone(h.states)
 	h.mu.Unlock()
-	if n, err := h.idx.Count(); err == nil {
-		p.Records = n
-	}
 	now := h.clock.Now()
 	for _, src := range slices.Sorted(maps.Keys(states)) {
 		st := states[src]
@@ -156,6 +153,18 @@ func (h *harvester) Progress() replica.Progress {
 			sp.Records = n
 		}
 		p.Sources = append(p.Sources, sp)
+	}
+	return p
+}
+
+// overall is Progress without the sources: what a search's provenance
+// needs, without counting each source's records.
+func (h *harvester) overall() replica.Progress {
+	h.mu.Lock()
+	p := h.progress
+	h.mu.Unlock()
+	if n, err := h.idx.Count(); err == nil {
+		p.Records = n
 	}
 	return p
 }

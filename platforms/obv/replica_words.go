@@ -54,7 +54,7 @@ func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (Lo
 	if !ok || !ok2 {
 		return LocalAnswer{}, false, "the replica is not a council documents index"
 	}
-	p := h.Progress()
+	p := h.overall() // a search needs no count per source
 	switch {
 	case p.Stopped != nil:
 		return LocalAnswer{}, false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
