@@ -8,7 +8,6 @@ import (
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 	"github.com/besluitbron/besluitbron/replica"
-	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // Rechtspraak's replica: BesluitBron's own full-text index of its feed
@@ -62,8 +61,8 @@ func (provider) Open(dir string) (replica.Index, replica.OpenReport, error) {
 }
 
 // Remove removes the closed case-law index under dir (an operator's
-// rebuild), as bleveindex removes any replica's index.
-func (provider) Remove(dir string) error { return bleveindex.Remove(dir, "case-law index") }
+// rebuild).
+func (provider) Remove(dir string) error { return caselaw.Remove(dir) }
 
 // Harvester builds the case-law harvester of idx, which reads the feed
 // through h.Fetch.

@@ -161,3 +161,52 @@ func TestClosedIndexIsUnavailable(t *testing.T) {
 		t.Fatalf("apply: %v", err)
 	}
 }
+
+// An operator's rebuild: Remove takes away a closed index of ours, the
+// next Open makes a new, empty one, and the folder's other files stay;
+// an index folder holding a file of someone else's is left whole.
+func TestRemoveTakesOnlyAnIndexOfOurs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ix, _, err := Open(dir, toy(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Apply([]Op{Upsert("a", toyDoc{Title: "stikstof"})}, []byte("cp")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	beside := filepath.Join(dir, "README")
+	if err := os.WriteFile(beside, []byte("ours"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(dir, "toy index"); err != nil {
+		t.Fatal(err)
+	}
+	fresh, report := open(t, dir, toy(false))
+	if !report.Created || fresh.Checkpoint() != nil || len(ids(t, fresh, "stikstof")) != 0 {
+		t.Fatalf("after Remove: %+v, checkpoint %q", report, fresh.Checkpoint())
+	}
+	if _, err := os.Stat(beside); err != nil {
+		t.Fatalf("the file beside the index: %v", err)
+	}
+	if err := fresh.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	notes := filepath.Join(dir, DirName, "notes.txt")
+	if err := os.WriteFile(notes, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(dir, "toy index"); !errors.Is(err, replica.ErrForeign) || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("Remove of a folder with a foreign file: %v", err)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+		t.Fatalf("the user's file: %q %v", b, err)
+	}
+	if err := Remove(filepath.Join(dir, "absent"), "toy index"); err != nil {
+		t.Fatalf("Remove of no index: %v", err)
+	}
+}

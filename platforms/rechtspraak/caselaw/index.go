@@ -31,6 +31,10 @@ type Index struct {
 	cp      Checkpoint
 }
 
+// Remove removes the closed index under dir, so that Open makes a new,
+// empty one: an operator's rebuild (bleveindex.Remove).
+func Remove(dir string) error { return bleveindex.Remove(dir, what) }
+
 // Open opens the index under dir, creating it when there is none
 // (bleveindex.Open: an index of another mapping stamp is rebuilt empty,
 // a folder that is not ours refused with ErrForeign, another process's
