@@ -539,6 +539,17 @@ func TestSurfaceAnswersWordsFromTheReplica(t *testing.T) {
 			t.Fatalf("hit %+v: %v", h, err)
 		}
 	}
+	// The platform down: the replica still answers, saying how fresh.
+	up := env.Get
+	env.Get = func(context.Context, string, adapters.Request) ([]byte, error) {
+		return nil, adapters.Classify("obv", http.StatusBadGateway, false, 0, false, nil)
+	}
+	if down := ask(adapters.Question{Words: "gemeenteraad", Organisation: "soest", Limit: 5}); len(down.Hits) == 0 ||
+		!strings.Contains(down.Provenance, "complete up to "+harvestStart.Format(time.RFC3339)) {
+		t.Fatalf("the platform down: %+v", down)
+	}
+	env.Get = up
+
 	byDate := ask(adapters.Question{Words: "gemeenteraad", Sort: "date", Limit: 20})
 	if len(asked) != 0 || len(byDate.Hits) < 2 {
 		t.Fatalf("newest first: asked %v, %d hits", asked, len(byDate.Hits))
