@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 )
 
@@ -133,6 +135,20 @@ func (s Status) MarshalJSON() ([]byte, error) {
 	return append(append(head[:len(head)-1], ','), rest[1:]...), nil
 }
 
+// statusFields are the JSON names of Status's own members, read from its
+// tags, so that a member added later is never taken for the count.
+func statusFields() map[string]bool {
+	fields := map[string]bool{}
+	t := reflect.TypeFor[plainStatus]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			fields[name] = true
+		}
+	}
+	return fields
+}
+
 // UnmarshalJSON reads what MarshalJSON wrote: the count is the one
 // member that is not another field's, whatever the unit.
 func (s *Status) UnmarshalJSON(b []byte) error {
@@ -144,17 +160,9 @@ func (s *Status) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &members); err != nil {
 		return err
 	}
-	known, err := json.Marshal(plainStatus{})
-	if err != nil {
-		return err
-	}
-	var fields map[string]json.RawMessage
-	_ = json.Unmarshal(known, &fields)
-	for _, f := range []string{"seconds_left", "complete_up_to", "next_pass", "last_error", "failures_in_row", "opening", "error"} {
-		fields[f] = nil // omitted when empty
-	}
+	fields := statusFields()
 	for name, v := range members {
-		if _, ok := fields[name]; ok {
+		if fields[name] {
 			continue
 		}
 		if err := json.Unmarshal(v, &plain.Records); err != nil {

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,23 @@ func TestStatusJSONNamesItsUnit(t *testing.T) {
 	}
 	if back.Records != 12 || back.Unit != "decisions" || back.PagesDone != 3 || back.CompleteUpTo != st.CompleteUpTo {
 		t.Fatalf("read back %+v", back)
+	}
+	// Every other member, set, is read back as itself, never as the count
+	// (a disk size of 7 MB once read as 7 million decisions).
+	full := Status{Unit: "records", Records: 49, Running: true, PagesDone: 2, PagesLeft: 5, SecondsLeft: 9,
+		CompleteUpTo: "2026-12-01T00:00:00Z", NextPass: "2026-12-01T01:00:00Z", LastError: "x", FailuresInRow: 1,
+		Swept: 3, Paused: true, DiskBytes: 7762878, MaxDisk: 1 << 30, Opening: true, Error: "y",
+		Sources: []SourceStatus{{Source: "soest", Records: 49, LastChange: "2026-11-01T00:00:00Z", CaughtUpAt: "2026-12-01T00:00:00Z", LagSeconds: 60, Restarts: 1}}}
+	b, err = json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fullBack Status
+	if err := json.Unmarshal(b, &fullBack); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fullBack, full) {
+		t.Fatalf("read back\n%+v\nwant\n%+v", fullBack, full)
 	}
 	if b, _ := json.Marshal(Status{Records: 1}); !strings.HasPrefix(string(b), `{"records":1,`) {
 		t.Fatalf("without a unit: %s", b)
