@@ -63,7 +63,8 @@ func TestReplicaForms(t *testing.T) {
 	}
 	for input, want := range map[string]string{
 		"besluitbron {\n cache_dir " + dir + "\n caselaw\n replica rechtspraak\n}":             "configure it once",
-		"besluitbron {\n cache_dir " + dir + "\n replica tk\n}":                                "keeps a replica",
+		"besluitbron {\n cache_dir " + dir + "\n replica oa\n}":                                "keeps a replica",
+		"besluitbron {\n cache_dir " + dir + "\n replica tk {\n sources moties\n }\n}":         `category "moties"`,
 		"besluitbron {\n cache_dir " + dir + "\n replica rechtspraak {\n sources soest\n }\n}": "has no sources to choose",
 		"besluitbron {\n cache_dir " + dir + "\n replica obv {\n sources ../etc\n }\n}":        "give source keys",
 		"besluitbron {\n cache_dir " + dir + "\n replica nergens\n}":                           "unknown platform",

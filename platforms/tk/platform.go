@@ -39,7 +39,8 @@ var tableRow = platforms.Platform{
 // Surface is the platform's surface under the configured OData root.
 func (provider) Surface(cfg adapters.Config) adapters.Surface {
 	root, _ := cfg.Setting(platforms.TK).(string)
-	return Surface(root)
+	parliament, _ := cfg.Replica(platforms.TK).(ParliamentIndex)
+	return SurfaceWith(root, parliament)
 }
 
 // SharedID finds a Tweede Kamer document number (2023D41173): the hit id

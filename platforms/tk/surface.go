@@ -7,12 +7,18 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/tk/localindex"
 )
 
 // Surface is the Tweede Kamer's Gegevensmagazijn for the fan-out, the
 // reader and the live check (adapters.Surface), its field names read from
-// the $metadata of root (default DefaultRoot).
-func Surface(root string) adapters.Surface {
+// the $metadata of root (default DefaultRoot), asking the platform for
+// every search.
+func Surface(root string) adapters.Surface { return SurfaceWith(root, nil) }
+
+// SurfaceWith is the surface that answers word searches from parliament,
+// BesluitBron's replica of the SyncFeed, where it can (nil: never).
+func SurfaceWith(root string, parliament ParliamentIndex) adapters.Surface {
 	if root == "" {
 		root = DefaultRoot
 	}
@@ -21,7 +27,7 @@ func Surface(root string) adapters.Surface {
 			return adapters.NoOrganisationFilter("Tweede Kamer", q)
 		},
 		Search: func(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
-			return search(ctx, env, root, q)
+			return searchParliament(ctx, env, root, parliament, q)
 		},
 		Fetch: func(ctx context.Context, env adapters.Env, raw, _ string) (adapters.Document, error) {
 			id, err := ParseDocumentID(raw)
@@ -39,6 +45,29 @@ func Surface(root string) adapters.Surface {
 		Description: "A Tweede Kamer document by its number (e.g. 2023D41173) or its GUID: metadata, and its text where OpenTK serves it.",
 	}, "nummer", s.Fetch)
 	return s
+}
+
+// searchParliament answers a word search from the replica when it can
+// answer it whole and holds a match; otherwise it asks the platform, and
+// says why in the provenance.
+func searchParliament(ctx context.Context, env adapters.Env, root string, parliament ParliamentIndex, q adapters.Question) (adapters.Page, error) {
+	if parliament == nil || strings.TrimSpace(q.Words) == "" {
+		return search(ctx, env, root, q)
+	}
+	if err := (SearchParams{Query: strings.TrimSpace(q.Words), DateFrom: q.From, DateTo: q.To, Limit: q.Limit}).Check(); err != nil {
+		return adapters.Page{}, adapters.Unfit(err)
+	}
+	from, to, _ := adapters.ParseDates(q.From, q.To)
+	a, ok, why := parliament.SearchDocuments(ctx, localindex.Query{Words: q.Words, From: from, To: to, Limit: q.Limit})
+	if ok {
+		return a.Page, nil
+	}
+	page, err := search(ctx, env, root, q)
+	if err != nil {
+		return page, err
+	}
+	page.Provenance = askedPlatform + why
+	return page, nil
 }
 
 func search(ctx context.Context, env adapters.Env, root string, q adapters.Question) (adapters.Page, error) {

@@ -1,13 +1,13 @@
 package tk
 
 import (
-	"bytes"
-	"encoding/xml"
 	"fmt"
-	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/platforms/tk/feed"
 )
 
 // EntityRequest asks the SyncFeed for one entity's XML by GUID: the route
@@ -29,58 +29,38 @@ var feedNames = map[string]string{
 // ParseFeedDocument parses /SyncFeed/2.0/Entiteiten/<guid> for a document:
 // <document id=… tk:verwijderd=…> with one child element per field.
 func ParseFeedDocument(body []byte) (adapters.Document, error) {
-	dec := xml.NewDecoder(bytes.NewReader(adapters.TrimBOM(body)))
-	var d document
-	vals := map[string]string{}
-	depth := 0
-	var field string
-	var text strings.Builder
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return adapters.Document{}, fmt.Errorf("Tweede Kamer SyncFeed entity is not XML: %v", err)
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			depth++
-			switch depth {
-			case 1:
-				if !strings.EqualFold(t.Name.Local, "document") {
-					return adapters.Document{}, fmt.Errorf("the SyncFeed entity is a %s, not a document", t.Name.Local)
-				}
-				d.ID = attr(t, "id")
-				if attr(t, "verwijderd") == "true" {
-					return adapters.Document{}, ErrNoDocument
-				}
-			case 2:
-				field = feedNames[strings.ToLower(t.Name.Local)]
-				text.Reset()
-			}
-		case xml.CharData:
-			if depth == 2 && field != "" {
-				text.Write(t)
-			}
-		case xml.EndElement:
-			if depth == 2 && field != "" {
-				vals[field] = strings.TrimSpace(text.String())
-				field = ""
-			}
-			depth--
-		}
+	e, err := feed.ParseEntity(body)
+	if err != nil {
+		return adapters.Document{}, err
 	}
-	if d.ID == "" {
-		return adapters.Document{}, fmt.Errorf("the SyncFeed answer holds no document")
+	if e.Category != "document" {
+		return adapters.Document{}, fmt.Errorf("the SyncFeed entity is a %s, not a document", e.Element)
 	}
-	d.Soort, d.Nummer, d.Titel, d.Onderwerp, d.Datum = vals[fSoort], vals[fNummer], vals[fTitel], vals[fOnderwerp], vals[fDatum]
-	d.Vergaderjaar, d.Organisatie, d.ContentType = vals[fVergaderjaar], vals[fOrganisatie], vals[fContentType]
-	d.ContentLength, d.Ondernummer, d.Registratie = vals[fContentLen], vals[fOndernummer], vals[fRegistratie]
-	if d.Ondernummer == "-1" {
-		d.Ondernummer = ""
+	if e.Deleted {
+		return adapters.Document{}, ErrNoDocument
 	}
+	d := documentOfFeed(e.ID, e.Fields)
 	out := d.doc()
 	out.Meta["via"] = "syncfeed"
 	return out, nil
+}
+
+// documentOfFeed is a document as the SyncFeed writes it: its GUID and
+// its fields by their lowerCamel names (feedNames).
+func documentOfFeed(guid string, fields map[string]string) document {
+	vals := map[string]string{}
+	// In the order of the names, so that a document that gives both an
+	// old and a new name of one field reads the same every time.
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if f := feedNames[strings.ToLower(name)]; f != "" {
+			vals[f] = fields[name]
+		}
+	}
+	d := document{ID: guid, Soort: vals[fSoort], Nummer: vals[fNummer], Titel: vals[fTitel], Onderwerp: vals[fOnderwerp],
+		Datum: vals[fDatum], Vergaderjaar: vals[fVergaderjaar], Organisatie: vals[fOrganisatie], ContentType: vals[fContentType],
+		ContentLength: vals[fContentLen], Ondernummer: vals[fOndernummer], Registratie: vals[fRegistratie]}
+	if d.Ondernummer == "-1" {
+		d.Ondernummer = ""
+	}
+	return d
 }

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/platforms/tk/localindex"
 )
 
 // toolSchema resolves the field names of the configured OData root from its
@@ -48,7 +50,8 @@ func toolEntity(c mcpkit.Env, get Getter, set string) (*Entity, error) {
 }
 
 const toolSearchDesc = `Search the Tweede Kamer's Gegevensmagazijn (official open data of the Dutch House of Representatives) for documents (motions, letters, questions, reports) whose title or subject contains all given words, newest first. Dates are Dutch calendar days. Returns document number, kind, subject, date and a link to the file per document, and for a kamerstuk its number as Officiële Bekendmakingen publishes it (kamerstuk: kst-36200-VII-12).
-Cost: metadata searches are cheap and a repeated one comes from the cache; for searching inside the documents' text use opentk_search.`
+Where this BesluitBron keeps a replica of the Kamer's SyncFeed, a search with words is answered from it (whole words and their Dutch stems, newest first), with provenance saying how complete it is; a search it finds nothing for, or cannot answer, goes to the platform, which also matches parts of words, and provenance says why.
+Cost: metadata searches are cheap and a repeated one comes from the cache; from the replica they cost the platform nothing. For searching inside the documents' text use opentk_search.`
 
 const toolFetchDesc = `Fetch one Tweede Kamer document's metadata by document number (2023D41173) or GUID: title, subject, kind, date, parliamentary year and the link to its file. The Gegevensmagazijn holds the text only as a PDF/Word file; for readable text use opentk_fetch with the same number.
 Cost: cheap, cached.`
@@ -67,10 +70,31 @@ type toolSearchIn struct {
 	mcpkit.DatesIn
 }
 
-func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
+// toolSearchOut is a page of documents and where it came from.
+type toolSearchOut struct {
+	mcpkit.PageOut
+	Provenance string `json:"provenance,omitempty" jsonschema_description:"Where a BesluitBron that keeps a replica of the Kamer's SyncFeed got the hits: from the replica, and how complete it is, or from the platform, and why."`
+}
+
+func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearchOut, *mcpgo.CallToolResult) {
 	p := SearchParams{Query: in.Query, Soort: in.Soort, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
 	if err := p.Check(); err != nil {
 		return nil, mcpkit.Invalid(err)
+	}
+	var why string
+	if parliament, _ := c.Replica(platforms.TK).(ParliamentIndex); parliament != nil && strings.TrimSpace(p.Query) != "" {
+		from, to, _ := adapters.ParseDates(p.DateFrom, p.DateTo)
+		a, ok, reason := parliament.SearchDocuments(ctx, localindex.Query{Words: p.Query, Soort: p.Soort, From: from, To: to, Limit: p.Limit, Offset: p.Offset})
+		if ok {
+			// The replica's answer changes as it harvests, with no
+			// platform answer behind it, so it fills its own Meta: the
+			// connector's result memo keeps no result whose Meta the
+			// tool wrote (mcp/resultmemo.go).
+			out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.TK, a.Page, p.Offset), Provenance: a.Page.Provenance}
+			out.Meta = mcpkit.Meta{Platform: platforms.TK, FetchedAt: a.CompleteUpTo.UTC().Format(time.RFC3339)}
+			return out, nil
+		}
+		why = reason
 	}
 	get := c.Getter(ctx, platforms.TK)
 	e, err := toolEntity(c, get, "Document")
@@ -81,7 +105,11 @@ func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*mcpkit.Pag
 	if err != nil {
 		return nil, toolFailed(c, err)
 	}
-	return mcpkit.NewPage(platforms.TK, pg, p.Offset), nil
+	out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.TK, pg, p.Offset)}
+	if why != "" {
+		out.Provenance = askedPlatform + why
+	}
+	return out, nil
 }
 
 type toolFetchIn struct {

@@ -1,0 +1,98 @@
+package tk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/clock"
+	"github.com/besluitbron/besluitbron/platforms/tk/localindex"
+	"github.com/besluitbron/besluitbron/replica"
+)
+
+// ParliamentIndex is the replica as the Tweede Kamer's surface and tools
+// ask it.
+type ParliamentIndex interface {
+	// SearchDocuments answers q from the replica when it can answer it
+	// whole: it has caught up with the feed, and keeps the documents and
+	// the years q asks. Otherwise ok is false and why says why, for the
+	// provenance of the platform's answer.
+	SearchDocuments(ctx context.Context, q localindex.Query) (a LocalAnswer, ok bool, why string)
+}
+
+// LocalAnswer is the replica's answer to a search, as a page of hits.
+type LocalAnswer struct {
+	Page adapters.Page
+	// CompleteUpTo is the time up to which the replica holds every
+	// change of the feed: the age of the answer.
+	CompleteUpTo time.Time
+}
+
+// Offer is the replica as the platform's surface asks it
+// (replica.Offerer): a ParliamentIndex over the index held now.
+func (provider) Offer(held replica.Held, _ clock.Clock) any { return parliamentWords{held: held} }
+
+type parliamentWords struct {
+	held replica.Held
+}
+
+var _ ParliamentIndex = parliamentWords{}
+
+func (w parliamentWords) SearchDocuments(ctx context.Context, q localindex.Query) (LocalAnswer, bool, string) {
+	ix, hv, err := w.held.Current()
+	if err != nil {
+		return LocalAnswer{}, false, "the replica is not open (" + replica.PublicReason(err) + ")"
+	}
+	idx, ok := ix.(*localindex.Index)
+	h, ok2 := hv.(*harvester)
+	if !ok || !ok2 {
+		return LocalAnswer{}, false, "the replica is not a parliament index"
+	}
+	p := h.overall()
+	switch {
+	case p.Stopped != nil:
+		return LocalAnswer{}, false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
+	case p.CompleteUpTo.IsZero():
+		return LocalAnswer{}, false, "the replica is still being built"
+	case !h.scope.holdsDocuments():
+		return LocalAnswer{}, false, "the replica keeps no documents"
+	}
+	// A question reaching before the years kept is answered for the
+	// years kept, and the provenance says so; one wholly before them
+	// goes to the platform.
+	var before string
+	if h.scope.Since != 0 {
+		first := fmt.Sprintf("%04d-01-01", h.scope.Since)
+		if q.To != "" && q.To < first {
+			return LocalAnswer{}, false, "the replica keeps documents from " + first + " on, and the question asks before it"
+		}
+		if q.From < first {
+			q.From = first
+			before = "; it keeps documents from " + first + " on, so earlier ones are not among these hits"
+		}
+	}
+	res, err := idx.SearchDocuments(ctx, q)
+	var down *replica.UnavailableError
+	if errors.As(err, &down) {
+		w.held.Broken(err)
+		return LocalAnswer{}, false, "the replica failed (" + replica.PublicReason(err) + ")"
+	}
+	if err != nil {
+		return LocalAnswer{}, false, "the replica cannot take the question (" + err.Error() + ")"
+	}
+	if res.Total == 0 {
+		return LocalAnswer{}, false, "the replica holds no match; the platform matches parts of words too"
+	}
+	page := adapters.Page{Total: int(res.Total), HasMore: q.Offset+len(res.Hits) < int(res.Total), Hits: []adapters.Hit{},
+		Provenance: replica.Provenance(replicaSpec.Source, replicaSpec.Units(), p) + before}
+	for _, e := range res.Hits {
+		page.Hits = append(page.Hits, documentOfFeed(e.ID, e.Fields).hit())
+	}
+	return LocalAnswer{Page: page, CompleteUpTo: p.CompleteUpTo}, true, ""
+}
+
+// askedPlatform begins the provenance of an answer the platform gave
+// where the replica might have.
+const askedPlatform = "asked the Tweede Kamer: "
