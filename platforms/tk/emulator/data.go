@@ -262,6 +262,7 @@ type feedItem struct {
 	set   *set
 	idx   int
 	token int64
+	at    int64 // ApiGewijzigdOp in Unix nanoseconds (feedplan.go merges by it)
 }
 
 // DocInfo is the hidden side of one Document.
@@ -830,6 +831,7 @@ func (d *Data) generate() {
 	d.feed = make([]feedItem, len(all))
 	for p := range all {
 		d.feed[p] = all[p].feedItem
+		d.feed[p].at = all[p].at
 	}
 	d.byGUID = make(map[string]feedItem, len(d.feed))
 	for p := range d.feed {

@@ -42,8 +42,12 @@ func utcSeconds(s string) string {
 // entityXML writes the content element of one entity. withNS adds the
 // namespace declarations (for a standalone document).
 func entityXML(b *bytes.Buffer, s *set, i int, withNS bool) {
-	t := s.typ
-	r := s.rows[i]
+	entityRowXML(b, s.typ, s.rows[i], withNS)
+}
+
+// entityRowXML is entityXML for a row that need not be stored in a set:
+// the SyncFeed's generated and deleted versions of a document (feedplan.go).
+func entityRowXML(b *bytes.Buffer, t *entityType, r row, withNS bool) {
 	el := lowerFirst(t.name)
 	fmt.Fprintf(b, `<%s`, el)
 	if withNS {
@@ -100,24 +104,24 @@ func (h *handler) serveFeed(w http.ResponseWriter, r *http.Request, rest string)
 		h.feedPage(w, r, base)
 	case strings.HasPrefix(rest, "Entiteiten/"):
 		id := strings.ToLower(strings.TrimPrefix(rest, "Entiteiten/"))
-		f, ok := d.byGUID[id]
+		t, row, _, ok := h.feedEntity(id)
 		if !ok {
 			feedError(w, http.StatusNotFound, "Entiteit niet gevonden: "+id)
 			return
 		}
 		var b bytes.Buffer
 		b.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\n")
-		entityXML(&b, f.set, f.idx, true)
+		entityRowXML(&b, t, row, true)
 		w.Header().Set("Content-Type", "application/xml; charset=utf-8")
 		w.Write(b.Bytes())
 	case strings.HasPrefix(rest, "Resources/"):
 		id := strings.ToLower(strings.TrimPrefix(rest, "Resources/"))
-		f, ok := d.byGUID[id]
+		_, _, file, ok := h.feedEntity(id)
 		if !ok {
 			feedError(w, http.StatusNotFound, "Resource niet gevonden: "+id)
 			return
 		}
-		body, ct, ok := h.resourceBytes(f.set, f.idx)
+		body, ct, ok := file()
 		if !ok {
 			feedError(w, http.StatusNotFound, "Geen resource bij entiteit "+id)
 			return
@@ -130,6 +134,28 @@ func (h *handler) serveFeed(w http.ResponseWriter, r *http.Request, rest string)
 	default:
 		feedError(w, http.StatusNotFound, "Not found")
 	}
+}
+
+// feedEntity finds an entity of the SyncFeed by GUID: its current version
+// and its file (ok=false from file when it has none).
+func (h *handler) feedEntity(id string) (*entityType, row, func() ([]byte, string, bool), bool) {
+	if p := h.plan(); p != nil {
+		return p.entity(id, h.now())
+	}
+	f, ok := h.data.byGUID[id]
+	if !ok {
+		return nil, nil, nil, false
+	}
+	return f.set.typ, f.set.rows[f.idx], func() ([]byte, string, bool) { return h.resourceBytes(f.set, f.idx) }, true
+}
+
+// pageEntry is one entry of a SyncFeed page.
+type pageEntry struct {
+	token     int64
+	typ       *entityType
+	row       row
+	updated   string // the entry's <updated>, UTC whole seconds
+	enclosure bool
 }
 
 func (h *handler) feedPage(w http.ResponseWriter, r *http.Request, base string) {
@@ -158,11 +184,19 @@ func (h *handler) feedPage(w http.ResponseWriter, r *http.Request, base string) 
 		}
 		skip = n
 	}
-	start := sort.Search(len(d.feed), func(p int) bool { return d.feed[p].token > skip })
-	var page []feedItem
-	for p := start; p < len(d.feed) && len(page) < FeedPageSize; p++ {
-		if cat == nil || d.feed[p].set == cat {
-			page = append(page, d.feed[p])
+	var page []pageEntry
+	if p := h.plan(); p != nil {
+		page = p.page(cat, skip, h.now())
+	} else {
+		start := sort.Search(len(d.feed), func(p int) bool { return d.feed[p].token > skip })
+		for p := start; p < len(d.feed) && len(page) < FeedPageSize; p++ {
+			if cat == nil || d.feed[p].set == cat {
+				f := d.feed[p]
+				s, i := f.set, f.idx
+				_, _, encl := h.resourceMeta(s, i)
+				page = append(page, pageEntry{token: f.token, typ: s.typ, row: s.rows[i],
+					updated: utcSeconds(s.rows[i][s.typ.pos["ApiGewijzigdOp"]].(string)), enclosure: encl})
+			}
 		}
 	}
 	link := func(token int64) string {
@@ -190,21 +224,20 @@ func (h *handler) feedPage(w http.ResponseWriter, r *http.Request, base string) 
 	} else {
 		fmt.Fprintf(&b, "\n  <link rel=\"next\" href=\"%s\"/>", xmlEsc(link(page[len(page)-1].token)))
 	}
-	for _, f := range page {
-		s, i := f.set, f.idx
-		id := s.rows[i][0].(string)
+	for _, e := range page {
+		id := e.row[0].(string)
 		b.WriteString("\n  <entry>")
 		fmt.Fprintf(&b, "\n    <title>%s</title>", id)
 		fmt.Fprintf(&b, "\n    <id>%s/Entiteiten/%s</id>", base, id)
 		b.WriteString("\n    <author><name>Tweede Kamer der Staten-Generaal</name></author>")
-		fmt.Fprintf(&b, "\n    <updated>%s</updated>", utcSeconds(s.rows[i][s.typ.pos["ApiGewijzigdOp"]].(string)))
-		fmt.Fprintf(&b, "\n    <category term=\"%s\"/>", lowerFirst(s.typ.name))
-		fmt.Fprintf(&b, "\n    <link rel=\"next\" href=\"%s\"/>", xmlEsc(link(f.token)))
-		if _, _, ok := h.resourceMeta(s, i); ok {
+		fmt.Fprintf(&b, "\n    <updated>%s</updated>", e.updated)
+		fmt.Fprintf(&b, "\n    <category term=\"%s\"/>", lowerFirst(e.typ.name))
+		fmt.Fprintf(&b, "\n    <link rel=\"next\" href=\"%s\"/>", xmlEsc(link(e.token)))
+		if e.enclosure {
 			fmt.Fprintf(&b, "\n    <link rel=\"enclosure\" href=\"%s/Resources/%s\"/>", base, id)
 		}
 		b.WriteString("\n    <content type=\"application/xml\">")
-		entityXML(&b, s, i, false)
+		entityRowXML(&b, e.typ, e.row, false)
 		b.WriteString("</content>\n  </entry>")
 	}
 	b.WriteString("\n</feed>\n")

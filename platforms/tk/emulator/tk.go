@@ -11,6 +11,10 @@
 // zaak and its actors, and for most motions and amendments a besluit with
 // its agendapunt, "Stemmingen" activiteit and votes. Field names, order
 // and JSON types follow the real responses in fixtures/tk.
+//
+// Config.Feed (feedplan.go) turns the SyncFeed into one a harvester can be
+// tested against: the real feed's size, re-sent and deleted documents,
+// entries that appear as the clock moves.
 package emulator
 
 import (
@@ -19,6 +23,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/besluitbron/besluitbron/clock"
@@ -41,6 +46,10 @@ type Config struct {
 	// in v5), is the most rows one OData answer holds: tests lower it to
 	// drive server-driven paging (@odata.nextLink) with few rows.
 	PageSize int
+	// Feed shapes the SyncFeed beyond the base data: a long history, re-sent
+	// and deleted documents, documents that appear as the clock moves
+	// (feedplan.go). The zero value keeps the feed as it always was.
+	Feed FeedConfig
 }
 
 // MaxTop is the most rows one OData v4 response holds.
@@ -55,17 +64,32 @@ type handler struct {
 	cfg  Config
 	data *Data
 	now  func() time.Time
+
+	planOnce  sync.Once
+	feedPlanV *feedPlan
 }
 
+// Emulator is the emulator's handler with the figures a test compares a
+// replica with (FeedCounts, FeedDocuments).
+type Emulator struct{ *handler }
+
 // New returns the emulator's handler.
-func New(cfg Config) http.Handler {
+func New(cfg Config) http.Handler { return NewEmulator(cfg) }
+
+// NewEmulator is New with the emulator's own type. The data runs up to the
+// day of cfg.Clock now (unless cfg.Data is set): an Emulator made with the
+// same Config on the same day holds the same feed as one made by New.
+func NewEmulator(cfg Config) *Emulator {
 	now := clock.Or(cfg.Clock).Now
 	d := cfg.Data
 	if d == nil {
 		d = SharedData(cfg.Seed, now(), cfg.Documents)
 	}
-	return &handler{cfg: cfg, data: d, now: now}
+	return &Emulator{&handler{cfg: cfg, data: d, now: now}}
 }
+
+// Data is the base data the emulator serves.
+func (e *Emulator) Data() *Data { return e.data }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.EscapedPath()
