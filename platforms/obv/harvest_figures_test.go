@@ -24,6 +24,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/figures"
 	"github.com/besluitbron/besluitbron/internal/fts5bench"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
@@ -122,19 +123,6 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// procStatus reads a kB figure of /proc/self/status (VmRSS, VmHWM).
-func procStatus(key string) int64 {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, key+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
-}
-
-func mib(b int64) float64 { return float64(b) / (1 << 20) }
 
 // snapshotAll reads every source's snapshot whole, as the platform holds
 // it at the clock's time, bypassing the harvester.
@@ -231,7 +219,7 @@ func TestFiguresOBVReplica(t *testing.T) {
 		feed.records.Load(), calls, len(sources), total.Round(time.Second), float64(feed.records.Load())/total.Seconds(), float64(calls)/30/60)
 	held, _ := idx.Count()
 	t.Logf("index: %d entities, %.1f MiB on disk (%.0f bytes/entity); feed bytes %.1f MiB; RSS now %.0f MiB, peak %.0f MiB; Go heap in use %.0f MiB after GC",
-		held, mib(size), float64(size)/float64(held), mib(feed.bytes.Load()), float64(procStatus("VmRSS"))/1024, float64(procStatus("VmHWM"))/1024, mib(int64(ms.HeapInuse)))
+		held, figures.MiB(size), float64(size)/float64(held), figures.MiB(feed.bytes.Load()), float64(figures.ProcKB("VmRSS"))/1024, float64(figures.ProcKB("VmHWM"))/1024, figures.MiB(int64(ms.HeapInuse)))
 
 	// What the platform holds now, against the index; and FTS5 with the
 	// same records.
@@ -268,14 +256,14 @@ func TestFiguresOBVReplica(t *testing.T) {
 	}
 	ftsSize, _ := fts.Size()
 	t.Logf("the platform holds %d entities, the index %d; FTS5 loaded in %v, %.1f MiB",
-		platform, held, time.Since(ftsStart).Round(time.Second), mib(ftsSize))
+		platform, held, time.Since(ftsStart).Round(time.Second), figures.MiB(ftsSize))
 	if uint64(platform) != held {
 		t.Errorf("the index holds %d entities, the platform %d", held, platform)
 	}
 
 	figSearch(t, idx, fts, feed.titles)
 	t.Logf("index on disk after the searches (merges settled): %.1f MiB; RSS now %.0f MiB, peak %.0f MiB",
-		mib(mustDirSize(t, dir)), float64(procStatus("VmRSS"))/1024, float64(procStatus("VmHWM"))/1024)
+		figures.MiB(mustDirSize(t, dir)), float64(figures.ProcKB("VmRSS"))/1024, float64(figures.ProcKB("VmHWM"))/1024)
 }
 
 // figSearch times word searches on the index and on FTS5. The queries

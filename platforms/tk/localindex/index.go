@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 
@@ -393,19 +395,22 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 		r.SetField(fieldDay)
 		must = append(must, r)
 	}
-	req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), q.Limit, q.Offset, false)
-	req.Fields = []string{fieldEntity}
-	if !q.Relevance || strings.TrimSpace(q.Words) == "" {
-		// Newest first, then by id descending: the platform's order
-		// (tk.SearchRequest's $orderby).
-		req.SortBy([]string{"-" + fieldDay, "-_id"})
-	}
-	res, err := i.store.Search(ctx, req)
-	if err != nil {
+	var total uint64
+	var hits search.DocumentMatchCollection
+	var err error
+	if q.Relevance && strings.TrimSpace(q.Words) != "" {
+		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), q.Limit, q.Offset, false)
+		req.Fields = []string{fieldEntity}
+		res, err := i.store.Search(ctx, req)
+		if err != nil {
+			return Result{}, err
+		}
+		total, hits = res.Total, res.Hits
+	} else if total, hits, err = i.newestFirst(ctx, must, q); err != nil {
 		return Result{}, err
 	}
-	out := Result{Total: res.Total}
-	for _, h := range res.Hits {
+	out := Result{Total: total}
+	for _, h := range hits {
 		e, err := entityOf(h.ID, h.Fields)
 		if err != nil {
 			return Result{}, err
@@ -413,4 +418,87 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 		out.Hits = append(out.Hits, e)
 	}
 	return out, nil
+}
+
+// sortNewest is the platform's order: newest first, then by id
+// descending (tk.SearchRequest's $orderby), so that pages never overlap.
+var sortNewest = []string{"-" + fieldDay, "-_id"}
+
+// fewMatches is how many matches newestFirst sorts in one search: below
+// it, sorting them all costs less than the windows' range queries.
+var fewMatches uint64 = 5000 // a var: tests lower it
+
+// windowDays are the first windows of days newestFirst reads, newest
+// first, as days back from today; the last window is open.
+var windowDays = []int{90, 360, 1440, 5760}
+
+// newestFirst is a page of q's matches newest first. A query matching
+// many documents (a kind, a common word) would sort every match for a
+// page of ten; so the matches are counted first (without scores), and
+// many are read one window of days at a time, newest window first, until
+// the page is full. The windows tile every day, so they change what a
+// page costs, never which hits it has; where "today" falls only moves
+// the windows.
+func (i *Index) newestFirst(ctx context.Context, must []query.Query, q Query) (uint64, search.DocumentMatchCollection, error) {
+	count := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), 0, 0, false)
+	count.Score = "none"
+	res, err := i.store.Search(ctx, count)
+	if err != nil {
+		return 0, nil, err
+	}
+	total := res.Total
+	page := func(extra query.Query, size, from int) (*bleve.SearchResult, error) {
+		qs := must
+		if extra != nil {
+			qs = append(slices.Clip(must), extra)
+		}
+		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(qs), size, from, false)
+		req.Fields = []string{fieldEntity}
+		req.SortBy(sortNewest)
+		req.Score = "none"
+		return i.store.Search(ctx, req)
+	}
+	if total <= fewMatches || uint64(q.Offset) >= total {
+		res, err := page(nil, q.Limit, q.Offset)
+		if err != nil {
+			return 0, nil, err
+		}
+		return total, res.Hits, nil
+	}
+	today := time.Now().UTC()
+	skip, need := q.Offset, q.Limit
+	var hits search.DocumentMatchCollection
+	newer := ""
+	for n := 0; n <= len(windowDays) && need > 0; n++ {
+		var window query.Query
+		if n < len(windowDays) {
+			older := today.AddDate(0, 0, -windowDays[n]).Format(time.DateOnly)
+			window = daysFrom(older, newer)
+			newer = older
+		} else {
+			// The rest: older days, and the documents without one,
+			// which the full sort puts last too.
+			window = query.NewBooleanQuery(nil, nil, []query.Query{daysFrom(newer, "")})
+		}
+		res, err := page(window, need, skip)
+		if err != nil {
+			return 0, nil, err
+		}
+		if uint64(skip) >= res.Total { // the page starts in an older window
+			skip -= int(res.Total)
+			continue
+		}
+		hits = append(hits, res.Hits...)
+		skip, need = 0, need-len(res.Hits)
+	}
+	return total, hits, nil
+}
+
+// daysFrom matches the documents dated from older (inclusive) to newer
+// (exclusive; "" open).
+func daysFrom(older, newer string) query.Query {
+	incl, excl := true, false
+	r := query.NewTermRangeInclusiveQuery(older, newer, &incl, &excl)
+	r.SetField(fieldDay)
+	return r
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/besluitbron/besluitbron/platforms/tk/feed"
 )
@@ -133,5 +134,56 @@ func TestSearchDocuments(t *testing.T) {
 		if _, err := ix.SearchDocuments(context.Background(), bad); !errors.Is(err, ErrBadQuery) {
 			t.Errorf("%+v: %v", bad, err)
 		}
+	}
+}
+
+// TestNewestFirstByWindows: many matches are read a window of days at a
+// time; every page is the page the full sort gives, documents without a
+// day last.
+func TestNewestFirstByWindows(t *testing.T) {
+	ix := open(t)
+	today := time.Now().UTC()
+	var page []feed.Entity
+	for n := 1; n <= 120; n++ {
+		// Days from today back over some 40 years, several a day, some
+		// on the windows' bounds, and a few without a day.
+		day := today.AddDate(0, 0, -(n*n)/2).Format(time.DateOnly)
+		for _, d := range windowDays {
+			if n == d%120 {
+				day = today.AddDate(0, 0, -d).Format(time.DateOnly)
+			}
+		}
+		if n%40 == 0 {
+			day = ""
+		}
+		page = append(page, doc(n, "Motie", "Motie over de begroting", "", day))
+	}
+	if _, err := ix.Apply(page, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	all := func(q Query) []string {
+		saved := fewMatches
+		defer func() { fewMatches = saved }()
+		fewMatches = 1_000_000 // one full sort
+		return words(t, ix, q)
+	}
+	for _, q := range []Query{{Words: "begroting", Limit: 250}, {Soort: "motie", Limit: 250}, {Words: "motie", From: "2000-01-01", Limit: 250}} {
+		want := all(q)
+		if len(want) < 100 {
+			t.Fatalf("%+v: %d hits", q, len(want))
+		}
+		saved := fewMatches
+		fewMatches = 3
+		for _, limit := range []int{1, 7, 50} {
+			for offset := 0; offset < len(want)+3; offset += limit {
+				got := words(t, ix, Query{Words: q.Words, Soort: q.Soort, From: q.From, Limit: limit, Offset: offset})
+				expect := want[min(offset, len(want)):min(offset+limit, len(want))]
+				if fmt.Sprint(got) != fmt.Sprint(expect) {
+					fewMatches = saved
+					t.Fatalf("%+v limit %d offset %d: %v, want %v", q, limit, offset, got, expect)
+				}
+			}
+		}
+		fewMatches = saved
 	}
 }
