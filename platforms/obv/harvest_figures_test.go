@@ -123,7 +123,6 @@ func envInt(name string, def int) int {
 	return def
 }
 
-
 // snapshotAll reads every source's snapshot whole, as the platform holds
 // it at the clock's time, bypassing the harvester.
 func snapshotAll(t *testing.T, h http.Handler, sources []string, each func(export.ExportRecord)) {
