@@ -33,11 +33,10 @@ import (
 // with the same content_hash store nothing. The gate (visitors first)
 // waits before every page.
 //
-// Instances that share one harvest (replica.Relay) run the same rounds:
-// a follower starts its round at the leader's round start and asks page
-// k of it only once the leader has stored more than k pages. A page
-// follows from the checkpoint and the answers before it alone, so the
-// follower's requests are the leader's, which the shared cache tier
+// The rounds themselves (the waits, the retries, the progress, and the
+// instances that share one harvest, replica.Relay) are replica.Rounds'.
+// A page follows from the checkpoint and the answers before it alone, so
+// a follower's requests are the leader's, which the shared cache tier
 // answers (the platform's table keeps export pages for minutes).
 
 // defaultHarvestInterval is the wait between rounds: the platform
@@ -60,14 +59,8 @@ var ErrCursorRejected = errors.New("OpenBesluitvorming rejected its own cursor; 
 
 // harvestCheckpoint is what a harvester stores with every page.
 type harvestCheckpoint struct {
-	// Round is the start of the round under way, zero between rounds.
-	Round time.Time `json:"round,omitzero"`
-	// Pages are the pages the round has stored.
-	Pages int `json:"pages,omitempty"`
-	// CompleteUpTo is the start of the last round that caught up every
-	// source.
-	CompleteUpTo time.Time               `json:"complete_up_to,omitzero"`
-	Sources      map[string]*sourceState `json:"sources,omitempty"`
+	replica.RoundState
+	Sources map[string]*sourceState `json:"sources,omitempty"`
 }
 
 // sourceState is where one source's harvest stands.
@@ -100,30 +93,30 @@ type sourceState struct {
 }
 
 type harvester struct {
-	idx      *localindex.Index
-	fetch    replica.Fetch
-	gate     func(context.Context) error
-	relay    *replica.Relay // nil: alone
-	clock    clock.Clock
-	scope    harvestScope
-	interval time.Duration
+	idx    *localindex.Index
+	fetch  replica.Fetch
+	gate   func(context.Context) error
+	clock  clock.Clock
+	scope  harvestScope
+	rounds *replica.Rounds
+	// cp is the checkpoint, Run's alone while it runs.
+	cp harvestCheckpoint
 	// firstYear is the scope's first year as a date's prefix ("2024"),
 	// "" for every year.
 	firstYear string
 
-	mu       sync.Mutex
-	progress replica.Progress
-	recent   map[string][]string // source → its last cursors asked
+	mu     sync.Mutex
+	recent map[string][]string // source → its last cursors asked
 	// states is the checkpoint's state of each source as last stored,
 	// for Progress.
 	states map[string]sourceState
 }
 
 func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) *harvester {
-	hv := &harvester{idx: idx, fetch: h.Fetch, gate: h.Gate, relay: h.Relay, clock: clock.Or(h.Clock), scope: scope,
-		interval: h.Interval, recent: map[string][]string{}}
-	if hv.interval <= 0 {
-		hv.interval = defaultHarvestInterval
+	hv := &harvester{idx: idx, fetch: h.Fetch, gate: h.Gate, clock: clock.Or(h.Clock), scope: scope, recent: map[string][]string{}}
+	interval := h.Interval
+	if interval <= 0 {
+		interval = defaultHarvestInterval
 	}
 	if scope.Since != 0 {
 		hv.firstYear = fmt.Sprintf("%04d", scope.Since)
@@ -131,7 +124,11 @@ func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) 
 	if hv.gate == nil {
 		hv.gate = func(context.Context) error { return nil }
 	}
-	hv.progress.PagesLeft = -1
+	hv.rounds = replica.NewRounds(replica.RoundsConfig{Clock: hv.clock, Relay: h.Relay, Interval: interval,
+		RetryMin: harvestRetryMin, RetryMax: harvestRetryMax,
+		// The source starts anew at once: the next page is the first of
+		// a new snapshot, not the one refused.
+		AtOnce: func(err error) bool { return errors.Is(err, ErrCursorRejected) }})
 	return hv
 }
 
@@ -160,9 +157,7 @@ func (h *harvester) Progress() replica.Progress {
 // overall is Progress without the sources: what a search's provenance
 // needs, without counting each source's records.
 func (h *harvester) overall() replica.Progress {
-	h.mu.Lock()
-	p := h.progress
-	h.mu.Unlock()
+	p := h.rounds.Progress()
 	if n, err := h.idx.Count(); err == nil {
 		p.Records = n
 	}
@@ -180,87 +175,57 @@ func (h *harvester) publish(cp *harvestCheckpoint) {
 	h.mu.Unlock()
 }
 
-func (h *harvester) update(f func(p *replica.Progress)) {
-	h.mu.Lock()
-	f(&h.progress)
-	h.mu.Unlock()
-}
-
 // Run harvests until ctx ends or the index fails (replica.Harvester).
 func (h *harvester) Run(ctx context.Context) error {
-	h.update(func(p *replica.Progress) { p.Running = true })
-	defer h.update(func(p *replica.Progress) { p.Running = false })
 	cp, err := h.loadCheckpoint()
 	if err != nil {
-		return h.stop(err)
+		return h.rounds.Stop(err)
 	}
-	h.publish(&cp)
-	for {
-		if cp.Round.IsZero() {
-			start := h.clock.Now()
-			if h.relay != nil {
-				if start, err = h.relay.PassStart(ctx, start, cp.pass()); err != nil {
-					return err
-				}
-			}
-			cp.Round, cp.Pages = start, 0
-			for _, st := range cp.Sources {
-				st.CaughtUp = false
-			}
-		}
-		h.update(func(p *replica.Progress) {
-			p.PassStart, p.PagesDone, p.CompleteUpTo, p.NextPass = cp.Round, cp.Pages, cp.CompleteUpTo, time.Time{}
-		})
-		sources, err := h.sources(ctx)
-		if err != nil {
-			return err
-		}
-		for _, src := range sources {
-			if cp.Sources == nil {
-				cp.Sources = map[string]*sourceState{}
-			}
-			if cp.Sources[src] == nil {
-				cp.Sources[src] = &sourceState{}
-			}
-			for !cp.Sources[src].CaughtUp {
-				if err := h.pageWithRetry(ctx, &cp, src); err != nil {
-					return err
-				}
-			}
-		}
-		cp.CompleteUpTo, cp.Round, cp.Pages = cp.Round, time.Time{}, 0
-		if err := h.store(&cp, nil); err != nil {
-			return h.stop(err)
-		}
-		if h.relay != nil {
-			h.relay.Stored(ctx, cp.pass())
-		}
-		next := h.clock.Now().Add(h.interval)
-		h.update(func(p *replica.Progress) {
-			p.CompleteUpTo, p.PassStart, p.NextPass = cp.CompleteUpTo, time.Time{}, next
-		})
-		if err := clock.Sleep(ctx, h.clock, h.interval); err != nil {
-			return err
-		}
+	if cp.Sources == nil {
+		cp.Sources = map[string]*sourceState{}
+	}
+	h.cp = cp
+	h.publish(&h.cp)
+	return h.rounds.Run(ctx, h)
+}
+
+// Round is the checkpoint's round (replica.RoundFeed).
+func (h *harvester) Round() *replica.RoundState { return &h.cp.RoundState }
+
+// BeginRound marks every source not caught up (replica.RoundFeed).
+func (h *harvester) BeginRound() {
+	for _, st := range h.cp.Sources {
+		st.CaughtUp = false
 	}
 }
 
-// sources are the scope's sources, or every implemented source the
-// platform lists (asked again each round, through the cache), retried
-// like a page until it answers.
-func (h *harvester) sources(ctx context.Context) ([]string, error) {
-	if len(h.scope.Sources) > 0 {
-		return h.scope.Sources, nil
-	}
-	for failures := 0; ; failures++ {
-		keys, err := h.listSources(ctx)
-		if err == nil {
-			return keys, nil
-		}
-		if err := h.failed(ctx, err, failures); err != nil {
+// CaughtUp tells whether the round has read src's changes to the end
+// (replica.RoundFeed).
+func (h *harvester) CaughtUp(src string) bool { return h.cp.Sources[src].CaughtUp }
+
+// Page reads and stores src's next page (replica.RoundFeed).
+func (h *harvester) Page(ctx context.Context, src string) error { return h.page(ctx, &h.cp, src) }
+
+// Store stores the checkpoint alone (replica.RoundFeed).
+func (h *harvester) Store() error { return h.store(&h.cp, nil) }
+
+// Parts are the scope's sources, or every implemented source the
+// platform lists (asked again each round, through the cache)
+// (replica.RoundFeed).
+func (h *harvester) Parts(ctx context.Context) ([]string, error) {
+	sources := h.scope.Sources
+	if len(sources) == 0 {
+		var err error
+		if sources, err = h.listSources(ctx); err != nil {
 			return nil, err
 		}
 	}
+	for _, src := range sources {
+		if h.cp.Sources[src] == nil {
+			h.cp.Sources[src] = &sourceState{}
+		}
+	}
+	return sources, nil
 }
 
 func (h *harvester) listSources(ctx context.Context) ([]string, error) {
@@ -282,60 +247,6 @@ func (h *harvester) listSources(ctx context.Context) ([]string, error) {
 		}
 	}
 	return keys, nil
-}
-
-// pass is what a shared harvest reads of the checkpoint (replica.Relay).
-func (cp *harvestCheckpoint) pass() replica.Pass {
-	return replica.Pass{Start: cp.Round, Pages: cp.Pages, LastComplete: cp.CompleteUpTo}
-}
-
-// pageWithRetry reads and stores the source's next page, trying again
-// after a failure until it succeeds, ctx ends or the index fails. A
-// follower waits first until the leader has stored that page.
-func (h *harvester) pageWithRetry(ctx context.Context, cp *harvestCheckpoint, src string) error {
-	for failures := 0; ; failures++ {
-		if h.relay != nil {
-			if err := h.relay.Follow(ctx, cp.pass()); err != nil {
-				return err
-			}
-		}
-		err := h.page(ctx, cp, src)
-		var unavailable *replica.UnavailableError
-		switch {
-		case err == nil:
-			h.update(func(p *replica.Progress) { p.FailuresInRow, p.PagesDone = 0, cp.Pages })
-			if h.relay != nil {
-				h.relay.Stored(ctx, cp.pass())
-			}
-			return nil
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.As(err, &unavailable):
-			return h.stop(err)
-		case errors.Is(err, ErrCursorRejected):
-			// The source starts anew at once: the next page is the
-			// first of a new snapshot, not the one refused.
-			h.update(func(p *replica.Progress) { p.LastError, p.LastErrorAt = err, h.clock.Now() })
-			continue
-		}
-		if err := h.failed(ctx, err, failures); err != nil {
-			return err
-		}
-	}
-}
-
-// failed records a failed try and waits before the next: longer after
-// each failure in a row, and at least as long as a Retry-After said.
-func (h *harvester) failed(ctx context.Context, err error, failures int) error {
-	h.update(func(p *replica.Progress) {
-		p.LastError, p.LastErrorAt, p.FailuresInRow = err, h.clock.Now(), p.FailuresInRow+1
-	})
-	wait := replica.Backoff(harvestRetryMin, harvestRetryMax, failures)
-	var re *adapters.RouteError
-	if errors.As(err, &re) && re.RetryKnown {
-		wait = max(wait, time.Duration(re.RetryAfter)*time.Second)
-	}
-	return clock.Sleep(ctx, h.clock, wait)
 }
 
 // page reads one page of src and stores it with the checkpoint after it.
@@ -433,7 +344,7 @@ func (h *harvester) sweep(ctx context.Context, cp *harvestCheckpoint, src string
 		return err
 	}
 	h.publish(cp)
-	h.update(func(p *replica.Progress) { p.Swept += removed })
+	h.rounds.Update(func(p *replica.Progress) { p.Swept += removed })
 	return nil
 }
 
@@ -495,7 +406,7 @@ func (h *harvester) inScope(records []export.ExportRecord) []export.ExportRecord
 		out = append(out, r)
 	}
 	if rejected > 0 {
-		h.update(func(p *replica.Progress) { p.Rejected, p.LastRejected = p.Rejected+rejected, why })
+		h.rounds.Update(func(p *replica.Progress) { p.Rejected, p.LastRejected = p.Rejected+rejected, why })
 	}
 	return out
 }
@@ -529,11 +440,8 @@ func (h *harvester) loadCheckpoint() (harvestCheckpoint, error) {
 	return cp, nil
 }
 
-// stop records the index failure that ends the harvest.
-func (h *harvester) stop(err error) error {
-	h.update(func(p *replica.Progress) { p.Stopped = err })
-	return err
-}
-
-// Interface guard
-var _ replica.Harvester = (*harvester)(nil)
+// Interface guards
+var (
+	_ replica.Harvester = (*harvester)(nil)
+	_ replica.RoundFeed = (*harvester)(nil)
+)

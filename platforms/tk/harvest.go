@@ -3,14 +3,12 @@ package tk
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms/tk/feed"
 	"github.com/besluitbron/besluitbron/platforms/tk/localindex"
@@ -28,10 +26,10 @@ import (
 // from skiptoken 0 is every entity the Kamer holds, and a data fix that
 // re-sends old entities is an upsert that changes nothing.
 //
-// Instances that share one harvest (replica.Relay) run the same rounds,
-// as OpenBesluitvorming's harvest does (platforms/obv/harvest.go): a page
-// follows from the checkpoint alone, so a follower's requests are the
-// leader's, which the shared cache tier answers.
+// The rounds themselves (the waits, the retries, the progress, and the
+// instances that share one harvest) are replica.Rounds'. A page follows
+// from the checkpoint alone, so a follower's requests are the leader's,
+// which the shared cache tier answers.
 
 // defaultHarvestInterval is the wait between rounds: the Kamer's data is
 // "near-time" (opendata.tweedekamer.nl), updated through the day.
@@ -45,14 +43,8 @@ const (
 
 // harvestCheckpoint is what the harvester stores with every page.
 type harvestCheckpoint struct {
-	// Round is the start of the round under way, zero between rounds.
-	Round time.Time `json:"round,omitzero"`
-	// Pages are the pages the round has stored.
-	Pages int `json:"pages,omitempty"`
-	// CompleteUpTo is the start of the last round that caught up every
-	// category.
-	CompleteUpTo time.Time                 `json:"complete_up_to,omitzero"`
-	Categories   map[string]*categoryState `json:"categories,omitempty"`
+	replica.RoundState
+	Categories map[string]*categoryState `json:"categories,omitempty"`
 }
 
 // categoryState is where one category's harvest stands.
@@ -71,29 +63,31 @@ type categoryState struct {
 }
 
 type harvester struct {
-	idx      *localindex.Index
-	fetch    replica.Fetch
-	gate     func(context.Context) error
-	relay    *replica.Relay // nil: alone
-	clock    clock.Clock
-	scope    harvestScope
-	interval time.Duration
+	idx    *localindex.Index
+	fetch  replica.Fetch
+	gate   func(context.Context) error
+	clock  clock.Clock
+	scope  harvestScope
+	rounds *replica.Rounds
+	// cp is the checkpoint, Run's alone while it runs.
+	cp harvestCheckpoint
 
-	mu       sync.Mutex
-	progress replica.Progress
+	mu sync.Mutex
 	// states are the categories' states as last stored, for Progress.
 	states map[string]categoryState
 }
 
 func newHarvester(idx *localindex.Index, h replica.Harvest, scope harvestScope) *harvester {
-	hv := &harvester{idx: idx, fetch: h.Fetch, gate: h.Gate, relay: h.Relay, clock: clock.Or(h.Clock), scope: scope, interval: h.Interval}
-	if hv.interval <= 0 {
-		hv.interval = defaultHarvestInterval
+	hv := &harvester{idx: idx, fetch: h.Fetch, gate: h.Gate, clock: clock.Or(h.Clock), scope: scope}
+	interval := h.Interval
+	if interval <= 0 {
+		interval = defaultHarvestInterval
 	}
 	if hv.gate == nil {
 		hv.gate = func(context.Context) error { return nil }
 	}
-	hv.progress.PagesLeft = -1
+	hv.rounds = replica.NewRounds(replica.RoundsConfig{Clock: hv.clock, Relay: h.Relay, Interval: interval,
+		RetryMin: harvestRetryMin, RetryMax: harvestRetryMax})
 	return hv
 }
 
@@ -123,18 +117,18 @@ func (h *harvester) Progress() replica.Progress {
 // overall is Progress without the categories: what a search's
 // provenance needs.
 func (h *harvester) overall() replica.Progress {
-	h.mu.Lock()
-	p := h.progress
-	h.mu.Unlock()
+	p := h.rounds.Progress()
 	if n, err := h.idx.Count(); err == nil {
 		p.Records = n
 	}
 	return p
 }
 
-func (h *harvester) publish(cp *harvestCheckpoint) {
-	states := make(map[string]categoryState, len(cp.Categories))
-	for c, st := range cp.Categories {
+// publish keeps the categories' state of the checkpoint, as stored, for
+// Progress.
+func (h *harvester) publish() {
+	states := make(map[string]categoryState, len(h.cp.Categories))
+	for c, st := range h.cp.Categories {
 		states[c] = *st
 	}
 	h.mu.Lock()
@@ -142,19 +136,11 @@ func (h *harvester) publish(cp *harvestCheckpoint) {
 	h.mu.Unlock()
 }
 
-func (h *harvester) update(f func(p *replica.Progress)) {
-	h.mu.Lock()
-	f(&h.progress)
-	h.mu.Unlock()
-}
-
 // Run harvests until ctx ends or the index fails (replica.Harvester).
 func (h *harvester) Run(ctx context.Context) error {
-	h.update(func(p *replica.Progress) { p.Running = true })
-	defer h.update(func(p *replica.Progress) { p.Running = false })
 	cp, err := h.loadCheckpoint()
 	if err != nil {
-		return h.stop(err)
+		return h.rounds.Stop(err)
 	}
 	if cp.Categories == nil {
 		cp.Categories = map[string]*categoryState{}
@@ -164,99 +150,35 @@ func (h *harvester) Run(ctx context.Context) error {
 			cp.Categories[c] = &categoryState{}
 		}
 	}
-	h.publish(&cp)
-	for {
-		if cp.Round.IsZero() {
-			start := h.clock.Now()
-			if h.relay != nil {
-				if start, err = h.relay.PassStart(ctx, start, cp.pass()); err != nil {
-					return err
-				}
-			}
-			cp.Round, cp.Pages = start, 0
-			for _, st := range cp.Categories {
-				st.CaughtUp = false
-			}
-		}
-		h.update(func(p *replica.Progress) {
-			p.PassStart, p.PagesDone, p.CompleteUpTo, p.NextPass = cp.Round, cp.Pages, cp.CompleteUpTo, time.Time{}
-		})
-		for _, c := range h.scope.categories() {
-			for !cp.Categories[c].CaughtUp {
-				if err := h.pageWithRetry(ctx, &cp, c); err != nil {
-					return err
-				}
-			}
-		}
-		cp.CompleteUpTo, cp.Round, cp.Pages = cp.Round, time.Time{}, 0
-		if err := h.store(&cp, nil); err != nil {
-			return h.stop(err)
-		}
-		if h.relay != nil {
-			h.relay.Stored(ctx, cp.pass())
-		}
-		next := h.clock.Now().Add(h.interval)
-		h.update(func(p *replica.Progress) {
-			p.CompleteUpTo, p.PassStart, p.NextPass = cp.CompleteUpTo, time.Time{}, next
-		})
-		if err := clock.Sleep(ctx, h.clock, h.interval); err != nil {
-			return err
-		}
+	h.cp = cp
+	h.publish()
+	return h.rounds.Run(ctx, h)
+}
+
+// Round is the checkpoint's round (replica.RoundFeed).
+func (h *harvester) Round() *replica.RoundState { return &h.cp.RoundState }
+
+// BeginRound marks every category not caught up (replica.RoundFeed).
+func (h *harvester) BeginRound() {
+	for _, st := range h.cp.Categories {
+		st.CaughtUp = false
 	}
 }
 
-// pass is what a shared harvest reads of the checkpoint (replica.Relay).
-func (cp *harvestCheckpoint) pass() replica.Pass {
-	return replica.Pass{Start: cp.Round, Pages: cp.Pages, LastComplete: cp.CompleteUpTo}
-}
+// Parts are the scope's categories (replica.RoundFeed).
+func (h *harvester) Parts(context.Context) ([]string, error) { return h.scope.categories(), nil }
 
-// pageWithRetry reads and stores the category's next page, trying again
-// after a failure until it succeeds, ctx ends or the index fails. A
-// follower waits first until the leader has stored that page.
-func (h *harvester) pageWithRetry(ctx context.Context, cp *harvestCheckpoint, category string) error {
-	for failures := 0; ; failures++ {
-		if h.relay != nil {
-			if err := h.relay.Follow(ctx, cp.pass()); err != nil {
-				return err
-			}
-		}
-		err := h.page(ctx, cp, category)
-		var unavailable *replica.UnavailableError
-		switch {
-		case err == nil:
-			h.update(func(p *replica.Progress) { p.FailuresInRow, p.PagesDone = 0, cp.Pages })
-			if h.relay != nil {
-				h.relay.Stored(ctx, cp.pass())
-			}
-			return nil
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.As(err, &unavailable):
-			return h.stop(err)
-		}
-		if err := h.failed(ctx, err, failures); err != nil {
-			return err
-		}
-	}
-}
+// CaughtUp tells whether the round has read category to its end
+// (replica.RoundFeed).
+func (h *harvester) CaughtUp(category string) bool { return h.cp.Categories[category].CaughtUp }
 
-// failed records a failed try and waits before the next: longer after
-// each failure in a row, and at least as long as a Retry-After said.
-func (h *harvester) failed(ctx context.Context, err error, failures int) error {
-	h.update(func(p *replica.Progress) {
-		p.LastError, p.LastErrorAt, p.FailuresInRow = err, h.clock.Now(), p.FailuresInRow+1
-	})
-	wait := replica.Backoff(harvestRetryMin, harvestRetryMax, failures)
-	var re *adapters.RouteError
-	if errors.As(err, &re) && re.RetryKnown {
-		wait = max(wait, time.Duration(re.RetryAfter)*time.Second)
-	}
-	return clock.Sleep(ctx, h.clock, wait)
-}
+// Store stores the checkpoint alone (replica.RoundFeed).
+func (h *harvester) Store() error { return h.store(nil) }
 
-// page reads one page of category and stores it with the checkpoint
-// after it.
-func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, category string) error {
+// Page reads one page of category and stores it with the checkpoint
+// after it (replica.RoundFeed).
+func (h *harvester) Page(ctx context.Context, category string) error {
+	cp := &h.cp
 	st := *cp.Categories[category]
 	if err := h.gate(ctx); err != nil {
 		return fmt.Errorf("waiting for room to ask the platform: %w", err)
@@ -287,18 +209,18 @@ func (h *harvester) page(ctx context.Context, cp *harvestCheckpoint, category st
 	old := cp.Categories[category]
 	cp.Categories[category] = &st
 	cp.Pages++
-	if err := h.store(cp, page.Entities); err != nil {
+	if err := h.store(page.Entities); err != nil {
 		cp.Categories[category] = old
 		cp.Pages--
 		return err
 	}
-	h.publish(cp)
+	h.publish()
 	return nil
 }
 
-// store writes entities and the checkpoint cp in one batch.
-func (h *harvester) store(cp *harvestCheckpoint, entities []feed.Entity) error {
-	b, err := json.Marshal(cp)
+// store writes entities and the checkpoint in one batch.
+func (h *harvester) store(entities []feed.Entity) error {
+	b, err := json.Marshal(&h.cp)
 	if err != nil {
 		return err
 	}
@@ -319,11 +241,8 @@ func (h *harvester) loadCheckpoint() (harvestCheckpoint, error) {
 	return cp, nil
 }
 
-// stop records the index failure that ends the harvest.
-func (h *harvester) stop(err error) error {
-	h.update(func(p *replica.Progress) { p.Stopped = err })
-	return err
-}
-
-// Interface guard
-var _ replica.Harvester = (*harvester)(nil)
+// Interface guards
+var (
+	_ replica.Harvester = (*harvester)(nil)
+	_ replica.RoundFeed = (*harvester)(nil)
+)
