@@ -32,7 +32,7 @@ func (f *pagedFeed) BeginRound() {
 	}
 }
 func (f *pagedFeed) Parts(context.Context) ([]string, error) { return []string{"a", "b"}, nil }
-func (f *pagedFeed) CaughtUp(part string) bool              { return f.pages[part] == 0 }
+func (f *pagedFeed) CaughtUp(part string) bool               { return f.pages[part] == 0 }
 func (f *pagedFeed) Page(_ context.Context, part string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
