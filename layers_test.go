@@ -27,6 +27,9 @@ var layers = [][]string{
 	{"canonical"},
 	{"cache", "fairqueue", "inbound", "upstream", "adapters/koopsru", "replica", "subcall"},
 	{"globalbudget", "replica/bleveindex"},
+	// The replica KOOP's SRU platforms share: its harvest by date windows
+	// and its index on the replica's bleve index.
+	{"adapters/koopsru/datereplica"},
 	// What a platform gives the MCP connectors and may ask of them.
 	{"mcpkit"},
 	// 4: the platforms, each in its folder with its index and emulator,

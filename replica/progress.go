@@ -40,6 +40,12 @@ type Progress struct {
 	// Stopped is the index failure that ended harvesting, nil while it goes
 	// on.
 	Stopped error
+	// Unread are the parts of the feed the last pass could not read whole,
+	// each a typed error saying which and how much (a day holding more
+	// records than the platform pages to, say). The pass still completes,
+	// so CompleteUpTo holds for the rest; a search's provenance names them.
+	// None when the feed was read whole.
+	Unread []error
 	// Sources is the harvest per part of the feed, for a feed per source
 	// (an organisation), by key; none for a feed that is one.
 	Sources []SourceProgress
@@ -67,7 +73,11 @@ type SourceProgress struct {
 // silent short list.
 func Provenance(source, unit string, p Progress) string {
 	if !p.CompleteUpTo.IsZero() {
-		return fmt.Sprintf("%s, complete up to %s (%d %s)", source, p.CompleteUpTo.UTC().Format(time.RFC3339), p.Records, unit)
+		s := fmt.Sprintf("%s, complete up to %s (%d %s)", source, p.CompleteUpTo.UTC().Format(time.RFC3339), p.Records, unit)
+		if len(p.Unread) > 0 {
+			s += fmt.Sprintf(", except %d part(s) of the feed the platform would not page through whole (first: %v)", len(p.Unread), p.Unread[0])
+		}
+		return s
 	}
 	s := fmt.Sprintf("%s, still being built: %d %s so far", source, p.Records, unit)
 	if p.PagesLeft >= 0 && p.PagesDone > 0 {

@@ -30,6 +30,9 @@ type Status struct {
 	// Swept: records removed because a feed read anew no longer held
 	// them (Progress.Swept).
 	Swept int `json:"swept,omitempty"`
+	// Unread: the parts of the feed the last pass could not read whole
+	// (Progress.Unread).
+	Unread []string `json:"unread,omitempty"`
 	// Paused: an operator paused the harvest (the admin API); the index
 	// still answers.
 	Paused bool `json:"paused,omitempty"`
@@ -81,6 +84,9 @@ func StatusOf(unit, dir string, idx Index, h Harvester, err error) Status {
 	st.Records, st.Running, st.PagesDone, st.PagesLeft = p.Records, p.Running, p.PagesDone, p.PagesLeft
 	st.SecondsLeft, st.FailuresInRow, st.CompleteUpToTime = int64(p.TimeLeft.Seconds()), p.FailuresInRow, p.CompleteUpTo
 	st.Swept = p.Swept
+	for _, u := range p.Unread {
+		st.Unread = append(st.Unread, u.Error())
+	}
 	for _, s := range p.Sources {
 		ss := SourceStatus{Source: s.Source, Records: s.Records, Restarts: s.Restarts}
 		if !s.LastChange.IsZero() {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
+	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -38,5 +39,9 @@ var tableRow = platforms.Platform{
 	},
 }
 
-// Surface is the platform's surface; it takes no settings.
-func (provider) Surface(adapters.Config) adapters.Surface { return Surface() }
+// Surface is the platform's surface, answering searches from the
+// replica where it can (cfg.Replica: nil when it is off).
+func (provider) Surface(cfg adapters.Config) adapters.Surface {
+	local, _ := cfg.Replica(platforms.BWB).(datereplica.Searcher)
+	return SurfaceWith(local)
+}

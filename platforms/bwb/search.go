@@ -113,19 +113,25 @@ func ParseSearch(body []byte) (adapters.Page, error) {
 			Date: strings.TrimSpace(r.Meta.IPM.From), Source: adapters.Squash(k.Authority)}
 		h.SetURL(PageURL(id, ""))
 		h.Citation = Citation(h.Title, "", "", "")
-		var snip []string
-		if from := strings.TrimSpace(r.Meta.IPM.From); from != "" {
-			s := "In force from " + from
-			if until := strings.TrimSpace(r.Meta.IPM.Until); until != "" && until != OpenEnd {
-				s += " until " + until
-			}
-			snip = append(snip, s)
-		}
-		if len(r.Meta.IPM.Areas) > 0 {
-			snip = append(snip, "legal area: "+adapters.Squash(strings.Join(r.Meta.IPM.Areas, ", ")))
-		}
-		h.Snippet = adapters.Cut(strings.Join(snip, "; "), adapters.SnippetLen)
+		h.Snippet = snippet(r.Meta.IPM.From, r.Meta.IPM.Until, r.Meta.IPM.Areas)
 		page.Hits = append(page.Hits, h)
 	}
 	return page, nil
+}
+
+// snippet says a version's period in force and its legal areas, as a
+// hit's snippet.
+func snippet(from, until string, areas []string) string {
+	var snip []string
+	if from = strings.TrimSpace(from); from != "" {
+		s := "In force from " + from
+		if until = strings.TrimSpace(until); until != "" && until != OpenEnd {
+			s += " until " + until
+		}
+		snip = append(snip, s)
+	}
+	if len(areas) > 0 {
+		snip = append(snip, "legal area: "+adapters.Squash(strings.Join(areas, ", ")))
+	}
+	return adapters.Cut(strings.Join(snip, "; "), adapters.SnippetLen)
 }

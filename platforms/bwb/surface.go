@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -15,11 +16,18 @@ import (
 const ProbeID = "BWBR0008326"
 
 // Surface is the laws for the fan-out, the reader and the live check
-// (adapters.Surface).
-func Surface() adapters.Surface {
+// (adapters.Surface), asking the platform for every search.
+func Surface() adapters.Surface { return SurfaceWith(nil) }
+
+// SurfaceWith is the surface that answers searches from local,
+// BesluitBron's replica of the BWB's search records, where it can (nil:
+// never).
+func SurfaceWith(local datereplica.Searcher) adapters.Surface {
 	return adapters.Surface{
-		Unfit:  unfit,
-		Search: search,
+		Unfit: unfit,
+		Search: func(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+			return search(ctx, env, local, q)
+		},
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
 			law, err := Fetch(env.Bind(ctx, platforms.BWB), FetchParams{ID: id}, env.Now.Format(time.DateOnly))
 			return law.Document, err
@@ -64,21 +72,34 @@ func unfit(q adapters.Question) *adapters.UnfitError {
 }
 
 // search finds the regulations in force on the question's last day
-// (today when it names none) whose title holds the words.
-func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+// (today when it names none) whose title holds the words: from the
+// replica when it can answer, else from the platform, saying why.
+func search(ctx context.Context, env adapters.Env, local datereplica.Searcher, q adapters.Question) (adapters.Page, error) {
 	on := q.To
 	if on == "" {
 		on = env.Now.Format(time.DateOnly)
 	}
-	r, err := SearchRequest(SearchParams{Words: q.Words, InForceOn: on, Limit: q.Limit})
+	p := SearchParams{Words: q.Words, InForceOn: on, Limit: q.Limit}
+	r, err := SearchRequest(p)
 	if err != nil {
 		return adapters.Page{}, adapters.Unfit(err)
+	}
+	var why string
+	if local != nil {
+		var a datereplica.Answer
+		if a, why = searchReplica(ctx, local, p); why == "" {
+			return localPage(a, 0), nil
+		}
 	}
 	body, err := env.Get(ctx, platforms.BWB, r)
 	if err != nil {
 		return adapters.Page{}, err
 	}
-	return adapters.Parsed(ParseSearch(body))
+	page, err := adapters.Parsed(ParseSearch(body))
+	if err == nil && why != "" {
+		page.Provenance = askedPlatform + why
+	}
+	return page, err
 }
 
 func probe(adapters.ProbeConfig) (adapters.Probe, error) {

@@ -76,35 +76,45 @@ func ParseSearch(body []byte, inForceOn string) (adapters.Page, error) {
 			page.TotalApprox = true
 			continue
 		}
-		d, err := r.Meta.document()
+		h, _, err := r.hit()
 		if err != nil {
 			page.TotalApprox = true
 			continue
 		}
-		h := adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date, Source: d.Source, URL: d.URL, Citation: d.Citation}
-		// The record's own page address replaces the one made from the
-		// identifier only when it is one on lokaleregelgeving.overheid.nl
-		// that CheckLink passes.
-		if link, dropped := adapters.CheckLink(r.Enriched.Preferred); strings.HasPrefix(link, "https://lokaleregelgeving.overheid.nl/") {
-			h.URL = link
-		} else if dropped != "" {
-			h.URLDropped = dropped
-		}
-		var snip []string
-		if from := d.Meta["in_force_from"]; from != "" {
-			s := "In force from " + from
-			if until := d.Meta["in_force_until"]; until != "" {
-				s += " until " + until
-			}
-			snip = append(snip, s)
-		}
-		for _, k := range []string{"concerns", "subject"} {
-			if v := d.Meta[k]; v != "" {
-				snip = append(snip, v)
-			}
-		}
-		h.Snippet = adapters.Cut(strings.Join(snip, "; "), adapters.SnippetLen)
 		page.Hits = append(page.Hits, h)
 	}
 	return page, nil
+}
+
+// hit is the record as a hit, and its document (the metadata it was made
+// of).
+func (r record) hit() (adapters.Hit, adapters.Document, error) {
+	d, err := r.Meta.document()
+	if err != nil {
+		return adapters.Hit{}, d, err
+	}
+	h := adapters.Hit{ID: d.ID, Type: d.Type, Title: d.Title, Date: d.Date, Source: d.Source, URL: d.URL, Citation: d.Citation}
+	// The record's own page address replaces the one made from the
+	// identifier only when it is one on lokaleregelgeving.overheid.nl
+	// that CheckLink passes.
+	if link, dropped := adapters.CheckLink(r.Enriched.Preferred); strings.HasPrefix(link, "https://lokaleregelgeving.overheid.nl/") {
+		h.URL = link
+	} else if dropped != "" {
+		h.URLDropped = dropped
+	}
+	var snip []string
+	if from := d.Meta["in_force_from"]; from != "" {
+		s := "In force from " + from
+		if until := d.Meta["in_force_until"]; until != "" {
+			s += " until " + until
+		}
+		snip = append(snip, s)
+	}
+	for _, k := range []string{"concerns", "subject"} {
+		if v := d.Meta[k]; v != "" {
+			snip = append(snip, v)
+		}
+	}
+	h.Snippet = adapters.Cut(strings.Join(snip, "; "), adapters.SnippetLen)
+	return h, d, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -15,8 +16,13 @@ import (
 const ProbeID = "CVDR100394_2"
 
 // Surface is the local regulations for the fan-out, the reader and the
-// live check (adapters.Surface).
-func Surface() adapters.Surface {
+// live check (adapters.Surface), asking the platform for every search.
+func Surface() adapters.Surface { return SurfaceWith(nil) }
+
+// SurfaceWith is the surface that answers searches from local,
+// BesluitBron's replica of the CVDR's search records, where it can (nil:
+// never).
+func SurfaceWith(local datereplica.Searcher) adapters.Surface {
 	s := adapters.Surface{
 		Unfit: func(q adapters.Question) *adapters.UnfitError {
 			if strings.TrimSpace(q.Organisation) != "" {
@@ -24,7 +30,9 @@ func Surface() adapters.Surface {
 			}
 			return adapters.NeedWords("the local regulations", q)
 		},
-		Search: search,
+		Search: func(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+			return search(ctx, env, local, q)
+		},
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
 			return Fetch(env.Bind(ctx, platforms.CVDR), id)
 		},
@@ -39,21 +47,34 @@ func Surface() adapters.Surface {
 }
 
 // search finds the regulations in force on the question's last day
-// (today when it names none).
-func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+// (today when it names none): from the replica when it can answer, else
+// from the platform, saying why.
+func search(ctx context.Context, env adapters.Env, local datereplica.Searcher, q adapters.Question) (adapters.Page, error) {
 	on := q.To
 	if on == "" {
 		on = env.Now.Format(time.DateOnly)
 	}
-	r, err := SearchRequest(SearchParams{Words: q.Words, Organisation: q.Organisation, InForceOn: on, Limit: q.Limit})
+	p := SearchParams{Words: q.Words, Organisation: q.Organisation, InForceOn: on, Limit: q.Limit}
+	r, err := SearchRequest(p)
 	if err != nil {
 		return adapters.Page{}, adapters.Unfit(err)
+	}
+	var why string
+	if local != nil {
+		var a datereplica.Answer
+		if a, why = searchReplica(ctx, local, p); why == "" {
+			return localPage(a, 0), nil
+		}
 	}
 	body, err := env.Get(ctx, platforms.CVDR, r)
 	if err != nil {
 		return adapters.Page{}, err
 	}
-	return adapters.Parsed(ParseSearch(body, on))
+	page, err := adapters.Parsed(ParseSearch(body, on))
+	if err == nil && why != "" {
+		page.Provenance = askedPlatform + why
+	}
+	return page, err
 }
 
 // Fetch reads one version of a regulation. A malformed identifier is an

@@ -7,6 +7,7 @@ import (
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
 	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
@@ -25,14 +26,34 @@ type toolSearchIn struct {
 	Offset       int    `json:"offset,omitempty" jsonschema_description:"Skip this many results (paging; use next_offset of the previous page)." jsonschema_extras:"minimum=0,maximum=cvdr.MaxOffset,default=0"`
 }
 
-func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*mcpkit.PageOut, *mcpgo.CallToolResult) {
+// toolSearchOut is a page of regulation versions and where it came from.
+type toolSearchOut struct {
+	mcpkit.PageOut
+	Provenance string `json:"provenance,omitempty" jsonschema_description:"Where a BesluitBron that keeps a replica of the CVDR's search records got the hits: from the replica, and how complete it is, or from the platform, and why."`
+}
+
+func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*toolSearchOut, *mcpgo.CallToolResult) {
 	on := in.InForceOn
 	if on == "" {
 		on = c.Now().Format(time.DateOnly)
 	}
-	r, err := SearchRequest(SearchParams{Words: in.Query, Organisation: in.Organisation, InForceOn: on, Limit: in.Limit, Offset: in.Offset})
+	p := SearchParams{Words: in.Query, Organisation: in.Organisation, InForceOn: on, Limit: in.Limit, Offset: in.Offset}
+	r, err := SearchRequest(p)
 	if err != nil {
 		return nil, mcpkit.Invalid(err)
+	}
+	var why string
+	if local, _ := c.Replica(platforms.CVDR).(datereplica.Searcher); local != nil {
+		var a datereplica.Answer
+		if a, why = searchReplica(ctx, local, p); why == "" {
+			// The replica's answer changes as it harvests, with no
+			// platform answer behind it, so it fills its own Meta: the
+			// connector's result memo keeps no result whose Meta the tool
+			// wrote (mcp/resultmemo.go).
+			out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.CVDR, localPage(a, p.Offset), p.Offset), Provenance: a.Provenance}
+			out.Meta = mcpkit.Meta{Platform: platforms.CVDR, FetchedAt: a.CompleteUpTo.UTC().Format(time.RFC3339)}
+			return out, nil
+		}
 	}
 	body, fail := c.Call(ctx, platforms.CVDR, r)
 	if fail != nil {
@@ -42,7 +63,11 @@ func toolSearch(ctx context.Context, c mcpkit.Env, in toolSearchIn) (*mcpkit.Pag
 	if err != nil {
 		return nil, mcpkit.ParseFailed(platforms.CVDR, err)
 	}
-	return mcpkit.NewPage(platforms.CVDR, pg, in.Offset), nil
+	out := &toolSearchOut{PageOut: *mcpkit.NewPage(platforms.CVDR, pg, in.Offset)}
+	if why != "" {
+		out.Provenance = askedPlatform + why
+	}
+	return out, nil
 }
 
 type toolFetchIn struct {

@@ -211,6 +211,7 @@ type gzdRecord struct {
 		Mantel struct {
 			Available string `xml:"available"`
 			Abstract  string `xml:"abstract"`
+			Subject   string `xml:"subject"`
 		} `xml:"owmsmantel"`
 		TP struct {
 			Publicatienaam string `xml:"publicatienaam"`

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -29,7 +30,9 @@ var tableRow = platforms.Platform{
 }
 
 // Surface is the platform's surface; its full-text links may point into
-// the configuration's base URLs of the platform.
+// the configuration's base URLs of the platform, and it answers searches
+// from the replica where it can (cfg.Replica: nil when it is off).
 func (provider) Surface(cfg adapters.Config) adapters.Surface {
-	return Surface(func() []string { return cfg.LinkBases(platforms.OB) })
+	local, _ := cfg.Replica(platforms.OB).(datereplica.Searcher)
+	return SurfaceWith(func() []string { return cfg.LinkBases(platforms.OB) }, local)
 }

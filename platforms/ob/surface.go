@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
@@ -16,11 +17,18 @@ const DefaultProbeID = "gmb-2023-174296"
 
 // Surface is Officiële Bekendmakingen for the fan-out, the reader and the
 // live check (adapters.Surface); linkBases gives the base URLs its
-// full-text links may point into (nil: none).
-func Surface(linkBases func() []string) adapters.Surface {
+// full-text links may point into (nil: none). It asks the platform for
+// every search.
+func Surface(linkBases func() []string) adapters.Surface { return SurfaceWith(linkBases, nil) }
+
+// SurfaceWith is Surface answering searches from local, BesluitBron's
+// replica of the search records, where it can (nil: never).
+func SurfaceWith(linkBases func() []string, local datereplica.Searcher) adapters.Surface {
 	s := adapters.Surface{
-		Unfit:  func(adapters.Question) *adapters.UnfitError { return nil }, // it lists without words too
-		Search: search,
+		Unfit: func(adapters.Question) *adapters.UnfitError { return nil }, // it lists without words too
+		Search: func(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
+			return search(ctx, env, local, q)
+		},
 		Fetch: func(ctx context.Context, env adapters.Env, id, _ string) (adapters.Document, error) {
 			return fetch(ctx, env, linkBases, id)
 		},
@@ -34,18 +42,34 @@ func Surface(linkBases func() []string) adapters.Surface {
 	return s
 }
 
-func search(ctx context.Context, env adapters.Env, q adapters.Question) (adapters.Page, error) {
-	r, err := SearchRequest(SearchParams{Query: strings.TrimSpace(q.Words), Creator: strings.TrimSpace(q.Organisation),
-		DateFrom: q.From, DateTo: q.To, Limit: q.Limit})
+// search asks the replica when it can answer, else the platform, saying
+// why.
+func search(ctx context.Context, env adapters.Env, local datereplica.Searcher, q adapters.Question) (adapters.Page, error) {
+	p := SearchParams{Query: strings.TrimSpace(q.Words), Creator: strings.TrimSpace(q.Organisation), DateFrom: q.From, DateTo: q.To, Limit: q.Limit}
+	r, err := SearchRequest(p)
 	if err != nil {
 		return adapters.Page{}, adapters.Unfit(err)
+	}
+	var why string
+	switch {
+	case local != nil && q.FullText:
+		why = fullTextWhy
+	case local != nil:
+		var a datereplica.Answer
+		if a, why = searchReplica(ctx, local, p); why == "" {
+			return localPage(a, 0), nil
+		}
 	}
 	body, err := env.Get(ctx, platforms.OB, r)
 	if err != nil {
 		return adapters.Page{}, err
 	}
 	pg, _, err := ParseSearch(body)
-	return adapters.Parsed(pg, err)
+	page, err := adapters.Parsed(pg, err)
+	if err == nil && why != "" {
+		page.Provenance = askedPlatform + why
+	}
+	return page, err
 }
 
 // fetch looks the publication up and reads its XML file, the one with

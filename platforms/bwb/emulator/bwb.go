@@ -33,10 +33,22 @@ const (
 	MaxMaximumRecords     = 1000
 )
 
+// DefaultPageCap is the most records a page gives when Config names no
+// cap: as many as maximumRecords may ask.
+const DefaultPageCap = MaxMaximumRecords
+
 // Config configures the emulator.
 type Config struct {
 	// Clock is the clock (nil = clock.Wall): a manifest's generation time.
 	Clock clock.Clock
+	// Generated is the number of generated regulations held beside the
+	// real samples (generate.go): 0 none, RealisticRegulations the BWB's
+	// size.
+	Generated int
+	// PageCap is the most records a page gives, whatever maximumRecords
+	// asks, without a word: numberOfRecords still counts every match (as
+	// public clients report of KOOP's SRU). 0 is DefaultPageCap.
+	PageCap int
 }
 
 type handler struct {
@@ -50,11 +62,27 @@ type handler struct {
 // New returns the emulator's HTTP handler.
 func New(cfg Config) http.Handler {
 	cfg.Clock = clock.Or(cfg.Clock)
+	if cfg.PageCap <= 0 {
+		cfg.PageCap = DefaultPageCap
+	}
 	return &handler{cfg: cfg}
 }
 
 func (h *handler) load() error {
-	h.once.Do(func() { h.regs, h.ids, h.err = loadRegulations() })
+	h.once.Do(func() {
+		if h.regs, h.ids, h.err = loadRegulations(); h.err != nil || h.cfg.Generated <= 0 {
+			return
+		}
+		template, err := data.ReadFile(templateFile)
+		if err != nil {
+			h.err = err
+			return
+		}
+		for _, reg := range generate(h.cfg.Generated, template) {
+			h.regs[reg.id] = reg
+			h.ids = append(h.ids, reg.id) // after the real ones, in order
+		}
+	})
 	return h.err
 }
 
@@ -81,7 +109,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case reg != nil && len(parts) == 4 && parts[2] == "xml":
 			for _, v := range reg.versions {
 				if v.label == parts[1] && v.item == parts[3] {
-					koopsru.WriteXML(w, r, string(v.body))
+					koopsru.WriteXML(w, r, string(v.text()))
 					return
 				}
 			}
@@ -119,16 +147,17 @@ func manifest(reg *regulation, now time.Time) string {
 		if i+1 < len(reg.versions) {
 			changed = reg.versions[i+1].from // when its einddatum was set
 		}
-		sum := sha512.Sum512(v.body)
+		body := v.text()
+		sum := sha512.Sum512(body)
 		b.Raw(`<expression label="` + v.label + `"><metadata>`)
 		b.El("datum_inwerkingtreding", v.from)
 		b.El("einddatum", v.until)
 		b.El("zichtdatum_start", v.from)
 		b.El("zichtdatum_eind", openEnd)
-		b.El("tijdstip_toegevoegd", stamp(v.from))
+		b.El("tijdstip_toegevoegd", stamp(v.modified))
 		b.El("tijdstip_laatste_wijziging", stamp(changed))
 		b.Raw(`</metadata><manifestation label="xml"><metadata>`)
-		b.El("size", strconv.Itoa(len(v.body)))
+		b.El("size", strconv.Itoa(len(body)))
 		b.El("hashcode", hex.EncodeToString(sum[:]))
 		b.Raw(`</metadata><item label="` + v.item + `" _deleted="false" /></manifestation></expression>`)
 	}

@@ -28,7 +28,21 @@ type regulation struct {
 // its XML.
 type version struct {
 	label, from, until, item string
-	body                     []byte
+	// modified is the day KOOP's BWB last changed its record
+	// (dcterms.modified): the replica harvests by it.
+	modified string
+	body     []byte
+	// render makes the text of a generated version (generate.go), which is
+	// not kept: 22,000 of them would hold hundreds of megabytes.
+	render func() []byte
+}
+
+// text is the version's XML.
+func (v *version) text() []byte {
+	if v.body != nil {
+		return v.body
+	}
+	return v.render()
 }
 
 // openEnd is the einddatum of the version nothing replaced yet.
@@ -90,8 +104,17 @@ func fromToestand(body []byte) (*regulation, error) {
 				return nil, err
 			}
 		}
-		reg.versions = append(reg.versions, &version{label: d + "_0", from: d, body: b, item: h.ID + "_" + d + "_0.xml"})
+		// KOOP adds a version's record the day it is published; the
+		// samples' manifest stamps it on the day it comes in force.
+		reg.versions = append(reg.versions, &version{label: d + "_0", from: d, body: b, item: h.ID + "_" + d + "_0.xml", modified: d})
 	}
+	endVersions(reg)
+	return reg, nil
+}
+
+// endVersions ends each version of reg the day before the next one
+// comes in force; the last stays open.
+func endVersions(reg *regulation) {
 	for i, v := range reg.versions {
 		v.until = openEnd
 		if i+1 < len(reg.versions) {
@@ -99,7 +122,6 @@ func fromToestand(body []byte) (*regulation, error) {
 			v.until = next.AddDate(0, 0, -1).Format(time.DateOnly)
 		}
 	}
-	return reg, nil
 }
 
 // partDates are the distinct inwerking dates of the toestand's parts up

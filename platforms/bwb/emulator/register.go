@@ -6,5 +6,8 @@ import (
 	"github.com/besluitbron/besluitbron/emulators"
 )
 
-// The laws are real samples: no seed.
-func init() { emulators.Register("bwb", func(int64) http.Handler { return New(Config{}) }) }
+// The laws are the real samples and OfflineRegulations generated ones,
+// deterministic: no seed.
+func init() {
+	emulators.Register("bwb", func(int64) http.Handler { return New(Config{Generated: OfflineRegulations}) })
+}

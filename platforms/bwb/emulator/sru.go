@@ -23,6 +23,7 @@ var indexes = koopsru.Indexes{
 	"dcterms.type":                 {"==", "="},
 	"dcterms.identifier":           {"==", "="},
 	"overheidbwb.geldigheidsdatum": {"==", "="},
+	"dcterms.modified":             {"==", "=", "<", ">", "<=", ">="},
 	"cql.allrecords":               {"="},
 }
 
@@ -35,7 +36,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 		clauses, d = koopsru.Parse(req.Query, indexes)
 	}
 	for _, c := range clauses {
-		if d == nil && c.Index == "overheidbwb.geldigheidsdatum" && !koopsru.IsDate(c.Term) {
+		if d == nil && (c.Index == "overheidbwb.geldigheidsdatum" || c.Index == "dcterms.modified") && !koopsru.IsDate(c.Term) {
 			d = koopsru.Diagf(36, c.Term)
 		}
 	}
@@ -57,6 +58,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	req.Max = min(req.Max, h.cfg.PageCap) // cut without a word (Config.PageCap)
 	from, to, d := koopsru.Page(req, len(hits))
 	if d != nil {
 		koopsru.WriteXML(w, r, koopsru.Response(req.Version, 0, nil, 0, decls, d))
@@ -85,6 +87,8 @@ func matches(reg *regulation, v *version, clauses []koopsru.Clause) bool {
 			ok = strings.EqualFold(reg.id, strings.TrimSpace(c.Term))
 		case "overheidbwb.geldigheidsdatum":
 			ok = v.from <= c.Term && c.Term <= v.until
+		case "dcterms.modified":
+			ok = koopsru.MatchDate(v.modified, c.Rel, c.Term)
 		case "cql.allrecords":
 			ok = c.Term == "1"
 		}
@@ -106,6 +110,7 @@ func record(reg *regulation, v *version, base string) string {
 	b.El("dcterms:identifier", reg.id)
 	b.El("dcterms:title", reg.title)
 	b.El("dcterms:type", reg.kind)
+	b.El("dcterms:modified", v.modified)
 	b.Raw("</owmskern><bwbipm>")
 	b.El("overheidbwb:geldigheidsperiode_startdatum", v.from)
 	b.El("overheidbwb:geldigheidsperiode_einddatum", v.until)

@@ -48,7 +48,28 @@ type regulation struct {
 	title, creator  string
 	orgType         string // the creator's scheme: Gemeente, Provincie, Waterschap
 	from, until     string // inwerkingtredingDatum, uitwerkingtredingDatum
+	modified        string // dcterms:modified: the replica harvests by it
 	words           string // all its text, for the keyword index
+	// remake makes a generated regulation's file (generate.go), which is
+	// not kept: tens of thousands of them would hold hundreds of megabytes.
+	remake func() []byte
+}
+
+// file is the regulation's XML.
+func (r *regulation) file() []byte {
+	if r.body != nil {
+		return r.body
+	}
+	return r.remake()
+}
+
+// metaElement is its <meta> element, as in the file.
+func (r *regulation) metaElement() string {
+	if r.remake == nil {
+		return r.meta
+	}
+	s := string(r.remake())
+	return s[strings.Index(s, "<meta") : strings.Index(s, "</meta>")+len("</meta>")]
 }
 
 func (r *regulation) id() string { return "CVDR" + r.number + "_" + r.version }
@@ -56,14 +77,39 @@ func (r *regulation) path() string {
 	return "/cvdr/CVDR" + r.number + "/" + r.version + "/xml/" + r.id() + ".xml"
 }
 
-type handler struct {
-	once sync.Once
-	regs []*regulation
-	err  error
+// DefaultPageCap is the most records a page gives when Config names no
+// cap: as many as maximumRecords may ask.
+const DefaultPageCap = MaxMaximumRecords
+
+// Config configures the emulator.
+type Config struct {
+	// Generated is the number of generated regulations held beside the
+	// real samples (generate.go): 0 none.
+	Generated int
+	// PageCap is the most records a page gives, whatever maximumRecords
+	// asks, without a word: numberOfRecords still counts every match (a
+	// public client reports 100 of the CVDR). 0 is DefaultPageCap.
+	PageCap int
 }
 
-// New returns the emulator's HTTP handler.
-func New() http.Handler { return &handler{} }
+type handler struct {
+	cfg    Config
+	once   sync.Once
+	regs   []*regulation
+	byPath map[string]*regulation
+	err    error
+}
+
+// New returns the emulator of the real samples alone.
+func New() http.Handler { return NewWith(Config{}) }
+
+// NewWith returns the emulator as cfg says.
+func NewWith(cfg Config) http.Handler {
+	if cfg.PageCap <= 0 {
+		cfg.PageCap = DefaultPageCap
+	}
+	return &handler{cfg: cfg}
+}
 
 var idRE = regexp.MustCompile(`^(?:CVDR)?([0-9]+)_([0-9]+)$`)
 
@@ -88,6 +134,18 @@ func (h *handler) load() error {
 			h.regs = append(h.regs, reg)
 		}
 		sort.Slice(h.regs, func(a, b int) bool { return h.regs[a].id() < h.regs[b].id() })
+		if h.cfg.Generated > 0 {
+			template, err := data.ReadFile(templateFile)
+			if err != nil {
+				h.err = err
+				return
+			}
+			h.regs = append(h.regs, generate(h.cfg.Generated, template)...) // after the real ones, in order
+		}
+		h.byPath = make(map[string]*regulation, len(h.regs))
+		for _, reg := range h.regs {
+			h.byPath[reg.path()] = reg
+		}
 	})
 	return h.err
 }
@@ -102,6 +160,7 @@ func read(body []byte) (*regulation, error) {
 				Name   string `xml:",chardata"`
 				Scheme string `xml:"scheme,attr"`
 			} `xml:"creator"`
+			Modified string `xml:"modified"`
 		} `xml:"meta>owmskern"`
 		IPM struct {
 			From  string `xml:"inwerkingtredingDatum"`
@@ -123,7 +182,7 @@ func read(body []byte) (*regulation, error) {
 	_, orgType, _ := strings.Cut(raw.Kern.Creator.Scheme, ":")
 	reg := &regulation{number: m[1], version: m[2], body: body, meta: s[start : end+len("</meta>")],
 		title: strings.TrimSpace(raw.Kern.Title), creator: strings.TrimSpace(raw.Kern.Creator.Name), orgType: orgType,
-		from: strings.TrimSpace(raw.IPM.From), until: strings.TrimSpace(raw.IPM.Until)}
+		from: strings.TrimSpace(raw.IPM.From), until: strings.TrimSpace(raw.IPM.Until), modified: strings.TrimSpace(raw.Kern.Modified)}
 	var words strings.Builder
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	for {
@@ -157,11 +216,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.search(w, r)
 		return
 	}
-	for _, reg := range h.regs {
-		if r.URL.Path == reg.path() {
-			koopsru.WriteXML(w, r, string(reg.body))
-			return
-		}
+	if reg := h.byPath[r.URL.Path]; reg != nil {
+		koopsru.WriteXML(w, r, string(reg.file()))
+		return
 	}
 	http.NotFound(w, r)
 }

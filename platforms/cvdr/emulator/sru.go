@@ -26,6 +26,7 @@ var indexes = koopsru.Indexes{
 	"dcterms.identifier":                {"==", "="},
 	"overheidrg.inwerkingtredingdatum":  {"==", "=", "<", ">", "<=", ">="},
 	"overheidrg.uitwerkingtredingdatum": {"==", "=", "<", ">", "<=", ">="},
+	"dcterms.modified":                  {"==", "=", "<", ">", "<=", ">="},
 	"cql.allrecords":                    {"="},
 }
 
@@ -36,7 +37,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 		clauses, d = koopsru.Parse(req.Query, indexes)
 	}
 	for _, c := range clauses {
-		if d == nil && strings.HasSuffix(c.Index, "datum") && !koopsru.IsDate(c.Term) {
+		if d == nil && (strings.HasSuffix(c.Index, "datum") || c.Index == "dcterms.modified") && !koopsru.IsDate(c.Term) {
 			d = koopsru.Diagf(36, c.Term)
 		}
 	}
@@ -51,6 +52,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) {
 			hits = append(hits, reg)
 		}
 	}
+	req.Max = min(req.Max, h.cfg.PageCap) // cut without a word (Config.PageCap)
 	from, to, d := koopsru.Page(req, len(hits))
 	if d != nil {
 		koopsru.WriteXML(w, r, koopsru.Response(req.Version, 0, nil, 0, decls, d))
@@ -83,6 +85,8 @@ func matches(reg *regulation, clauses []koopsru.Clause) bool {
 			ok = koopsru.MatchDate(reg.from, c.Rel, c.Term)
 		case "overheidrg.uitwerkingtredingdatum":
 			ok = koopsru.MatchDate(reg.until, c.Rel, c.Term)
+		case "dcterms.modified":
+			ok = koopsru.MatchDate(reg.modified, c.Rel, c.Term)
 		case "cql.allrecords":
 			ok = c.Term == "1"
 		}
@@ -97,7 +101,7 @@ func matches(reg *regulation, clauses []koopsru.Clause) bool {
 // (in the cvdr namespace), and the enrichedData public clients read:
 // the organisation's type and the addresses of its files and page.
 func record(reg *regulation, base string) string {
-	meta := strings.Replace(reg.meta, "<meta", `<meta xmlns="`+nsCVDR+`"`, 1)
+	meta := strings.Replace(reg.metaElement(), "<meta", `<meta xmlns="`+nsCVDR+`"`, 1)
 	file := base + "/cvdr/CVDR" + reg.number + "/" + reg.version
 	b := &koopsru.XB{}
 	b.Raw("<gzd:gzd><gzd:originalData>" + meta + "</gzd:originalData><gzd:enrichedData>")

@@ -131,7 +131,12 @@ type catalog struct {
 	now  time.Time // the day (midnight UTC) the catalogue was built for
 }
 
-func buildCatalog(seed int64, now time.Time) *catalog {
+// RealisticScale makes about 300,000 publications over the twenty years
+// (50,000 since 2024), for the figures' paging: the platform holds
+// millions, more than an emulator should keep in memory.
+const RealisticScale = 20
+
+func buildCatalog(seed int64, now time.Time, scale int) *catalog {
 	c := &catalog{byID: map[string]*pub{}, now: now}
 	last := now.Year()
 	first := last - years + 1
@@ -154,7 +159,7 @@ func buildCatalog(seed int64, now time.Time) *catalog {
 				continue
 			}
 			r := corpus.Rand(seed, "ob", k.code, y)
-			n := k.perYear*4/5 + r.IntN(k.perYear*2/5+1)
+			n := (k.perYear*4/5 + r.IntN(k.perYear*2/5+1)) * scale
 			dates := make([]time.Time, n)
 			start := time.Date(y, 1, 2, 0, 0, 0, 0, time.UTC)
 			end := time.Date(y, 12, 31, 0, 0, 0, 0, time.UTC)
@@ -167,7 +172,7 @@ func buildCatalog(seed int64, now time.Time) *catalog {
 				continue
 			}
 			num := 0
-			step := k.maxNum / n
+			step := max(k.maxNum/n, 1) // a scaled catalogue numbers past the real maximum
 			for _, d := range dates {
 				num += 1 + r.IntN(2*step)
 				p := &pub{Kind: k, Year: y, Number: strconv.Itoa(num)}

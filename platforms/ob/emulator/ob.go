@@ -43,8 +43,14 @@ type Config struct {
 	// now are not yet visible; the catalogue spans the twenty calendar
 	// years up to the year of its now at the first request.
 	Clock clock.Clock
-	// MaxRecords caps maximumRecords (0 = MaxMaximumRecords).
+	// MaxRecords caps maximumRecords (0 = MaxMaximumRecords) without a
+	// word: numberOfRecords still counts every match, as public clients
+	// report of KOOP's SRU (the replica's harvest must notice).
 	MaxRecords int
+	// Scale multiplies the publications generated a year (0 = 1: about
+	// 15,000 over the twenty years, enough for tests); RealisticScale
+	// approaches the platform's size for the figures.
+	Scale int
 	// DefaultRecords is maximumRecords when a request leaves it out
 	// (0 = DefaultMaximumRecords).
 	DefaultRecords int
@@ -77,8 +83,8 @@ func (h *handler) catalog() *catalog {
 		// correction dated today is not shown until tomorrow, so no
 		// modification stamp lies ahead of the clock, and handlers on
 		// one day share one catalogue.
-		k := catalogKey{h.cfg.Seed, h.cfg.Clock.Now().UTC().Truncate(24 * time.Hour)}
-		h.cat = catalogs.Get(k, func() *catalog { return buildCatalog(k.seed, k.day) })
+		k := catalogKey{h.cfg.Seed, h.cfg.Clock.Now().UTC().Truncate(24 * time.Hour), max(h.cfg.Scale, 1)}
+		h.cat = catalogs.Get(k, func() *catalog { return buildCatalog(k.seed, k.day, k.scale) })
 	})
 	return h.cat
 }
@@ -89,8 +95,9 @@ func (h *handler) catalog() *catalog {
 var catalogs corpus.Shared[catalogKey, *catalog]
 
 type catalogKey struct {
-	seed int64
-	day  time.Time // midnight UTC
+	seed  int64
+	day   time.Time // midnight UTC
+	scale int
 }
 
 // visible returns the publications issued on or before today.

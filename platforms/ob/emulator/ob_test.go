@@ -574,6 +574,6 @@ func BenchmarkFullText(b *testing.B) {
 // BenchmarkBuildCatalog is the cost of the first request.
 func BenchmarkBuildCatalog(b *testing.B) {
 	for b.Loop() {
-		buildCatalog(42, testNow)
+		buildCatalog(42, testNow, 1)
 	}
 }
