@@ -2,14 +2,12 @@ package bwb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
 	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
-	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/replica"
 )
 
@@ -31,6 +29,9 @@ var replicaSpec = replica.Spec{
 	// what was in force on any day.
 	DefaultScope: "",
 }
+
+// replicaProvider is the replica as the besluitbron app keeps it.
+var replicaProvider = datereplica.Provider{Spec: replicaSpec, What: replicaWhat, Source: replicaSource}
 
 // replicaWhat names the index in its failures.
 const replicaWhat = "laws index"
@@ -82,44 +83,6 @@ func parseReplicaPage(body []byte) (datereplica.Page, error) {
 		})
 	}
 	return page, nil
-}
-
-// Replica names the replica (replica.Provider).
-func (provider) Replica() replica.Spec { return replicaSpec }
-
-// Scope reads a year or a date: versions in force on or after it are
-// kept.
-func (provider) Scope(s replica.ScopeConfig) (string, error) {
-	if len(s.Sources) > 0 {
-		return "", errors.New("the laws' replica has no sources: give since alone")
-	}
-	return datereplica.ParseScope(s.Since)
-}
-
-// Open opens the laws index under dir.
-func (provider) Open(dir string) (replica.Index, replica.OpenReport, error) {
-	idx, report, err := datereplica.Open(dir, replicaWhat)
-	if err != nil {
-		return nil, report, err
-	}
-	return idx, report, nil
-}
-
-// Remove removes the closed laws index under dir (an operator's rebuild).
-func (provider) Remove(dir string) error { return datereplica.Remove(dir, replicaWhat) }
-
-// Harvester builds the harvest of idx.
-func (provider) Harvester(idx replica.Index, h replica.Harvest) (replica.Harvester, error) {
-	ix, ok := idx.(*datereplica.Index)
-	if !ok {
-		return nil, fmt.Errorf("the laws' harvester needs a laws index, got %T", idx)
-	}
-	return datereplica.NewHarvester(ix, replicaSource, h)
-}
-
-// Offer is the replica as the surface and bwb_search ask it.
-func (provider) Offer(held replica.Held, _ clock.Clock) any {
-	return datereplica.Offer(held, replicaSpec)
 }
 
 // askedPlatform begins the provenance of an answer the platform gave

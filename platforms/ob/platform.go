@@ -8,10 +8,11 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
-// provider is the platform as it registers itself (platforms.Provider).
-type provider struct{}
+// provider is the platform as it registers itself (platforms.Provider),
+// with its replica (datereplica.Provider: replica.go).
+type provider struct{ datereplica.Provider }
 
-func init() { platforms.Register(provider{}) }
+func init() { platforms.Register(provider{replicaProvider}) }
 
 // Platform is the platform's tableRow of the table.
 func (provider) Platform() platforms.Platform { return tableRow }

@@ -2,7 +2,6 @@ package ob
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
 	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
-	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/replica"
 )
 
@@ -34,6 +32,9 @@ var replicaSpec = replica.Spec{
 	// widen it).
 	DefaultScope: "2024",
 }
+
+// replicaProvider is the replica as the besluitbron app keeps it.
+var replicaProvider = datereplica.Provider{Spec: replicaSpec, What: replicaWhat, Source: replicaSource}
 
 // replicaWhat names the index in its failures.
 const replicaWhat = "official publications index"
@@ -90,44 +91,6 @@ func parseReplicaPage(body []byte) (datereplica.Page, error) {
 func isDate(s string) bool {
 	d, err := adapters.ParseDate("date", s)
 	return err == nil && d != ""
-}
-
-// Replica names the replica (replica.Provider).
-func (provider) Replica() replica.Spec { return replicaSpec }
-
-// Scope reads a year or a date: publications that appeared on or after
-// it are kept.
-func (provider) Scope(s replica.ScopeConfig) (string, error) {
-	if len(s.Sources) > 0 {
-		return "", errors.New("the official publications' replica has no sources: give since alone")
-	}
-	return datereplica.ParseScope(s.Since)
-}
-
-// Open opens the index under dir.
-func (provider) Open(dir string) (replica.Index, replica.OpenReport, error) {
-	idx, report, err := datereplica.Open(dir, replicaWhat)
-	if err != nil {
-		return nil, report, err
-	}
-	return idx, report, nil
-}
-
-// Remove removes the closed index under dir (an operator's rebuild).
-func (provider) Remove(dir string) error { return datereplica.Remove(dir, replicaWhat) }
-
-// Harvester builds the harvest of idx.
-func (provider) Harvester(idx replica.Index, h replica.Harvest) (replica.Harvester, error) {
-	ix, ok := idx.(*datereplica.Index)
-	if !ok {
-		return nil, fmt.Errorf("the official publications' harvester needs an official publications index, got %T", idx)
-	}
-	return datereplica.NewHarvester(ix, replicaSource, h)
-}
-
-// Offer is the replica as the surface and ob_search ask it.
-func (provider) Offer(held replica.Held, _ clock.Clock) any {
-	return datereplica.Offer(held, replicaSpec)
 }
 
 // askedPlatform begins the provenance of an answer the platform gave
