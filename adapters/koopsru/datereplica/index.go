@@ -8,14 +8,10 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
-	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/besluitbron/besluitbron/replica"
 	"github.com/besluitbron/besluitbron/replica/bleveindex"
@@ -44,45 +40,18 @@ const (
 	fieldCitation = "citation" // stored only
 )
 
-const analyzerExact = "keyword_lower"
-
 func newMapping() *mapping.IndexMappingImpl {
-	im := mapping.NewIndexMapping()
-	im.ScoringModel = index.BM25Scoring
-	im.DefaultAnalyzer = nl.AnalyzerName
-	im.IndexDynamic, im.StoreDynamic, im.DocValuesDynamic = false, false, false
-	if err := im.AddCustomAnalyzer(analyzerExact, map[string]any{
-		"type": custom.Name, "tokenizer": single.Name, "token_filters": []any{lowercase.Name},
-	}); err != nil {
-		panic(err) // a constant configuration: fails in every test if wrong
-	}
+	im := bleveindex.NewMapping()
 	doc := mapping.NewDocumentStaticMapping()
-	keyword := func(docValues bool) *mapping.FieldMapping {
-		f := mapping.NewKeywordFieldMapping()
-		f.Analyzer = analyzerExact
-		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = true, docValues, false, false
-		return f
-	}
-	storedOnly := func() *mapping.FieldMapping {
-		f := mapping.NewTextFieldMapping()
-		f.Index, f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, true, false, false, false
-		return f
-	}
-	text := func(analyzer string) *mapping.FieldMapping {
-		f := mapping.NewTextFieldMapping()
-		f.Analyzer = analyzer
-		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, false, false, false
-		return f
-	}
 	for _, k := range []string{fieldGroup, fieldType, fieldPub, fieldFrom, fieldUntil} {
-		doc.AddFieldMappingsAt(k, keyword(false))
+		doc.AddFieldMappingsAt(k, bleveindex.Keyword(bleveindex.AnalyzerExact, true, false))
 	}
-	doc.AddFieldMappingsAt(fieldDay, keyword(true))
+	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(bleveindex.AnalyzerExact, true, true))
 	for _, k := range []string{fieldOrg, fieldTitle, fieldCite, fieldModified, fieldURL, fieldSnippet, fieldCitation} {
-		doc.AddFieldMappingsAt(k, storedOnly())
+		doc.AddFieldMappingsAt(k, bleveindex.StoredText())
 	}
-	doc.AddFieldMappingsAt(fieldText, text(nl.AnalyzerName))
-	doc.AddFieldMappingsAt(fieldOrgWords, text(standard.Name))
+	doc.AddFieldMappingsAt(fieldText, bleveindex.Searched(nl.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldOrgWords, bleveindex.Searched(standard.Name))
 	im.DefaultMapping = doc
 	return im
 }

@@ -15,13 +15,10 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
-	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/besluitbron/besluitbron/platforms/obv/export"
 	"github.com/besluitbron/besluitbron/replica"
@@ -50,45 +47,19 @@ const (
 // No search finds it; Count leaves it out.
 const typeGone = "-gone"
 
-const analyzerExact = "keyword_lower"
-
 func newMapping() *mapping.IndexMappingImpl {
-	im := mapping.NewIndexMapping()
-	im.ScoringModel = index.BM25Scoring
-	im.DefaultAnalyzer = nl.AnalyzerName
-	im.IndexDynamic, im.StoreDynamic, im.DocValuesDynamic = false, false, false
-	if err := im.AddCustomAnalyzer(analyzerExact, map[string]any{
-		"type": custom.Name, "tokenizer": single.Name, "token_filters": []any{lowercase.Name},
-	}); err != nil {
-		panic(err) // a constant configuration: fails in every test if wrong
-	}
+	im := bleveindex.NewMapping()
 	doc := mapping.NewDocumentStaticMapping()
-	keyword := func() *mapping.FieldMapping {
-		f := mapping.NewKeywordFieldMapping()
-		f.Analyzer = analyzerExact
-		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = true, false, false, false
-		return f
-	}
-	storedOnly := func() *mapping.FieldMapping {
-		f := mapping.NewTextFieldMapping()
-		f.Index, f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, true, false, false, false
-		return f
-	}
-	text := mapping.NewTextFieldMapping()
-	text.Analyzer = nl.AnalyzerName
-	text.Store, text.DocValues, text.IncludeInAll, text.IncludeTermVectors = false, false, false, false
-	day := mapping.NewKeywordFieldMapping()
-	day.Store, day.DocValues, day.IncludeInAll, day.IncludeTermVectors = true, true, false, false
-
-	doc.AddFieldMappingsAt(fieldType, keyword())
-	doc.AddFieldMappingsAt(fieldSource, keyword())
-	doc.AddFieldMappingsAt(fieldDay, day)
-	doc.AddFieldMappingsAt(fieldTitle, storedOnly())
-	doc.AddFieldMappingsAt(fieldText, text)
-	doc.AddFieldMappingsAt(fieldHash, storedOnly())
-	doc.AddFieldMappingsAt(fieldAt, storedOnly())
-	doc.AddFieldMappingsAt(fieldURL, storedOnly())
-	doc.AddFieldMappingsAt(fieldMark, keyword())
+	exact := func() *mapping.FieldMapping { return bleveindex.Keyword(bleveindex.AnalyzerExact, true, false) }
+	doc.AddFieldMappingsAt(fieldType, exact())
+	doc.AddFieldMappingsAt(fieldSource, exact())
+	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(keyword.Name, true, true))
+	doc.AddFieldMappingsAt(fieldTitle, bleveindex.StoredText())
+	doc.AddFieldMappingsAt(fieldText, bleveindex.Searched(nl.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldHash, bleveindex.StoredText())
+	doc.AddFieldMappingsAt(fieldAt, bleveindex.StoredText())
+	doc.AddFieldMappingsAt(fieldURL, bleveindex.StoredText())
+	doc.AddFieldMappingsAt(fieldMark, exact())
 	im.DefaultMapping = doc
 	return im
 }

@@ -1,14 +1,14 @@
 package caselaw
 
 import (
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/shingle"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
-	index "github.com/blevesearch/bleve_index_api"
 )
 
 // stampFormat is the part of the mapping stamp (bleveindex.Stamp) the
@@ -30,10 +30,6 @@ const (
 	fieldType     = "type"     // lower-cased keyword, stored
 	fieldModified = "modified" // stored only
 )
-
-// analyzerExact matches a keyword field regardless of case, so a court
-// filter "rechtbank den haag" finds "Rechtbank Den Haag".
-const analyzerExact = "keyword_lower"
 
 // analyzerPairs is the Dutch analyzer followed by pairs of neighbouring
 // words ("staand voet"). A common word the Dutch analyzer drops leaves a
@@ -65,22 +61,12 @@ const (
 // range-precision terms. The relevance order reads none: ties keep the
 // index's order.
 func newMapping() *mapping.IndexMappingImpl {
-	im := mapping.NewIndexMapping()
-	im.ScoringModel = index.BM25Scoring
-	im.DefaultAnalyzer = nl.AnalyzerName
-	im.IndexDynamic, im.StoreDynamic, im.DocValuesDynamic = false, false, false
-	if err := im.AddCustomAnalyzer(analyzerExact, map[string]any{
-		"type":          custom.Name,
-		"tokenizer":     single.Name,
-		"token_filters": []any{lowercase.Name},
-	}); err != nil {
-		panic(err) // a constant configuration: fails in every test if wrong
-	}
+	im := bleveindex.NewMapping()
 	if err := im.AddCustomTokenFilter(filterPairs, map[string]any{
 		"type": shingle.Name, "min": 2.0, "max": 2.0,
 		"output_original": false, "separator": " ", "filler": pairFiller,
 	}); err != nil {
-		panic(err)
+		panic(err) // a constant configuration: fails in every test if wrong
 	}
 	if err := im.AddCustomAnalyzer(analyzerPairs, map[string]any{
 		"type":          custom.Name,
@@ -91,39 +77,18 @@ func newMapping() *mapping.IndexMappingImpl {
 	}
 
 	doc := mapping.NewDocumentStaticMapping()
-	keyword := func(analyzer string) *mapping.FieldMapping {
-		f := mapping.NewKeywordFieldMapping()
-		f.Analyzer = analyzer
-		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = true, false, false, false
-		return f
-	}
-	storedOnly := func(f *mapping.FieldMapping) *mapping.FieldMapping {
-		f.Index, f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, true, false, false, false
-		return f
-	}
-
-	searched := func(analyzer string) *mapping.FieldMapping {
-		f := mapping.NewTextFieldMapping()
-		f.Analyzer = analyzer
-		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, false, false, false
-		return f
-	}
-
 	date := mapping.NewDateTimeFieldMapping()
 	date.Store, date.DocValues, date.IncludeInAll = false, false, false
-	day := keyword("keyword")
-	day.DocValues = true
-
-	doc.AddFieldMappingsAt(fieldECLI, keyword("keyword"))
-	doc.AddFieldMappingsAt(fieldText, searched(nl.AnalyzerName))
-	doc.AddFieldMappingsAt(fieldPairs, searched(analyzerPairs))
-	doc.AddFieldMappingsAt(fieldTitle, storedOnly(mapping.NewTextFieldMapping()))
-	doc.AddFieldMappingsAt(fieldSummary, storedOnly(mapping.NewTextFieldMapping()))
-	doc.AddFieldMappingsAt(fieldCourt, keyword(analyzerExact))
+	doc.AddFieldMappingsAt(fieldECLI, bleveindex.Keyword(keyword.Name, true, false))
+	doc.AddFieldMappingsAt(fieldText, bleveindex.Searched(nl.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldPairs, bleveindex.Searched(analyzerPairs))
+	doc.AddFieldMappingsAt(fieldTitle, bleveindex.StoredText())
+	doc.AddFieldMappingsAt(fieldSummary, bleveindex.StoredText())
+	doc.AddFieldMappingsAt(fieldCourt, bleveindex.Keyword(bleveindex.AnalyzerExact, true, false))
 	doc.AddFieldMappingsAt(fieldDate, date)
-	doc.AddFieldMappingsAt(fieldDay, day)
-	doc.AddFieldMappingsAt(fieldType, keyword(analyzerExact))
-	doc.AddFieldMappingsAt(fieldModified, storedOnly(mapping.NewDateTimeFieldMapping()))
+	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(keyword.Name, true, true))
+	doc.AddFieldMappingsAt(fieldType, bleveindex.Keyword(bleveindex.AnalyzerExact, true, false))
+	doc.AddFieldMappingsAt(fieldModified, bleveindex.StoredOnly(mapping.NewDateTimeFieldMapping()))
 	im.DefaultMapping = doc
 	return im
 }

@@ -18,14 +18,11 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
-	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/besluitbron/besluitbron/platforms/tk/feed"
 	"github.com/besluitbron/besluitbron/replica"
@@ -49,42 +46,15 @@ const (
 	fieldEntity   = "entity"   // the entity as JSON, stored only
 )
 
-const analyzerExact = "keyword_lower"
-
 func newMapping() *mapping.IndexMappingImpl {
-	im := mapping.NewIndexMapping()
-	im.ScoringModel = index.BM25Scoring
-	im.DefaultAnalyzer = nl.AnalyzerName
-	im.IndexDynamic, im.StoreDynamic, im.DocValuesDynamic = false, false, false
-	if err := im.AddCustomAnalyzer(analyzerExact, map[string]any{
-		"type": custom.Name, "tokenizer": single.Name, "token_filters": []any{lowercase.Name},
-	}); err != nil {
-		panic(err) // a constant configuration: fails in every test if wrong
-	}
+	im := bleveindex.NewMapping()
 	doc := mapping.NewDocumentStaticMapping()
-	keyword := func() *mapping.FieldMapping {
-		f := mapping.NewKeywordFieldMapping()
-		f.Analyzer = analyzerExact
-		f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, false, false, false
-		return f
-	}
-	storedOnly := func() *mapping.FieldMapping {
-		f := mapping.NewTextFieldMapping()
-		f.Index, f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, true, false, false, false
-		return f
-	}
-	text := mapping.NewTextFieldMapping()
-	text.Analyzer = nl.AnalyzerName
-	text.Store, text.DocValues, text.IncludeInAll, text.IncludeTermVectors = false, false, false, false
-	day := mapping.NewKeywordFieldMapping()
-	day.Store, day.DocValues, day.IncludeInAll, day.IncludeTermVectors = false, true, false, false
-
-	doc.AddFieldMappingsAt(fieldCategory, keyword())
-	doc.AddFieldMappingsAt(fieldSoort, keyword())
-	doc.AddFieldMappingsAt(fieldDay, day)
-	doc.AddFieldMappingsAt(fieldText, text)
-	doc.AddFieldMappingsAt(fieldHash, storedOnly())
-	doc.AddFieldMappingsAt(fieldEntity, storedOnly())
+	doc.AddFieldMappingsAt(fieldCategory, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
+	doc.AddFieldMappingsAt(fieldSoort, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
+	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(keyword.Name, false, true))
+	doc.AddFieldMappingsAt(fieldText, bleveindex.Searched(nl.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldHash, bleveindex.StoredText())
+	doc.AddFieldMappingsAt(fieldEntity, bleveindex.StoredText())
 	im.DefaultMapping = doc
 	return im
 }

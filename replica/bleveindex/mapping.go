@@ -1,0 +1,63 @@
+package bleveindex
+
+import (
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+)
+
+// The pieces every replica's mapping is made of. Each index keeps its own
+// fields; these say once how a field is kept, so two indexes that keep a
+// field alike map it alike. A mapping is part of its index's stamp
+// (Stamp): changing what these give rebuilds every replica.
+
+// AnalyzerExact matches a keyword regardless of case, so a filter
+// "rechtbank den haag" finds "Rechtbank Den Haag". NewMapping adds it.
+const AnalyzerExact = "keyword_lower"
+
+// NewMapping is a mapping with nothing dynamic, BM25 scoring, the Dutch
+// analyzer by default and AnalyzerExact; the caller adds its fields.
+func NewMapping() *mapping.IndexMappingImpl {
+	im := mapping.NewIndexMapping()
+	im.ScoringModel = index.BM25Scoring
+	im.DefaultAnalyzer = nl.AnalyzerName
+	im.IndexDynamic, im.StoreDynamic, im.DocValuesDynamic = false, false, false
+	if err := im.AddCustomAnalyzer(AnalyzerExact, map[string]any{
+		"type": custom.Name, "tokenizer": single.Name, "token_filters": []any{lowercase.Name},
+	}); err != nil {
+		panic(err) // a constant configuration: fails in every test if wrong
+	}
+	return im
+}
+
+// Keyword is a field searched as one term by analyzer ("keyword" as
+// given, AnalyzerExact in any case), stored to be shown when store, with
+// doc values to sort by when docValues; never in _all, no term vectors.
+func Keyword(analyzer string, store, docValues bool) *mapping.FieldMapping {
+	f := mapping.NewKeywordFieldMapping()
+	f.Analyzer = analyzer
+	f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = store, docValues, false, false
+	return f
+}
+
+// Searched is a text field searched through analyzer and not stored;
+// never in _all, no term vectors (no phrase query reads positions).
+func Searched(analyzer string) *mapping.FieldMapping {
+	f := mapping.NewTextFieldMapping()
+	f.Analyzer = analyzer
+	f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, false, false, false
+	return f
+}
+
+// StoredOnly makes f a field kept only to be shown: not searched, no doc
+// values.
+func StoredOnly(f *mapping.FieldMapping) *mapping.FieldMapping {
+	f.Index, f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, true, false, false, false
+	return f
+}
+
+// StoredText is a text field kept only to be shown.
+func StoredText() *mapping.FieldMapping { return StoredOnly(mapping.NewTextFieldMapping()) }
