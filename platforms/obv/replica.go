@@ -3,9 +3,6 @@ package obv
 import (
 	"fmt"
 	"regexp"
-	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/besluitbron/besluitbron/platforms/obv/localindex"
 	"github.com/besluitbron/besluitbron/replica"
@@ -49,57 +46,25 @@ var sourceKeyRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,99}$`)
 // Scope reads a year (or all) and source keys into the canonical scope
 // "since=<year>|all sources=<key>,…|all".
 func (provider) Scope(s replica.ScopeConfig) (string, error) {
-	var hs harvestScope
-	if s.Since != "" {
-		y, err := strconv.Atoi(s.Since)
-		if err != nil || y < 1990 || y > 2200 {
-			return "", fmt.Errorf("since %q: give a year such as 2024, or all", s.Since)
-		}
-		hs.Since = y
-	}
-	for _, k := range s.Sources {
-		k = strings.ToLower(strings.TrimSpace(k))
+	since, sources, err := replica.ReadYearScope(s, "2024", func(k string) error {
 		if !sourceKeyRE.MatchString(k) {
-			return "", fmt.Errorf("source %q: give source keys as /api/sources lists them (gemeente_soest, say)", k)
+			return fmt.Errorf("source %q: give source keys as /api/sources lists them (gemeente_soest, say)", k)
 		}
-		hs.Sources = append(hs.Sources, k)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
-	slices.Sort(hs.Sources)
-	hs.Sources = slices.Compact(hs.Sources)
-	return hs.String(), nil
+	return harvestScope{Since: since, Sources: sources}.String(), nil
 }
 
-func (s harvestScope) String() string {
-	since, sources := "all", "all"
-	if s.Since != 0 {
-		since = strconv.Itoa(s.Since)
-	}
-	if len(s.Sources) > 0 {
-		sources = strings.Join(s.Sources, ",")
-	}
-	return "since=" + since + " sources=" + sources
-}
+func (s harvestScope) String() string { return replica.FormatYearScope(s.Since, "sources", s.Sources) }
 
 // parseHarvestScope reads what String wrote ("" is every year and
 // source).
 func parseHarvestScope(canonical string) (harvestScope, error) {
-	var s harvestScope
-	for _, part := range strings.Fields(canonical) {
-		k, v, _ := strings.Cut(part, "=")
-		switch {
-		case k == "since" && v != "all":
-			y, err := strconv.Atoi(v)
-			if err != nil {
-				return harvestScope{}, fmt.Errorf("scope %q: since %q", canonical, v)
-			}
-			s.Since = y
-		case k == "sources" && v != "all":
-			s.Sources = strings.Split(v, ",")
-		case k != "since" && k != "sources":
-			return harvestScope{}, fmt.Errorf("scope %q: unknown part %q", canonical, part)
-		}
-	}
-	return s, nil
+	since, sources, err := replica.ParseYearScope(canonical, "sources")
+	return harvestScope{Since: since, Sources: sources}, err
 }
 
 // Open opens the council documents index under dir.

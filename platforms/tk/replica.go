@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/besluitbron/besluitbron/platforms/tk/feed"
@@ -55,57 +54,27 @@ type harvestScope struct {
 // Scope reads a year (or all) and categories (ScopeConfig.Sources) into
 // the canonical scope "since=<year>|all categories=<c>,…|all".
 func (provider) Scope(s replica.ScopeConfig) (string, error) {
-	var hs harvestScope
-	if s.Since != "" {
-		y, err := strconv.Atoi(s.Since)
-		if err != nil || y < 1990 || y > 2200 {
-			return "", fmt.Errorf("since %q: give a year such as 2020, or all", s.Since)
-		}
-		hs.Since = y
-	}
-	for _, c := range s.Sources {
-		c = strings.ToLower(strings.TrimSpace(c))
+	since, cats, err := replica.ReadYearScope(s, "2020", func(c string) error {
 		if _, ok := feedCategories[c]; !ok {
-			return "", fmt.Errorf("category %q: give SyncFeed categories the replica keeps (%s)", c, strings.Join(slices.Sorted(maps.Keys(feedCategories)), ", "))
+			return fmt.Errorf("category %q: give SyncFeed categories the replica keeps (%s)", c, strings.Join(slices.Sorted(maps.Keys(feedCategories)), ", "))
 		}
-		hs.Categories = append(hs.Categories, c)
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
-	slices.Sort(hs.Categories)
-	hs.Categories = slices.Compact(hs.Categories)
-	return hs.String(), nil
+	return harvestScope{Since: since, Categories: cats}.String(), nil
 }
 
 func (s harvestScope) String() string {
-	since, cats := "all", "all"
-	if s.Since != 0 {
-		since = strconv.Itoa(s.Since)
-	}
-	if len(s.Categories) > 0 {
-		cats = strings.Join(s.Categories, ",")
-	}
-	return "since=" + since + " categories=" + cats
+	return replica.FormatYearScope(s.Since, "categories", s.Categories)
 }
 
 // parseHarvestScope reads what String wrote ("" is every year and
 // category).
 func parseHarvestScope(canonical string) (harvestScope, error) {
-	var s harvestScope
-	for _, part := range strings.Fields(canonical) {
-		k, v, _ := strings.Cut(part, "=")
-		switch {
-		case k == "since" && v != "all":
-			y, err := strconv.Atoi(v)
-			if err != nil {
-				return harvestScope{}, fmt.Errorf("scope %q: since %q", canonical, v)
-			}
-			s.Since = y
-		case k == "categories" && v != "all":
-			s.Categories = strings.Split(v, ",")
-		case k != "since" && k != "categories":
-			return harvestScope{}, fmt.Errorf("scope %q: unknown part %q", canonical, part)
-		}
-	}
-	return s, nil
+	since, cats, err := replica.ParseYearScope(canonical, "categories")
+	return harvestScope{Since: since, Categories: cats}, err
 }
 
 // categories are the categories the harvest reads, in a fixed order.
