@@ -27,7 +27,11 @@ func newCluster(t testing.TB, n int, cfg fairqueue.Config, urls ...string) *clus
 	t.Helper()
 	cl := &cluster{t: t, prefix: redistest.Prefix(t), clock: fakeclock.New(t0)}
 	for i := 0; i < n; i++ {
-		o := sharedstore.Options{Prefix: cl.prefix, Instances: n, ProbeEvery: 20 * time.Millisecond, Timeout: 300 * time.Millisecond}
+		// The timeout only bounds a slow answer: a cut (redistest.Proxy)
+		// closes the connections, so calls fail at once. At 300 ms a
+		// machine busy with other builds degraded an instance outside
+		// the cut (TestRedisCutMidFlood saw 3 degradations, not 1).
+		o := sharedstore.Options{Prefix: cl.prefix, Instances: n, ProbeEvery: 20 * time.Millisecond, Timeout: 5 * time.Second}
 		if i < len(urls) {
 			o.URL = urls[i]
 		}
