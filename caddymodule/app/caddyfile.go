@@ -37,7 +37,7 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //			process_limit   <rate> <burst> | off
 //			store           [local|<redis-url>]
 //			instances       <n>
-//			store_timeout   <duration>
+//			store_timeout   [<duration>]
 //			store_prefix    <prefix>
 //			replica <key> [on|off] {
 //				since    <scope>|all
@@ -136,17 +136,19 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				a.Instances = n
 			}
 		case "store_timeout":
-			if !d.NextArg() {
+			// No value (an unset {$BESLUITBRON_STORE_TIMEOUT}) keeps the
+			// default.
+			args := d.RemainingArgs()
+			if len(args) > 1 {
 				return d.ArgErr()
 			}
-			dur, err := caddy.ParseDuration(d.Val())
-			if err != nil || dur <= 0 {
-				return d.Errf("store_timeout: want a positive duration, got %q", d.Val())
+			if len(args) == 1 {
+				dur, err := caddy.ParseDuration(args[0])
+				if err != nil || dur <= 0 {
+					return d.Errf("store_timeout: want a positive duration, got %q", args[0])
+				}
+				a.StoreTimeout = caddy.Duration(dur)
 			}
-			if d.NextArg() {
-				return d.ArgErr()
-			}
-			a.StoreTimeout = caddy.Duration(dur)
 		case "cache_dir", "store_prefix":
 			// No value (an unset {$BESLUITBRON_CACHE_DIR}) keeps the default.
 			args := d.RemainingArgs()

@@ -68,12 +68,12 @@ func TestCaddyfileStoreOptions(t *testing.T) {
 		t.Fatalf("%+v", a)
 	}
 	// An unset {$BESLUITBRON_REDIS} leaves store without a value: local.
-	d = caddyfile.NewTestDispenser("besluitbron {\n store\n instances\n}")
+	d = caddyfile.NewTestDispenser("besluitbron {\n store\n instances\n store_timeout\n}")
 	a = new(App)
-	if err := a.UnmarshalCaddyfile(d); err != nil || a.Store != "" || a.Instances != 0 {
+	if err := a.UnmarshalCaddyfile(d); err != nil || a.Store != "" || a.Instances != 0 || a.StoreTimeout != 0 {
 		t.Fatalf("empty store: %v %+v", err, a)
 	}
-	for _, bad := range []string{"instances 0", "instances x", "store_timeout -1s", "store a b"} {
+	for _, bad := range []string{"instances 0", "instances x", "store_timeout -1s", "store_timeout 1s 2s", "store a b"} {
 		d = caddyfile.NewTestDispenser("besluitbron {\n " + bad + "\n}")
 		if err := new(App).UnmarshalCaddyfile(d); err == nil {
 			t.Errorf("%q accepted", bad)
