@@ -108,6 +108,7 @@ func toolCorpus(t *testing.T, c *client.Client) []toolCall {
 		{"tk_fetch", map[string]any{"id": first("tk_search", map[string]any{"date_from": "2020-01-01", "limit": 3})}},
 		{"tk_commissies", nil},
 		{"tk_fracties", nil},
+		{"tk_votes", map[string]any{"query": "motie", "limit": 3}},
 		{"opentk_search", map[string]any{"query": "stikstof"}},
 		{"opentk_fetch", map[string]any{"id": first("opentk_search", map[string]any{"query": "stikstof"}), "max_chars": 500}},
 		{"ob_search", map[string]any{"query": "begroting", "limit": 3}},

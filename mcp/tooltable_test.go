@@ -59,6 +59,7 @@ var oneOf = map[string]map[string]any{
 	"obv_search":  {"query": "stikstof"},
 	"ob_search":   {"query": "stikstof"},
 	"tk_search":   {"query": "stikstof"},
+	"tk_votes":    {"dossier": "36200-VII"},
 	"search_all":  {"query": "stikstof"},
 	"bwb_search":  {"query": "gemeentewet"},
 	"cvdr_search": {"query": "parkeren"},

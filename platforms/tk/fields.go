@@ -44,6 +44,18 @@ const (
 	fZetels       = "aantalzetels"
 	fActief       = "datumactief"
 	fInactief     = "datuminactief"
+	// votes (votes.go)
+	fBesluitSoort   = "besluitsoort"
+	fBesluitTekst   = "besluittekst"
+	fStemmingsSoort = "stemmingssoort"
+	fFractieGrootte = "fractiegrootte"
+	fActorNaam      = "actornaam"
+	fActorFractie   = "actorfractie"
+	fVergissing     = "vergissing"
+	fPersoonID      = "persoon_id"
+	fGestartOp      = "gestartop"
+	fVolgnummer     = "volgnummer"
+	fToevoeging     = "toevoeging"
 )
 
 // fieldTable holds the fields per entity set. Old and new names come from
@@ -76,6 +88,50 @@ var fieldTable = map[string][]field{
 		{fSoort, "kind", []string{"Soort"}, false},
 		{fActief, "start date", []string{"DatumActief"}, false},
 		{fNaamEN, "English name", []string{"NaamEN"}, false},
+	},
+	// The sets of a vote (votes.go), with the names of v4's
+	// documentation and of the real Besluit answer in fixtures/tk; no v5
+	// rename of them is known.
+	"Besluit": {
+		{fID, "key", []string{"Id"}, true},
+		{fVerwijderd, "deletion flag", []string{"Verwijderd"}, true},
+		{fBesluitSoort, "decision kind", []string{"BesluitSoort"}, true},
+		{fStemmingsSoort, "voting method", []string{"StemmingsSoort"}, true},
+		{fBesluitTekst, "decision text", []string{"BesluitTekst"}, false},
+	},
+	"Stemming": {
+		{fID, "key", []string{"Id"}, true},
+		{fVerwijderd, "deletion flag", []string{"Verwijderd"}, true},
+		{fSoort, "vote", []string{"Soort"}, true},
+		{fFractieGrootte, "group size", []string{"FractieGrootte"}, true},
+		{fActorNaam, "voter", []string{"ActorNaam"}, true},
+		{fActorFractie, "voter's group", []string{"ActorFractie"}, true},
+		{fVergissing, "mistake flag", []string{"Vergissing"}, false},
+		{fPersoonID, "member", []string{"Persoon_Id"}, false},
+	},
+	"Zaak": {
+		{fID, "key", []string{"Id"}, true},
+		{fVerwijderd, "deletion flag", []string{"Verwijderd"}, true},
+		{fNummer, "zaak number", []string{"Nummer"}, true},
+		{fSoort, "zaak kind", []string{"Soort"}, true},
+		{fTitel, "title", []string{"Titel"}, true},
+		{fOnderwerp, "subject", []string{"Onderwerp"}, false},
+		{fGestartOp, "start date", []string{"GestartOp"}, false},
+		{fVolgnummer, "sequence number", []string{"Volgnummer"}, false},
+	},
+	"Kamerstukdossier": {
+		{fID, "key", []string{"Id"}, true},
+		{fNummer, "dossier number", []string{"Nummer"}, true},
+		{fToevoeging, "dossier addition", []string{"Toevoeging"}, true},
+	},
+	"Agendapunt": {
+		{fID, "key", []string{"Id"}, true},
+		{fOnderwerp, "subject", []string{"Onderwerp"}, false},
+	},
+	"Activiteit": {
+		{fID, "key", []string{"Id"}, true},
+		{fDatum, "date", []string{"Datum"}, true},
+		{fNummer, "activity number", []string{"Nummer"}, false},
 	},
 	"Fractie": {
 		{fID, "key", []string{"Id"}, true},
@@ -218,13 +274,15 @@ type Entity struct {
 	// kamerstukdossier when the service lists it with the fields a
 	// kamerstuk number needs (kamerstuk.go); "" otherwise.
 	dossier string
+	// navs are the set's navigation properties (votes.go asks for them).
+	navs map[string]map[string]bool
 }
 
 // NewSchema resolves the field table for the service at root.
 func NewSchema(root string, md *Metadata) *Schema {
 	s := &Schema{root: root, sets: map[string]*Entity{}}
 	for set, fields := range fieldTable {
-		e := &Entity{Set: set, root: root, names: map[string]string{}}
+		e := &Entity{Set: set, root: root, names: map[string]string{}, navs: md.navs[set]}
 		props := md.sets[set]
 		if props == nil {
 			e.err = mismatchf("the Tweede Kamer's OData service at %s has no entity set %s in its $metadata", root, set)

@@ -98,6 +98,7 @@ func (provider) Tools() []mcpkit.Tool {
 		mcpkit.Typed("tk_fetch", "Document details (Tweede Kamer)", mcpkit.CostCheap, toolFetchDesc, toolFetch).Kept(mcpkit.KeptWhileHitsHold),
 		mcpkit.Typed("tk_commissies", "Committees (Tweede Kamer)", mcpkit.CostCheap, toolCommissiesDesc, toolCommissies),
 		mcpkit.Typed("tk_fracties", "Parliamentary groups (Tweede Kamer)", mcpkit.CostCheap, toolFractiesDesc, toolFracties),
+		mcpkit.Typed("tk_votes", "Votes on motions, amendments and bills (Tweede Kamer)", mcpkit.CostBudget, toolVotesDesc, toolVotes).Kept(mcpkit.KeptWhileHitsHold),
 	}
 }
 

@@ -57,6 +57,7 @@ const (
 	tLParen
 	tRParen
 	tComma
+	tColon
 )
 
 type token struct {
@@ -90,6 +91,11 @@ func lex(s string) ([]token, error) {
 			continue
 		case c == ',':
 			out = append(out, token{tComma, ",", i})
+			i++
+			continue
+		case c == ':':
+			// the range variable of a lambda: Zaak/any(z:z/Nummer eq '…')
+			out = append(out, token{tColon, ":", i})
 			i++
 			continue
 		case c == '\'':
@@ -197,14 +203,25 @@ type parser struct {
 	i    int
 	src  string
 	sch  schema
+	// ver is the API version whose types navigation properties lead to
+	// (nil: v4's).
+	ver *apiVersion
+	// vars are the lambda range variables in scope, innermost last.
+	vars []rangeVar
 }
 
 func parseFilter(src string, sch schema) (node, error) {
+	return parseFilterIn(src, sch, nil)
+}
+
+// parseFilterIn parses a $filter of an entity type of version ver, whose
+// navigation properties lead to ver's types.
+func parseFilterIn(src string, sch schema, ver *apiVersion) (node, error) {
 	toks, err := lex(src)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, src: src, sch: sch}
+	p := &parser{toks: toks, src: src, sch: sch, ver: ver}
 	n, err := p.parseOr()
 	if err != nil {
 		return nil, err
@@ -366,6 +383,9 @@ func (p *parser) parsePrimary() (node, error) {
 		case "null":
 			return litNode{kNull, nil}, nil
 		}
+		if strings.Contains(t.text, "/") || p.isVar(t.text) {
+			return p.parsePath(t)
+		}
 		if p.peek().kind == tLParen {
 			return p.parseCall(t)
 		}
@@ -440,6 +460,10 @@ func staticKind(n node) kind {
 		return n.kind
 	case callNode:
 		return funcs[n.fn].ret
+	case pathNode:
+		return n.prop.kind
+	case lambdaNode:
+		return kBool
 	}
 	return kNull
 }
@@ -458,9 +482,22 @@ func parseLiteralTime(s string) (time.Time, error) {
 
 // ---- evaluation ----
 
-// getter returns the value of the property at a position of a row: nil,
-// string, int, bool.
-type getter func(pos int) any
+// getter is the row a filter is evaluated on ($it) and the range
+// variables of the lambdas around the expression.
+type getter struct {
+	d    *Data
+	it   rowRef
+	vars map[string]rowRef
+}
+
+// rowRef is one row of a set as a type shows it.
+type rowRef struct {
+	s *set
+	t *entityType
+	i int
+}
+
+func (r rowRef) value(pos int) any { return r.t.value(r.s.rows[r.i], pos) }
 
 func evalBool(n node, get getter) bool {
 	v := eval(n, get)
@@ -506,7 +543,11 @@ func eval(n node, get getter) any {
 	case notNode:
 		return !evalBool(n.x, get)
 	case propNode:
-		return normalize(get(n.pos))
+		return normalize(get.it.value(n.pos))
+	case pathNode:
+		return evalPath(n, get)
+	case lambdaNode:
+		return evalLambda(n, get)
 	case litNode:
 		return n.v
 	case callNode:

@@ -14,6 +14,7 @@ import (
 
 // query holds the parsed options of one (possibly nested) request.
 type query struct {
+	d       *Data
 	ver     *apiVersion
 	typ     *entityType
 	filter  node
@@ -30,6 +31,9 @@ type orderKey struct {
 	pos  int
 	kind kind
 	desc bool
+	// path is a property reached through single-valued navigation
+	// properties (Agendapunt/Activiteit/Datum), nil for an own one.
+	path *pathNode
 }
 
 type expandItem struct {
@@ -81,12 +85,12 @@ func optionMap(opts []option) map[string]string {
 
 // buildQuery parses the options that apply to entity type t.
 func (h *handler) buildQuery(v *apiVersion, t *entityType, m map[string]string) (*query, error) {
-	q := &query{ver: v, typ: t, top: -1}
+	q := &query{d: h.data, ver: v, typ: t, top: -1}
 	if f, ok := m["$filter"]; ok {
 		if strings.TrimSpace(f) == "" {
 			return nil, qerr("The value for OData query '$filter' cannot be empty.")
 		}
-		n, err := parseFilter(f, t)
+		n, err := parseFilterIn(f, t, v)
 		if err != nil {
 			return nil, err
 		}
@@ -113,11 +117,24 @@ func (h *handler) buildQuery(v *apiVersion, t *entityType, m map[string]string) 
 			if len(f) == 0 || len(f) > 2 {
 				return nil, qerr("The query specified in the URI is not valid. Syntax error in $orderby '%s'.", s)
 			}
-			p, ok := t.pos[f[0]]
-			if !ok {
-				return nil, qerr("The query specified in the URI is not valid. Could not find a property named '%s' on type '%s'.", f[0], t.typeName())
+			var k orderKey
+			if strings.Contains(f[0], "/") {
+				n, err := parseFilterIn(f[0]+" eq null", t, v)
+				if err != nil {
+					return nil, err
+				}
+				pn, ok := n.(binNode).l.(pathNode)
+				if !ok {
+					return nil, qerr("The query specified in the URI is not valid. Syntax error in $orderby '%s'.", s)
+				}
+				k = orderKey{kind: pn.prop.kind, path: &pn}
+			} else {
+				p, ok := t.pos[f[0]]
+				if !ok {
+					return nil, qerr("The query specified in the URI is not valid. Could not find a property named '%s' on type '%s'.", f[0], t.typeName())
+				}
+				k = orderKey{pos: p, kind: t.props[p].kind}
 			}
-			k := orderKey{pos: p, kind: t.props[p].kind}
 			if len(f) == 2 {
 				switch f[1] {
 				case "asc":
@@ -242,11 +259,8 @@ func (q *query) contextSuffix() string {
 func (q *query) apply(s *set, cand []int) []int {
 	var out []int
 	pick := func(i int) {
-		if q.filter != nil {
-			r := s.rows[i]
-			if !evalBool(q.filter, func(pos int) any { return q.typ.value(r, pos) }) {
-				return
-			}
+		if q.filter != nil && !evalBool(q.filter, getter{d: q.d, it: rowRef{s, q.typ, i}}) {
+			return
 		}
 		out = append(out, i)
 	}
@@ -263,7 +277,13 @@ func (q *query) apply(s *set, cand []int) []int {
 		sort.SliceStable(out, func(a, b int) bool {
 			ra, rb := s.rows[out[a]], s.rows[out[b]]
 			for _, k := range q.orderby {
-				va, vb := q.typ.value(ra, k.pos), q.typ.value(rb, k.pos)
+				var va, vb any
+				if k.path != nil {
+					va = evalPath(*k.path, getter{d: q.d, it: rowRef{s, q.typ, out[a]}})
+					vb = evalPath(*k.path, getter{d: q.d, it: rowRef{s, q.typ, out[b]}})
+				} else {
+					va, vb = q.typ.value(ra, k.pos), q.typ.value(rb, k.pos)
+				}
 				var c int
 				switch {
 				case va == nil && vb == nil:
