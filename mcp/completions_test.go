@@ -22,7 +22,7 @@ import (
 // a resource template's ("ref/resource") argument.
 func complete(t *testing.T, c *client.Client, ref any, arg, value string) (*mcpgo.CompleteResult, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	return c.Complete(ctx, mcpgo.CompleteRequest{Params: mcpgo.CompleteParams{Ref: ref,
 		Argument: mcpgo.CompleteArgument{Name: arg, Value: value}}})

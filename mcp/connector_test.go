@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
@@ -247,7 +246,7 @@ func TestArgumentChecksAndPlatformFailures(t *testing.T) {
 		t.Fatalf("health: %v\n%s", states, text)
 	}
 	// Unknown tool: a JSON-RPC error.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	if _, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "nope"}}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("unknown tool: %v", err)
@@ -396,7 +395,7 @@ func TestSessionSurvivesReloadAndMaintenance(t *testing.T) {
 		t.Fatal("no load status keeper for a connector offering obv")
 	}
 	before := f.hits("obv")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	if err := m.Refresh(ctx); err != nil {
 		t.Fatal(err)

@@ -340,7 +340,7 @@ func connectWith(t testing.TB, url string, legacy bool, headers map[string]strin
 		opts = append(opts, client.WithProtocolVersion(mcpgo.ProtocolVersion20251125))
 	}
 	c := client.NewClient(tr, opts...)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -358,10 +358,17 @@ func connectWith(t testing.TB, url string, legacy bool, headers map[string]strin
 	return c
 }
 
+// hangBound bounds a test's MCP call so that a hang fails the test
+// rather than the whole run. It is no measure of speed: a first call may
+// build an emulator's data (the TK emulator takes about 7 s of it under
+// -race), and CI runs several packages at once on 2 cores, where a 20 s
+// bound cut tk_search's first call.
+const hangBound = 2 * time.Minute
+
 // callTool calls a tool and returns its text and isError.
 func callTool(t *testing.T, c *client.Client, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
 	if err != nil {

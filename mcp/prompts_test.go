@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -41,7 +40,7 @@ const promptConnectors = `	handle /mcp/alles {
 
 func listPrompts(t *testing.T, c *client.Client) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	res, err := c.ListPrompts(ctx, mcpgo.ListPromptsRequest{})
 	if err != nil {
@@ -61,7 +60,7 @@ func listPrompts(t *testing.T, c *client.Client) []string {
 // getPrompt returns the text of a prompt's messages, or the error.
 func getPrompt(t *testing.T, c *client.Client, name string, args map[string]string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	res, err := c.GetPrompt(ctx, mcpgo.GetPromptRequest{Params: mcpgo.GetPromptParams{Name: name, Arguments: args}})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -34,7 +33,7 @@ const resourceConnectors = `	handle /mcp/alles {
 	}`
 
 func readResource(c *client.Client, uri string) (*mcpgo.ReadResourceResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	return c.ReadResource(ctx, mcpgo.ReadResourceRequest{Params: mcpgo.ReadResourceParams{URI: uri}})
 }
@@ -43,7 +42,7 @@ func readResource(c *client.Client, uri string) (*mcpgo.ReadResourceResult, erro
 // resource_link items.
 func hitOf(t *testing.T, c *client.Client, tool string, args map[string]any) (map[string]any, []mcpgo.ResourceLink) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: tool, Arguments: args}})
 	if err != nil || res.IsError {

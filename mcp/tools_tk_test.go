@@ -259,7 +259,7 @@ func TestTKToolsConcurrentSessions(t *testing.T) {
 		wg.Add(1)
 		go func(c *client.Client) {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 			defer cancel()
 			res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "tk_commissies"}})
 			if err != nil {

@@ -40,7 +40,7 @@ func rawCall(t *testing.T, c *connector, name string, args any) (string, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	resp, ok := c.mcp.HandleMessage(ctx, b).(mcpgo.JSONRPCResponse)
 	if !ok {
@@ -471,7 +471,7 @@ func TestArgumentChecksInParallel(t *testing.T) {
 func rawCallNoT(c *connector, name string, args any) (string, bool) {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{"name": name, "arguments": args}})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	resp, ok := c.mcp.HandleMessage(ctx, b).(mcpgo.JSONRPCResponse)
 	if !ok {

@@ -252,6 +252,11 @@ func writeTestFile(t *testing.T, name, text string) {
 }
 
 // connectMCP opens an MCP session at url.
+// mcpHangBound bounds an MCP call of these tests so that a hang fails the
+// test, not the run; no measure of speed (CI runs several packages at
+// once on 2 cores, under -race).
+const mcpHangBound = 2 * time.Minute
+
 func connectMCP(t *testing.T, url string) *client.Client {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(url)
@@ -259,7 +264,7 @@ func connectMCP(t *testing.T, url string) *client.Client {
 		t.Fatal(err)
 	}
 	c := client.NewClient(tr)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcpHangBound)
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -284,7 +289,7 @@ func callMCPTool(t *testing.T, c *client.Client, name string, args map[string]an
 
 func callMCPToolParts(t *testing.T, c *client.Client, name string, args map[string]any) (text, structured string, isError bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), mcpHangBound)
 	defer cancel()
 	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
 	if err != nil {
