@@ -118,12 +118,25 @@ func Clean(t testing.TB, prefix string) {
 	}
 }
 
+// Timeout is the Redis deadline of a test store that sets none. The
+// product's 150 ms (sharedstore.DefaultTimeout) is for a server that
+// answers in a millisecond; on a machine running CI's packages side by
+// side under -race a call can take longer, and the store then degrades
+// as if Redis had gone, which a test of sharing reads as a failure. A
+// cut (Proxy.Cut) closes connections, so calls fail at once whatever the
+// deadline; a test of the deadline itself sets its own.
+const Timeout = 5 * time.Second
+
 // Open returns a shared store on the test Redis under a new prefix,
-// closed when the test ends. o's URL and Prefix are filled in.
+// closed when the test ends. o's URL and Prefix are filled in, and its
+// Timeout when unset.
 func Open(t testing.TB, o sharedstore.Options) *sharedstore.Store {
 	t.Helper()
 	if o.Prefix == "" {
 		o.Prefix = Prefix(t)
+	}
+	if o.Timeout == 0 {
+		o.Timeout = Timeout
 	}
 	if o.URL == "" {
 		o.URL = URL()
