@@ -37,6 +37,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    allowed_hosts <host...>
 //	    session_idle <duration>
 //	    status_refresh <duration|off>
+//	    search_deadline <duration>
 //	    <key>_<option> <value...>
 //	}
 //
@@ -86,6 +87,18 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			m.AllowedOrigins = append(m.AllowedOrigins, d.RemainingArgs()...)
 		case "allowed_hosts":
 			m.AllowedHosts = append(m.AllowedHosts, d.RemainingArgs()...)
+		case "search_deadline":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			v, err := caddy.ParseDuration(d.Val())
+			if err != nil || v <= 0 {
+				return d.Errf("search_deadline %q: give a duration such as 20s", d.Val())
+			}
+			m.SearchDeadline = caddy.Duration(v)
+			if d.NextArg() {
+				return d.ArgErr()
+			}
 		case "session_idle", "status_refresh":
 			if !d.NextArg() {
 				return d.ArgErr()
@@ -119,7 +132,7 @@ func (m *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 				}
 				continue
 			}
-			return d.Errf("mcp: unknown option %q (known: platforms, experimental_<key>, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, %s)", opt, strings.Join(platforms.PrefixedOptions(), ", "))
+			return d.Errf("mcp: unknown option %q (known: platforms, experimental_<key>, max_body, max_text_chars, allowed_origins, allowed_hosts, session_idle, status_refresh, search_deadline, %s)", opt, strings.Join(platforms.PrefixedOptions(), ", "))
 		}
 		if d.NextArg() {
 			return d.Errf("mcp: too many arguments to %s", d.Val())

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 )
 
@@ -19,6 +21,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		allowed_hosts besluitbron.nl
 		session_idle 2h
 		status_refresh off
+		search_deadline 20s
 		oa_search_path /api/v2/search
 		oa_offset_param from
 	}`)
@@ -27,7 +30,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(h)
-	want := `{"name":"raad","platforms":["obv","ori","oa"],"experimental":["oa"],"max_body_bytes":2000000,"max_text_chars":9000,"allowed_origins":["https://claude.ai"],"allowed_hosts":["besluitbron.nl"],"session_idle":7200000000000,"status_refresh":-1,"platform_options":{"oa":{"offset_param":["from"],"search_path":["/api/v2/search"]}}}`
+	want := `{"name":"raad","platforms":["obv","ori","oa"],"experimental":["oa"],"max_body_bytes":2000000,"max_text_chars":9000,"allowed_origins":["https://claude.ai"],"allowed_hosts":["besluitbron.nl"],"session_idle":7200000000000,"status_refresh":-1,"search_deadline":20000000000,"platform_options":{"oa":{"offset_param":["from"],"search_path":["/api/v2/search"]}}}`
 	if string(b) != want {
 		t.Fatalf("got  %s\nwant %s", b, want)
 	}
@@ -41,6 +44,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{`mcp a { max_body lots }`, "give a size"},
 		{`mcp a { max_text_chars 5 }`, "at least 200"},
 		{`mcp a { session_idle soon }`, "duration"},
+		{`mcp a { search_deadline 0s }`, "give a duration"},
+		{`mcp a { search_deadline 5s 6s }`, "wrong argument count"},
 		{`mcp a { max_body 1MB 2MB }`, "too many arguments"},
 		{"mcp a {\n tk_odata_root\n}", "wrong argument count"},
 		{`mcp a { tk_nosuch /x }`, "tk_odata_root"},
@@ -56,6 +61,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		want string
 	}{
 		{Handler{Name: "x y"}, "must be 1-64"},
+		{Handler{Name: "a", SearchDeadline: caddy.Duration(3 * time.Minute)}, "search_deadline must be from 1s to 2m0s"},
+		{Handler{Name: "a", SearchDeadline: caddy.Duration(time.Millisecond)}, "search_deadline must be from 1s"},
 		{Handler{Name: "a", Platforms: []string{"obv", "nope"}}, `unknown platform "nope"`},
 		{Handler{Name: "a", Platforms: []string{"obv", "obv"}}, "listed twice"},
 		{Handler{Name: "a", AllowedOrigins: []string{"claude.ai"}}, "must look like"},

@@ -24,6 +24,8 @@ import (
 type settings struct {
 	platforms    []string
 	maxTextChars int
+	// searchDeadline is search_all's deadline; 0: fanout.DefaultDeadline.
+	searchDeadline time.Duration
 	// values are the platforms' settings, as each read its options
 	// (the app's with this connector's laid over them).
 	values map[string]any

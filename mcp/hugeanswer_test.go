@@ -47,6 +47,9 @@ http://:%d {
 		mcp raad {
 			platforms obv
 			status_refresh off
+			# The cap's answer is 33 MiB: under -race, beside CI's other
+			# packages, streaming it took longer than the default 8 s.
+			search_deadline 2m
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/app"
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
+	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/httpx"
 	"github.com/besluitbron/besluitbron/platforms"
 )
@@ -72,6 +73,11 @@ type Handler struct {
 	// (OpenBesluitvorming's Laadstatus), as the shared session. Default
 	// 10m; negative turns it off.
 	StatusRefresh caddy.Duration `json:"status_refresh,omitempty"`
+	// SearchDeadline is how long search_all waits for the platforms
+	// before it answers with what came, the others named as timed out
+	// (their calls go on in the background and fill the cache). Default
+	// 8s (fanout.DefaultDeadline), from 1s to 2m.
+	SearchDeadline caddy.Duration `json:"search_deadline,omitempty"`
 	// PlatformOptions are platforms' own settings for this connector, by
 	// key and option (in the Caddyfile <key>_<option>, e.g. tk_odata_root
 	// /OData/v4/2.0 or oa_search_path /zoek), each laid over the
@@ -149,7 +155,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return fmt.Errorf("mcp %s: %w", h.Name, err)
 	}
 	s := settings{platforms: h.Platforms, maxTextChars: h.MaxTextChars, linkBases: a.LinkBaseURLs,
-		values: values, replicas: a.Replicas()}
+		values: values, replicas: a.Replicas(), searchDeadline: time.Duration(h.SearchDeadline)}
 
 	refresh := time.Duration(h.StatusRefresh)
 	if refresh == 0 {
@@ -259,6 +265,9 @@ func (h *Handler) validate() error {
 		if _, err := platforms.SettingsOf(key, o); err != nil {
 			return fmt.Errorf("mcp %s: %s options: %v", h.Name, key, err)
 		}
+	}
+	if d := time.Duration(h.SearchDeadline); d != 0 && (d < time.Second || d > fanout.MaxDeadline) {
+		return fmt.Errorf("mcp %s: search_deadline must be from 1s to %v, got %v", h.Name, fanout.MaxDeadline, d)
 	}
 	if h.MaxBodyBytes < 0 || h.MaxTextChars < 0 {
 		return fmt.Errorf("mcp %s: max_body and max_text_chars must be positive", h.Name)

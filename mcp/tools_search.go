@@ -48,7 +48,7 @@ func searchAllDescFor(prices []string) string {
 	if len(prices) > 0 {
 		priced = ": " + strings.Join(prices, "; ") + " of the budget all BesluitBron users share"
 	}
-	return fmt.Sprintf(`Ask one question of every platform this connector offers at once and get one merged answer: hits (platform, type, id, title, date, organisation, snippet, link) ranked by relevance when the query has words (reciprocal rank fusion over each platform's own order: a document several platforms rank high comes first), newest first otherwise or with sort=date; the answer's sort says which. One document found on several platforms under a shared identifier (a kamerstuk number, also a Tweede Kamer document's dossier and volgnummer; a Tweede Kamer document number; an ECLI) is one hit with links to the others (also). Each platform's outcome is named: answered, cache, timeout, over_budget (with retry_after_seconds), failed, or skipped with the reason (Tweede Kamer and OpenTK have no organisation filter; Rechtspraak has no free text and answers only for an ECLI in the query or a court as organisation). A partial answer is an answer: the platforms that did not answer within the deadline (%v) are named. Fetch a hit's text with its platform's fetch tool.
+	return fmt.Sprintf(`Ask one question of every platform this connector offers at once and get one merged answer: hits (platform, type, id, title, date, organisation, snippet, link) ranked by relevance when the query has words (reciprocal rank fusion over each platform's own order: a document several platforms rank high comes first), newest first otherwise or with sort=date; the answer's sort says which. One document found on several platforms under a shared identifier (a kamerstuk number, also a Tweede Kamer document's dossier and volgnummer; a Tweede Kamer document number; an ECLI) is one hit with links to the others (also). Each platform's outcome is named: answered, cache, timeout, over_budget (with retry_after_seconds), failed, or skipped with the reason (Tweede Kamer and OpenTK have no organisation filter; Rechtspraak has no free text and answers only for an ECLI in the query or a court as organisation). A partial answer is an answer: the platforms that did not answer within the deadline (%v unless the operator set another) are named. Fetch a hit's text with its platform's fetch tool.
 Cost: one search on each platform at once, each against that platform's own budget exactly as its search tool%s; OpenTK's full-text search is heavy for the platform. Asking the same question again (here, on the search page or through an app) comes from the cache. Narrow with platforms when you need only some.`, fanout.DefaultDeadline, priced)
 }
 
@@ -81,7 +81,7 @@ func (c *connector) engine() (*fanout.Engine, error) {
 	if slot := c.search.Load(); slot != nil && slot.s == s {
 		return slot.e, nil
 	}
-	e, err := fanout.New(fanout.Options{Do: c.searchDo, Platforms: s.platforms, Adapters: s.adapterSettings()})
+	e, err := fanout.New(fanout.Options{Do: c.searchDo, Platforms: s.platforms, Adapters: s.adapterSettings(), Deadline: s.searchDeadline})
 	if err != nil {
 		return nil, err
 	}
