@@ -104,6 +104,7 @@ func toolCorpus(t *testing.T, c *client.Client) []toolCall {
 		{"obv_search", map[string]any{"organization": org, "limit": 5}},
 		{"obv_fetch", map[string]any{"id": first("obv_search", map[string]any{"organization": org, "limit": 5}), "max_chars": 1000}},
 		{"obv_laadstatus", map[string]any{"limit": 3}},
+		{"obv_votes", map[string]any{"organization": org, "limit": 2}},
 		{"tk_search", map[string]any{"date_from": "2020-01-01", "limit": 3}},
 		{"tk_fetch", map[string]any{"id": first("tk_search", map[string]any{"date_from": "2020-01-01", "limit": 3})}},
 		{"tk_commissies", nil},

@@ -57,6 +57,7 @@ func rawCall(t *testing.T, c *connector, name string, args any) (string, bool) {
 // its adapter checks, not a bound of one argument).
 var oneOf = map[string]map[string]any{
 	"obv_search":  {"query": "stikstof"},
+	"obv_votes":   {"query": "stikstof"},
 	"ob_search":   {"query": "stikstof"},
 	"tk_search":   {"query": "stikstof"},
 	"tk_votes":    {"dossier": "36200-VII"},

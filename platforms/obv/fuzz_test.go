@@ -16,6 +16,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fuzzcheck.Parse(t, "ParseSearch", func() (any, error) { return ParseSearch(body) })
 		fuzzcheck.Parse(t, "ParseEntity", func() (any, error) { return ParseEntity(body) })
+		fuzzcheck.Parse(t, "ParseMotionVotes", func() (any, error) { return ParseMotionVotes("motion:a:b:c:1", body) })
 		fuzzcheck.Parse(t, "ParseSources", func() (any, error) { return ParseSources(body) })
 		fuzzcheck.Parse(t, "ParseStatus", func() (any, error) { return ParseStatus(body) })
 		fuzzcheck.Parse(t, "ParseSourceStatus", func() (any, error) { return ParseSourceStatus(body) })

@@ -11,7 +11,7 @@ import (
 )
 
 // The bounds and value lists its tools' jsonschema_extras tags name.
-var _ = mcpkit.Values(map[string]int{"obv.MaxLimit": MaxLimit}, map[string][]string{"obv.EntityTypes": EntityTypes, "obv.Sorts": Sorts})
+var _ = mcpkit.Values(map[string]int{"obv.MaxLimit": MaxLimit, "obv.MaxVotesLimit": MaxVotesLimit}, map[string][]string{"obv.EntityTypes": EntityTypes, "obv.Sorts": Sorts})
 
 // What OpenBesluitvorming gives the MCP connectors (mcpkit): its words in
 // the instructions, the council_decisions prompt, and the completions of
@@ -126,11 +126,12 @@ func planCouncil(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	return p.Finish(q), nil
 }
 
-// Tools are the platform's MCP tools (tools.go, loadstatus.go).
+// Tools are the platform's MCP tools (tools.go, votes_tool.go, loadstatus.go).
 func (provider) Tools() []mcpkit.Tool {
 	return []mcpkit.Tool{
 		mcpkit.Typed("obv_search", "Search council decisions (OpenBesluitvorming)", mcpkit.CostBudget, toolSearchDesc, toolSearch).Kept(mcpkit.KeptWhileHitsHold),
 		mcpkit.Typed("obv_fetch", "Read a council document, meeting or motion (OpenBesluitvorming)", mcpkit.CostFullText, toolFetchDesc, toolFetch).Kept(mcpkit.KeptWhileHitsHold),
+		mcpkit.Typed("obv_votes", "Votes on council motions (OpenBesluitvorming)", mcpkit.CostBudget, toolVotesDesc, toolVotes).Kept(mcpkit.KeptWhileHitsHold),
 		mcpkit.Typed("obv_sources", "List the organisations (OpenBesluitvorming)", mcpkit.CostCheap, toolSourcesDesc, toolSourcesTool),
 		mcpkit.Typed("obv_laadstatus", "Load status per organisation (OpenBesluitvorming Laadstatus)", mcpkit.CostFree, toolStatusDesc, toolStatus),
 	}
