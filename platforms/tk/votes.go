@@ -1,6 +1,7 @@
 package tk
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -417,7 +418,7 @@ func summary(d *Decision) string {
 		zs = append(zs, strings.TrimSpace(z.Soort+" "+z.Nummer))
 	}
 	t := d.Totals
-	s := fmt.Sprintf("%s: %s (%s", strings.Join(zs, ", "), cmpOr(d.ResultText, d.Result), strings.ToLower(cmpOr(d.Method, "method not given")))
+	s := fmt.Sprintf("%s: %s (%s", strings.Join(zs, ", "), cmp.Or(d.ResultText, d.Result), strings.ToLower(cmp.Or(d.Method, "method not given")))
 	if d.Date != "" {
 		s += ", " + d.Date
 	}
@@ -429,13 +430,6 @@ func summary(d *Decision) string {
 		s += "; DOES NOT ADD UP: see problems"
 	}
 	return s
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // FilterParty keeps only party's vote in each decision (matched on the
