@@ -17,9 +17,8 @@ import (
 	"github.com/besluitbron/besluitbron/adapters"
 )
 
-// The SyncFeed (opendata.tweedekamer.nl's syncfeed-api documentation, as
-// ../shared/reference/platforms.md sums it up, and the real entry in
-// testdata/fixtures/tk/syncfeed-entry.fragment.xml):
+// The SyncFeed (opendata.tweedekamer.nl's syncfeed-api documentation and
+// the real entry in testdata/fixtures/tk/syncfeed-entry.fragment.xml):
 // GET /SyncFeed/2.0/Feed?category=<Entity>&skiptoken=<n> is an Atom page
 // of one category's entities in the order the Kamer changed them. Each
 // entry holds the whole entity (<document id=… bijgewerkt=…
