@@ -131,16 +131,14 @@ func searchReplica(ctx context.Context, local datereplica.Searcher, p SearchPara
 }
 
 // localPage is the replica's answer as a page of hits, each as
-// ParseSearch makes it of a search record.
+// ParseSearch makes it of a search record (its type: the publication).
 func localPage(a datereplica.Answer, offset int) adapters.Page {
-	page := adapters.Page{Total: int(a.Total), HasMore: offset+len(a.Hits) < int(a.Total), Hits: []adapters.Hit{}, Provenance: a.Provenance}
-	for _, hit := range a.Hits {
+	return a.Page(offset, func(hit datereplica.Hit) adapters.Hit {
 		h := adapters.Hit{ID: hit.ID, Type: hit.Publication, Title: hit.Title, Date: hit.Date, Source: hit.Organisation,
 			Snippet: hit.Snippet, Citation: hit.Citation}
 		h.SetURL(hit.URL)
-		page.Hits = append(page.Hits, h)
-	}
-	return page
+		return h
+	})
 }
 
 // Interface guards

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/replica"
 )
 
@@ -26,6 +27,16 @@ type Answer struct {
 	// CompleteUpTo is the time up to which the replica holds every
 	// change: the age of the answer.
 	CompleteUpTo time.Time
+}
+
+// Page is the answer as a page of hits from offset, each made by hit as
+// the platform's own search parser makes it of a search record.
+func (a Answer) Page(offset int, hit func(Hit) adapters.Hit) adapters.Page {
+	page := adapters.Page{Total: int(a.Total), HasMore: offset+len(a.Hits) < int(a.Total), Hits: []adapters.Hit{}, Provenance: a.Provenance}
+	for _, h := range a.Hits {
+		page.Hits = append(page.Hits, hit(h))
+	}
+	return page
 }
 
 // Offer is the Searcher over the replica held (replica.Offerer's
