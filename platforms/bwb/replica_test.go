@@ -13,6 +13,7 @@ import (
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
 	"github.com/besluitbron/besluitbron/adapters/koopsru/datereplica"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/replicatest"
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/bwb"
 	emu "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
@@ -23,16 +24,7 @@ var harvestStart = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // emulatorFetch is the emulator as the harvest's fetch sees it through
 // the route: a non-2xx answer is the route's RouteError.
-func emulatorFetch(h http.Handler) replica.Fetch {
-	return func(_ context.Context, req adapters.Request) ([]byte, http.Header, error) {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, req.Path, nil))
-		if rec.Code/100 != 2 {
-			return nil, nil, adapters.Classify(platforms.BWB, rec.Code, false, 0, false, rec.Body.Bytes())
-		}
-		return rec.Body.Bytes(), rec.Header(), nil
-	}
-}
+func emulatorFetch(h http.Handler) replica.Fetch { return replicatest.Fetch(platforms.BWB, h, nil) }
 
 // allVersions lists every version the emulator holds ("<id>_<from>"),
 // read with cql.allRecords from an emulator that cuts no page.

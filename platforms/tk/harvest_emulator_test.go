@@ -3,13 +3,13 @@ package tk_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/replicatest"
 	"github.com/besluitbron/besluitbron/platforms/tk/emulator"
 	"github.com/besluitbron/besluitbron/platforms/tk/localindex"
 	"github.com/besluitbron/besluitbron/replica"
@@ -18,15 +18,7 @@ import (
 // emulatorFetch is the emulator as the harvester's fetch sees it through
 // the route; pages counts the pages asked.
 func emulatorFetch(emu http.Handler, pages *atomic.Int64) replica.Fetch {
-	return func(_ context.Context, req adapters.Request) ([]byte, http.Header, error) {
-		pages.Add(1)
-		rec := httptest.NewRecorder()
-		emu.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, req.Path, nil))
-		if rec.Code/100 != 2 {
-			return nil, nil, adapters.Classify("tk", rec.Code, false, 0, false, rec.Body.Bytes())
-		}
-		return rec.Body.Bytes(), rec.Header(), nil
-	}
+	return replicatest.Fetch("tk", emu, func(adapters.Request) { pages.Add(1) })
 }
 
 // holdsExactly checks that idx holds every live document of the
