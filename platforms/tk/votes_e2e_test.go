@@ -1,7 +1,6 @@
 package tk_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,11 +12,11 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	_ "github.com/besluitbron/besluitbron/mcp" // the mcp directive
@@ -75,46 +74,12 @@ http://:%d {
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp/kamer", port), up.URL, take
 }
 
-func votesClient(t *testing.T, url string) *client.Client {
-	t.Helper()
-	c, err := client.NewStreamableHttpClient(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	req := mcpgo.InitializeRequest{}
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "besluitbron-test", Version: "1"}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
+func votesClient(t *testing.T, url string) *client.Client { return mcptest.Connect(t, url) }
 
 // callVotes calls tk_votes; the text and structured content must agree.
 func callVotes(t *testing.T, c *client.Client, args map[string]any) (map[string]any, string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "tk_votes", Arguments: args}})
-	if err != nil {
-		t.Fatalf("tk_votes %v: %v", args, err)
-	}
-	text := res.Content[0].(mcpgo.TextContent).Text
-	if res.IsError {
-		return nil, text, true
-	}
-	var fromText, fromStruct map[string]any
-	b, _ := json.Marshal(res.StructuredContent)
-	if json.Unmarshal([]byte(text), &fromText) != nil || json.Unmarshal(b, &fromStruct) != nil || fmt.Sprint(fromText) != fmt.Sprint(fromStruct) {
-		t.Fatalf("text and structuredContent differ:\n%s\n%s", text, b)
-	}
-	return fromText, text, false
+	return mcptest.Call(t, c, "tk_votes", args)
 }
 
 // tk_votes end to end: through the connector, the cache and the Kamer's
