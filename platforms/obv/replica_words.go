@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/besluitbron/besluitbron/clock"
@@ -62,6 +63,11 @@ func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (Lo
 		return LocalAnswer{}, false, "the replica is still being built"
 	}
 	if len(h.scope.Sources) > 0 {
+		// A question that names no source asks every council: the
+		// replica's few would be a short list that looks whole.
+		if len(q.Sources) == 0 {
+			return LocalAnswer{}, false, fmt.Sprintf("the question names no source and the replica keeps only %d (%s)", len(h.scope.Sources), strings.Join(h.scope.Sources, ", "))
+		}
 		for _, s := range q.Sources {
 			if !slices.Contains(h.scope.Sources, s) {
 				return LocalAnswer{}, false, "the source " + s + " is outside the replica's scope"

@@ -1,0 +1,275 @@
+package site_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/testcaddy"
+	"github.com/besluitbron/besluitbron/internal/testproc"
+	bwbemulator "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
+	cvdremulator "github.com/besluitbron/besluitbron/platforms/cvdr/emulator"
+	obemulator "github.com/besluitbron/besluitbron/platforms/ob/emulator"
+	obvemulator "github.com/besluitbron/besluitbron/platforms/obv/emulator"
+	rsemulator "github.com/besluitbron/besluitbron/platforms/rechtspraak/emulator"
+	tkemulator "github.com/besluitbron/besluitbron/platforms/tk/emulator"
+)
+
+// moonPlatforms are the six platforms BesluitBron keeps a replica of,
+// in the order the question names them.
+var moonPlatforms = []string{"obv", "tk", "bwb", "cvdr", "ob", "rechtspraak"}
+
+// moonEmulator is one platform's emulator behind its own server, which
+// counts every request that reaches it (whatever it answers) and, once
+// stopped, answers each with 503, as a platform that is down.
+type moonEmulator struct {
+	key      string
+	srv      *httptest.Server
+	requests atomic.Int64
+	stopped  atomic.Bool
+	mu       sync.Mutex
+	paths    []string // the requests counted since the last reset, the first few
+}
+
+func newMoonEmulator(t *testing.T, key string, emu http.Handler) *moonEmulator {
+	t.Helper()
+	m := &moonEmulator{key: key}
+	m.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m.requests.Add(1)
+		m.mu.Lock()
+		if len(m.paths) < 10 {
+			m.paths = append(m.paths, r.URL.RequestURI())
+		}
+		m.mu.Unlock()
+		if m.stopped.Load() {
+			http.Error(w, "Service Unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		emu.ServeHTTP(w, r)
+	}))
+	t.Cleanup(m.srv.Close)
+	return m
+}
+
+// reset starts counting anew.
+func (m *moonEmulator) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.requests.Store(0)
+	m.paths = nil
+}
+
+// seen is the requests counted since the last reset, and the first few.
+func (m *moonEmulator) seen() (int64, []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.requests.Load(), slices.Clone(m.paths)
+}
+
+// moonHouse is one house in front of the six emulators, with an MCP
+// connector over all six at /mcp/all and the site's fan-out.
+type moonHouse struct {
+	base, admin string
+	emus        map[string]*moonEmulator
+}
+
+// startMoonHouse starts the six emulators on small deterministic corpora
+// (fake clocks) and one house in front of them. With replicas, the house
+// keeps the six replicas (each its own folder, each scope covering the
+// emulators' recent years) and startMoonHouse returns once every one has
+// completed a pass, with their harvests paused, so every request an
+// emulator counts from then on is a visitor's. Without, every question
+// goes to the platforms, as before issue 36. capacity, when not 0, is
+// every platform's budget (units); else the KOOP services get 100 so
+// their harvests, which take only what visitors leave, are not paced at
+// KOOP's 2 a second.
+//
+// OpenBesluitvorming lists two of its organisations (listingOnly), so
+// the council replica, which keeps every source listed, reads two
+// sources' exports instead of 327 and still holds all of what the
+// platform lists: a question naming no source is its to answer.
+//
+// The house's background refresh of OpenBesluitvorming's load status is
+// off (status_refresh off), so no request of its own is counted.
+func startMoonHouse(t *testing.T, replicas bool, capacity int) moonHouse {
+	t.Helper()
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	emus := map[string]*moonEmulator{
+		"obv":         newMoonEmulator(t, "obv", listingOnly(obvemulator.New(obvemulator.Config{Seed: 1, Clock: fakeclock.New(at), NoRateLimit: true}), "soest", "utrecht")),
+		"tk":          newMoonEmulator(t, "tk", tkemulator.New(tkemulator.Config{Seed: 1, Clock: fakeclock.New(at), Documents: 400})),
+		"bwb":         newMoonEmulator(t, "bwb", bwbemulator.New(bwbemulator.Config{Clock: fakeclock.New(at), Generated: 400, PageCap: 100})),
+		"cvdr":        newMoonEmulator(t, "cvdr", cvdremulator.NewWith(cvdremulator.Config{Generated: 400, PageCap: 100})),
+		"ob":          newMoonEmulator(t, "ob", obemulator.New(obemulator.Config{Seed: 1, Clock: fakeclock.New(at)})),
+		"rechtspraak": newMoonEmulator(t, "rechtspraak", rsemulator.New(rsemulator.Config{Seed: 1, Clock: fakeclock.New(at)})),
+	}
+	port, adminPort := testproc.FreePort(t), testproc.FreePort(t)
+	h := moonHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort), emus: emus}
+	dir := func(name string) string { return filepath.Join(t.TempDir(), name) }
+	var routes strings.Builder
+	for _, k := range moonPlatforms {
+		fmt.Fprintf(&routes, `
+	handle_path /platforms/%[1]s/* {
+		route {
+			platform_cache %[1]s
+			platform_limit %[1]s
+			platform_proxy %[1]s
+		}
+	}`, k)
+	}
+	var kept strings.Builder
+	if replicas {
+		fmt.Fprintf(&kept, `
+		replica obv {
+			dir %s
+			since 2024
+		}
+		replica tk {
+			dir %s
+			sources document
+		}
+		replica bwb {
+			dir %s
+			since 2000
+		}
+		replica cvdr {
+			dir %s
+			since 2024
+		}
+		replica ob {
+			dir %s
+			since 2026
+		}
+		caselaw {
+			dir %s
+			since 2026-11-01
+		}`, dir("council"), dir("parliament"), dir("laws"), dir("local-regulations"), dir("publications"), dir("caselaw"))
+	}
+	var platformBlocks strings.Builder
+	for _, k := range moonPlatforms {
+		c := capacity
+		if c == 0 && (k == "bwb" || k == "cvdr" || k == "ob") {
+			c = 100
+		}
+		fmt.Fprintf(&platformBlocks, "\n\t\tplatform %s {\n\t\t\tbase_url %s\n", k, emus[k].srv.URL)
+		if c != 0 {
+			fmt.Fprintf(&platformBlocks, "\t\t\tcapacity %d\n", c)
+		}
+		platformBlocks.WriteString("\t\t}")
+	}
+	all := strings.Join(moonPlatforms, " ")
+	testcaddy.Load(t, fmt.Sprintf(`{
+	admin 127.0.0.1:%d
+	auto_https off
+	persist_config off
+	log {
+		output file %s
+	}
+	besluitbron {
+		allow_private 127.0.0.1/8%s%s
+	}
+}
+http://:%d {%s
+	handle /mcp/all {
+		mcp all {
+			platforms %s
+			status_refresh off
+		}
+	}
+	besluitbron_site {
+		platforms %s
+		deadline 1m
+	}
+}
+`, adminPort, dir("caddy.log"), kept.String(), platformBlocks.String(), port, routes.String(), all, all))
+	if replicas {
+		h.awaitReplicas(t)
+	}
+	return h
+}
+
+// awaitReplicas returns once every replica has completed a pass, then
+// pauses their harvests, so no page of a feed is counted as a visitor's.
+// Each look is a request to the house, paced by its answer; the deadline
+// only bounds a hang.
+func (h moonHouse) awaitReplicas(t *testing.T) {
+	t.Helper()
+	started := time.Now()
+	deadline := started.Add(5 * time.Minute)
+	for {
+		var st struct {
+			Replicas []struct {
+				Platform string
+				Status   struct {
+					CompleteUpTo string `json:"complete_up_to"`
+					Error        string `json:"error"`
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(get(t, h.base+"/status.json", nil)), &st); err != nil {
+			t.Fatal(err)
+		}
+		complete := map[string]bool{}
+		for _, r := range st.Replicas {
+			if r.Status.Error != "" {
+				t.Fatalf("the %s replica stopped: %s", r.Platform, r.Status.Error)
+			}
+			complete[r.Platform] = r.Status.CompleteUpTo != ""
+		}
+		left := slices.DeleteFunc(slices.Clone(moonPlatforms), func(k string) bool { return complete[k] })
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for the replicas of %v to complete a pass: %+v", left, st.Replicas)
+		}
+	}
+	t.Logf("every replica complete after %v", time.Since(started).Round(time.Second))
+	for _, k := range moonPlatforms {
+		if code, body := adminPost(t, h.admin+"/besluitbron/replica/"+k+"/pause"); code != http.StatusOK || !strings.Contains(body, `"paused":true`) {
+			t.Fatalf("pausing the %s replica: %d %s", k, code, body)
+		}
+	}
+}
+
+// resetCounts starts every emulator's count anew.
+func (h moonHouse) resetCounts() {
+	for _, e := range h.emus {
+		e.reset()
+	}
+}
+
+// listingOnly is emu with /api/sources cut to the organisations keep:
+// OpenBesluitvorming as it would be with only those implemented.
+func listingOnly(emu http.Handler, keep ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/sources" {
+			emu.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		emu.ServeHTTP(rec, r)
+		var list struct {
+			Sources []map[string]any `json:"sources"`
+		}
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &list) != nil {
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		list.Sources = slices.DeleteFunc(list.Sources, func(s map[string]any) bool {
+			key, _ := s["key"].(string)
+			return !slices.Contains(keep, key)
+		})
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(list)
+	})
+}
