@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestMarkdown: the subset the platforms' texts use becomes structure;
@@ -54,10 +56,15 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
-// TestMarkdownLinear: inputs built to make a naive matcher quadratic
-// (many openers no closer matches, deep nesting, long lines, many list
-// levels) take time in proportion to their length.
-func TestMarkdownLinear(t *testing.T) {
+// BenchmarkMarkdownLinear: inputs built to make a naive matcher
+// quadratic (many openers no closer matches, deep nesting, long lines,
+// many list levels), each at 5,000 and at 80,000 repeats: linear
+// rendering takes about 16 times as long for the larger, quadratic about
+// 256 times. A benchmark, not a test, so a busy machine cannot fail it
+// (docs/benchmarks.md quotes the ratios):
+//
+//	go test -run '^$' -bench MarkdownLinear ./caddymodule/site/ui/
+func BenchmarkMarkdownLinear(b *testing.B) {
 	inputs := map[string]func(n int) string{
 		"openers without closers": func(n int) string { return strings.Repeat("**a ", n) + strings.Repeat("a* ", n) },
 		"deep nesting":            func(n int) string { return strings.Repeat("*a **a ", n) + strings.Repeat("a** a* ", n) },
@@ -72,25 +79,15 @@ func TestMarkdownLinear(t *testing.T) {
 		},
 		"lines": func(n int) string { return strings.Repeat("# k\n- l\ntekst *x*\n\n", n/4) },
 	}
-	for name, build := range inputs {
-		t.Run(name, func(t *testing.T) {
-			small, large := build(5000), build(80000)
-			// The best of a few interleaved rounds, so a busy machine
-			// slows both alike.
-			ts, tl := time.Hour, time.Hour
-			for range 5 {
-				start := time.Now()
-				Markdown(small)
-				ts = min(ts, time.Since(start))
-				start = time.Now()
-				Markdown(large)
-				tl = min(tl, time.Since(start))
-			}
-			// 16 times the input: linear is ~16 times the time; quadratic
-			// would be ~256 times.
-			if tl > 100*ts+50*time.Millisecond {
-				t.Errorf("%v for %d bytes, %v for %d: not linear", ts, len(small), tl, len(large))
-			}
-		})
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		for _, n := range []int{5000, 80000} {
+			text := inputs[name](n)
+			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					Markdown(text)
+				}
+			})
+		}
 	}
 }
