@@ -63,11 +63,6 @@ func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (Lo
 		return LocalAnswer{}, false, "the replica is still being built"
 	}
 	if len(h.scope.Sources) > 0 {
-		// A question that names no source asks every council: the
-		// replica's few would be a short list that looks whole.
-		if len(q.Sources) == 0 {
-			return LocalAnswer{}, false, fmt.Sprintf("the question names no source and the replica keeps only %d (%s)", len(h.scope.Sources), strings.Join(h.scope.Sources, ", "))
-		}
 		for _, s := range q.Sources {
 			if !slices.Contains(h.scope.Sources, s) {
 				return LocalAnswer{}, false, "the source " + s + " is outside the replica's scope"
@@ -87,6 +82,12 @@ func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (Lo
 			q.From = first
 			before = "; it keeps " + first + " on, so earlier documents are not among these hits"
 		}
+	}
+	// A question that names no source is answered from the sources
+	// kept, as one reaching before the years kept is from the years
+	// kept: the provenance says so, or the short list would look whole.
+	if len(h.scope.Sources) > 0 && len(q.Sources) == 0 {
+		before += "; it keeps only the sources " + strings.Join(h.scope.Sources, ", ") + ", so other organisations' documents are not among these hits"
 	}
 	res, err := idx.Search(ctx, q)
 	var down *replica.UnavailableError
