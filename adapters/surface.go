@@ -44,6 +44,13 @@ type Surface struct {
 	// platform's references are told apart by nothing of their own (an
 	// ORI id, OpenTK's numbers, which are the Tweede Kamer's).
 	Recognize func(s string) (id string, ok bool)
+	// Votes are how document id (of type kind, as the fetch gave them)
+	// was voted on, as charts (votes.go): none, and no request, when it
+	// is no kind of document that is voted on. With kind "" there is no
+	// document (the fetch did not take or find id): only a reference to
+	// what was voted on itself (a Tweede Kamer zaak number) is looked
+	// up. Nil when the platform publishes no votes.
+	Votes func(ctx context.Context, env Env, id, kind string) ([]VoteChart, error)
 }
 
 // Recognizes is a Surface.Recognize from the platform's check of an

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,6 +47,16 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 		view.BackURL = ref // only a path of this site
 	}
 	d, err := h.reader.Fetch(ctx, platform, id, kind)
+	if err != nil && (errors.Is(err, reader.ErrInvalid) || reader.NotFound(err)) && offset == 0 {
+		// Not a document, but perhaps what was voted on (a Tweede Kamer
+		// zaak number): its votes alone (kind "": no document).
+		if charts, verr := h.reader.Votes(ctx, platform, id, ""); verr == nil && len(charts) > 0 {
+			view.Title, view.VotesOnly = charts[0].Title, true
+			view.Page.Title = cmp.Or(view.Title, id)
+			view.Votes = ui.VoteViews(view.Page, charts)
+			return h.render(w, r, http.StatusOK, "reader", view)
+		}
+	}
 	if err != nil {
 		status, msg := h.readFailure(platform, err)
 		view.Title = pg.T("reader.title")
@@ -71,6 +82,9 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 	view.Page.Title = d.Title
 	if view.Page.Title == "" {
 		view.Page.Title = id
+	}
+	if offset == 0 {
+		h.readVotes(ctx, &view, platform, d, id, kind)
 	}
 	tp := adapters.PageText(d.Text, offset, h.PageChars)
 	view.Text, view.From, view.Total = tp.Text, tp.Offset, tp.TotalChars
@@ -157,4 +171,24 @@ func routeFailure(name string, re *adapters.RouteError) string {
 		return fmt.Sprintf("%s does not know this document (HTTP %d)", name, re.Status)
 	}
 	return fmt.Sprintf("%s answered HTTP %d", name, re.Status)
+}
+
+// readVotes adds how the document was voted on to the reader's first
+// page, where its platform publishes votes (adapters.Surface.Votes): the
+// same cache and budget as the document. A failure is said beside the
+// document, which stays.
+func (h *Handler) readVotes(ctx context.Context, view *ui.ReaderView, platform string, d adapters.Document, id, kind string) {
+	if d.ID != "" {
+		id = d.ID
+	}
+	if d.Type != "" {
+		kind = d.Type
+	}
+	charts, err := h.reader.Votes(ctx, platform, id, kind)
+	if err != nil {
+		_, msg := h.readFailure(platform, err)
+		view.VotesError = view.F("votes.error", msg)
+		return
+	}
+	view.Votes = ui.VoteViews(view.Page, charts)
 }

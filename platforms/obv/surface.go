@@ -25,6 +25,7 @@ func SurfaceWith(council CouncilIndex) adapters.Surface {
 		Fetch:     fetch,
 		Probe:     probe,
 		Recognize: recognize,
+		Votes:     votes,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://obv/{id}{?page}", Name: "obv-document", Title: "Council document (OpenBesluitvorming)",

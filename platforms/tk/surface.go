@@ -39,6 +39,9 @@ func SurfaceWith(root string, parliament ParliamentIndex) adapters.Surface {
 		},
 		Probe:     func(adapters.ProbeConfig) (adapters.Probe, error) { return probe(root) },
 		Recognize: recognize,
+		Votes: func(ctx context.Context, env adapters.Env, id, kind string) ([]adapters.VoteChart, error) {
+			return votes(ctx, env, root, id, kind)
+		},
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://tk/document/{nummer}{?page}", Name: "tk-document", Title: "Parliamentary document (Tweede Kamer)",

@@ -91,3 +91,19 @@ func (rd *Reader) Fetch(ctx context.Context, platform, id, kind string) (adapter
 }
 
 func (rd *Reader) now() time.Time { return clock.Or(rd.Clock).Now() }
+
+// Votes returns how document id of platform (of type kind, as the fetch
+// gave them) was voted on, as charts: none when the platform publishes
+// no votes or the document is no kind that is voted on.
+func (rd *Reader) Votes(ctx context.Context, platform, id, kind string) ([]adapters.VoteChart, error) {
+	s, ok := rd.Surfaces[platform]
+	if !ok || s.Votes == nil || id == "" || len(id) > 500 {
+		return nil, nil
+	}
+	charts, err := s.Votes(ctx, adapters.Env{Get: rd.Get, Memo: &rd.memo, Now: rd.now()}, id, kind)
+	var bad *adapters.InvalidError
+	if errors.As(err, &bad) {
+		return nil, invalid(bad.Err)
+	}
+	return charts, err
+}

@@ -277,6 +277,13 @@ type ReaderView struct {
 	Text            string
 	From, To, Total int
 	Error           string
+	// Votes are how the document was voted on (votes.go); VotesError
+	// why they could not be read.
+	Votes      []VoteView
+	VotesError string
+	// VotesOnly: the reference is no document but what was voted on (a
+	// zaak number): the page shows its votes alone.
+	VotesOnly bool
 }
 
 // TextHTML is the page of text as structured HTML (Markdown): headings,
