@@ -162,21 +162,13 @@ func nested(r row, name string) ([]row, error) {
 
 func (r row) flag(e *Entity, key string) bool { return r.str(e, key) == "true" }
 
-// seats reads an integer field; ok is false when it is missing or no
-// whole number.
-func (r row) int(e *Entity, key string) (int, bool) {
-	n, err := strconv.Atoi(r.str(e, key))
-	return n, err == nil
-}
-
 func decisionOf(v *voteSets, r row) (Decision, error) {
 	b := v.besluit
 	id := strings.ToLower(r.str(b, fID))
 	if !guidRE.MatchString(id) {
 		return Decision{}, fmt.Errorf("Tweede Kamer decision has no valid %s", b.Name(fID))
 	}
-	d := Decision{ID: id, Result: r.str(b, fBesluitSoort), ResultText: r.str(b, fBesluitTekst),
-		Method: r.str(b, fStemmingsSoort), SourceURL: entityURL(id), Zaken: []VoteZaak{}, Parties: []PartyVote{}}
+	d := newDecision(id, r.str(b, fBesluitSoort), r.str(b, fBesluitTekst), r.str(b, fStemmingsSoort))
 	zaken, err := nested(r, "Zaak")
 	if err != nil {
 		return Decision{}, err
@@ -185,12 +177,7 @@ func decisionOf(v *voteSets, r row) (Decision, error) {
 		if z.flag(v.zaak, fVerwijderd) {
 			continue
 		}
-		vz := VoteZaak{Nummer: z.str(v.zaak, fNummer), Soort: z.str(v.zaak, fSoort),
-			Titel: adapters.Squash(z.str(v.zaak, fTitel)), Onderwerp: adapters.Squash(z.str(v.zaak, fOnderwerp))}
-		if zid := strings.ToLower(z.str(v.zaak, fID)); guidRE.MatchString(zid) {
-			vz.URL = entityURL(zid)
-		}
-		d.Zaken = append(d.Zaken, vz)
+		d.Zaken = append(d.Zaken, voteZaakOf(z.str(v.zaak, fID), z.str(v.zaak, fNummer), z.str(v.zaak, fSoort), z.str(v.zaak, fTitel), z.str(v.zaak, fOnderwerp)))
 	}
 	aps, err := nested(r, "Agendapunt")
 	if err != nil {
@@ -210,13 +197,48 @@ func decisionOf(v *voteSets, r row) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
-	tally(v.stemming, stemmingen, &d)
+	st := v.stemming
+	rows := make([]voteRow, 0, len(stemmingen))
+	for _, s := range stemmingen {
+		rows = append(rows, voteRow{Name: s.str(st, fActorNaam), Party: s.str(st, fActorFractie), Soort: s.str(st, fSoort),
+			Persoon: s.str(st, fPersoonID), Seats: s.str(st, fFractieGrootte), Deleted: s.flag(st, fVerwijderd), Mistaken: s.flag(st, fVergissing)})
+	}
+	tally(rows, &d)
 	return d, nil
+}
+
+// newDecision is a decision before its zaken and votes: the Besluit's
+// GUID (lower case), BesluitSoort, BesluitTekst and StemmingsSoort. Both
+// ways of reading votes (OData here, the replica in votes_replica.go)
+// build it so.
+func newDecision(id, result, text, method string) Decision {
+	return Decision{ID: id, Result: result, ResultText: text, Method: method, SourceURL: entityURL(id),
+		Zaken: []VoteZaak{}, Parties: []PartyVote{}}
+}
+
+// voteZaakOf is a zaak of a decision from its fields as the Kamer gives
+// them.
+func voteZaakOf(id, nummer, soort, titel, onderwerp string) VoteZaak {
+	vz := VoteZaak{Nummer: nummer, Soort: soort, Titel: adapters.Squash(titel), Onderwerp: adapters.Squash(onderwerp)}
+	if zid := strings.ToLower(id); guidRE.MatchString(zid) {
+		vz.URL = entityURL(zid)
+	}
+	return vz
+}
+
+// voteRow is one Stemming row as the Kamer gives it, whichever way it was
+// read (OData's Stemming, the SyncFeed's stemming): the fields tally
+// counts, as text.
+type voteRow struct {
+	Name, Party, Soort string // ActorNaam, ActorFractie, Soort
+	Persoon            string // Persoon_Id (a vote per member), "" for a fractie
+	Seats              string // FractieGrootte
+	Deleted, Mistaken  bool   // Verwijderd, Vergissing
 }
 
 // tally counts the votes of d from its Stemming rows, reporting whatever
 // does not add up in d.Problems. It corrects nothing.
-func tally(st *Entity, rows []row, d *Decision) {
+func tally(rows []voteRow, d *Decision) {
 	var problems []string
 	if len(rows) > maxStemmingRows {
 		problems = append(problems, fmt.Sprintf("the answer lists %d votes for this decision, more than the Kamer's %d seats could cast; only the first %d are counted", len(rows), KamerSeats, maxStemmingRows))
@@ -229,16 +251,17 @@ func tally(st *Entity, rows []row, d *Decision) {
 	}
 	var votes []vote
 	for _, r := range rows {
-		if r.flag(st, fVerwijderd) {
+		if r.Deleted {
 			continue
 		}
-		x := vote{name: adapters.Squash(r.str(st, fActorNaam)), party: adapters.Squash(r.str(st, fActorFractie)),
-			soort: strings.TrimSpace(r.str(st, fSoort)), persoon: strings.ToLower(r.str(st, fPersoonID))}
-		x.seats, x.seatsOK = r.int(st, fFractieGrootte)
+		x := vote{name: adapters.Squash(r.Name), party: adapters.Squash(r.Party),
+			soort: strings.TrimSpace(r.Soort), persoon: strings.ToLower(r.Persoon)}
+		n, err := strconv.Atoi(r.Seats)
+		x.seats, x.seatsOK = n, err == nil
 		if x.party == "" {
 			x.party = x.name
 		}
-		if r.flag(st, fVergissing) {
+		if r.Mistaken {
 			d.Mistaken = append(d.Mistaken, MemberVote{Name: x.name, Party: x.party, Vote: x.soort, Seats: x.seats})
 			continue
 		}

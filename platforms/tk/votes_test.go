@@ -397,7 +397,8 @@ func adaptersGet(path string) adapters.Request { return adapters.Request{Method:
 // tk_votes' description states its cost: requests per call, the cache,
 // and the Kamer's budget as the platform table has it.
 func TestVotesDescriptionStatesCost(t *testing.T) {
-	for _, want := range []string{"Cost: one platform request per call (two for a dossier", "BesluitBron's cache",
+	for _, want := range []string{"Cost: where this BesluitBron keeps a replica", "has completed a pass, no platform request",
+		"From the platform: one platform request per call (two for a dossier", "BesluitBron's cache",
 		"the Kamer's budget of " + tableRow.Budget.Allowance() + " (a request is one unit) shared by all users", "5 units a second"} {
 		if !strings.Contains(toolVotesDesc, want) {
 			t.Errorf("description lacks %q:\n%s", want, toolVotesDesc)

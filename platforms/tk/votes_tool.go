@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -15,7 +16,7 @@ import (
 // toolVotesDesc is tk_votes' description; its cost sentence names the
 // Kamer's budget from the platform table.
 var toolVotesDesc = `How the Tweede Kamer voted on a motion, amendment or bill: give a zaak number (a motion's 2022Z17826), a Kamerstuk dossier (36200-VII, with ordnummer for one kamerstuk in it), or words of the title with an optional period of voting days (date_from, date_to; Dutch calendar days). Per decision, newest voting day first: the zaak (number, kind, title), the result as the Kamer recorded it (Stemmen - aangenomen / verworpen), the voting method (Met handopsteken: per fractie with its seats; Hoofdelijk: per member, grouped per fractie, with the members who voted apart from their fractie), each fractie's vote (Voor, Tegen, Niet deelgenomen) with its seats, and the totals, which must add up to the seats present: a decision whose data does not add up says so in problems and is never corrected. Votes the Kamer's data marks Vergissing (cast by mistake) are listed apart and not counted. With party (a fractie's name or abbreviation as the Kamer writes it, e.g. VVD, GroenLinks-PvdA), only that fractie's vote is shown, with the result and totals kept. Each decision links to its Besluit in the Kamer's SyncFeed.
-Cost: one platform request per call (two for a dossier: its zaken, then their votes), plus the OData service description about once a day; every request goes through BesluitBron's cache, so a repeated question costs the platform nothing, and otherwise through the Kamer's budget of ` + tableRow.Budget.Allowance() + ` (a request is one unit) shared by all users.`
+Cost: where this BesluitBron keeps a replica of the Kamer's SyncFeed that holds the votes (zaken, besluiten, stemmingen, agendapunten, activiteiten; dossiers for a dossier) and has completed a pass, no platform request: the answer is joined from the replica, and provenance says how complete it is; title words are matched whole with their Dutch stems there. What the replica cannot vouch for (a zaak, dossier or words it holds no vote for, votes changed since its last pass, a partly read feed) goes to the platform, and provenance says why. From the platform: one platform request per call (two for a dossier: its zaken, then their votes), plus the OData service description about once a day; every request goes through BesluitBron's cache, so a repeated question costs the platform nothing, and otherwise through the Kamer's budget of ` + tableRow.Budget.Allowance() + ` (a request is one unit) shared by all users.`
 
 type toolVotesIn struct {
 	Zaak       string `json:"zaak,omitempty" jsonschema_description:"A zaak number: a motion, amendment or bill (2022Z17826)." jsonschema_extras:"examples=2022Z17826"`
@@ -38,6 +39,7 @@ type toolVotesOut struct {
 	Party      string     `json:"party,omitempty" jsonschema_description:"The fractie asked for."`
 	Decisions  []Decision `json:"decisions"`
 	Note       string     `json:"note,omitempty"`
+	Provenance string     `json:"provenance,omitempty" jsonschema_description:"Where a BesluitBron that keeps a replica of the Kamer's SyncFeed got the votes: from the replica, and how complete it is, or from the platform, and why."`
 }
 
 func toolVotes(ctx context.Context, c mcpkit.Env, in toolVotesIn) (*toolVotesOut, *mcpgo.CallToolResult) {
@@ -50,63 +52,139 @@ func toolVotes(ctx context.Context, c mcpkit.Env, in toolVotesIn) (*toolVotesOut
 	if len([]rune(party)) > 60 || strings.IndexFunc(party, func(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }) >= 0 {
 		return nil, mcpkit.Invalid(fmt.Errorf("party must be a fractie's name or abbreviation such as VVD (at most 60 characters, no control characters)"))
 	}
+	// From the replica when it holds the answer whole (votes_replica.go):
+	// no platform request.
+	var why string
+	if parliament, _ := c.Replica(platforms.TK).(ParliamentVotes); parliament != nil {
+		a, ok, reason := parliament.Votes(ctx, p)
+		if ok {
+			out, res := votesOut(c, p, party, a.VotesFound)
+			if res != nil {
+				return nil, res
+			}
+			out.Provenance = a.Provenance
+			// The replica's answer changes as it harvests, with no
+			// platform answer behind it, so it fills its own Meta (as
+			// tk_search's does).
+			out.Meta = mcpkit.Meta{Platform: platforms.TK, FetchedAt: a.CompleteUpTo.UTC().Format(time.RFC3339)}
+			return out, nil
+		}
+		why = reason
+	}
+	found, res := odataVotes(ctx, c, p)
+	if res != nil {
+		return nil, res
+	}
+	out, res := votesOut(c, p, party, found)
+	if res != nil {
+		return nil, res
+	}
+	if why != "" {
+		out.Provenance = askedPlatform + why
+	}
+	return out, nil
+}
+
+// VotesFound are the decisions a vote question found, from OData or the
+// replica, before the tool's paging and notes.
+type VotesFound struct {
+	Decisions []Decision
+	// Total is the decisions that were votes the question matches (for a
+	// dossier: those of this page's zaken).
+	Total int
+	// For a dossier: its zaken in all, and on this page.
+	Dossier      bool
+	DossierZaken int
+	PageZaken    int
+}
+
+// odataVotes asks the platform (AskVotes) through the connector's cache
+// and budget.
+func odataVotes(ctx context.Context, c mcpkit.Env, p VotesParams) (VotesFound, *mcpgo.CallToolResult) {
 	get := c.Getter(ctx, platforms.TK)
 	s, err := toolSchema(c, get)
 	if err != nil {
-		return nil, toolFailed(c, err)
+		return VotesFound{}, toolFailed(c, err)
 	}
+	found, err := AskVotes(s, get, p)
+	if err != nil {
+		return VotesFound{}, toolFailed(c, err)
+	}
+	return found, nil
+}
+
+// AskVotes asks the platform's OData service the votes p names: for a
+// dossier its zaken, then their decisions; otherwise the decisions.
+func AskVotes(s *Schema, get Getter, p VotesParams) (VotesFound, error) {
 	v, err := VoteSets(s)
 	if err != nil {
-		return nil, toolFailed(c, err)
+		return VotesFound{}, err
 	}
-	out := &toolVotesOut{Party: party}
-	ask, zaakIDs, zaken := p, []string(nil), 0
+	var found VotesFound
+	ask, zaakIDs := p, []string(nil)
 	if p.Dossier != "" {
+		found.Dossier = true
 		req, err := DossierZakenRequest(s, p)
 		if err != nil {
-			return nil, toolFailed(c, err)
+			return VotesFound{}, err
 		}
 		body, err := get(req)
 		if err != nil {
-			return nil, toolFailed(c, err)
+			return VotesFound{}, err
 		}
-		if zaakIDs, zaken, err = ParseDossierZaken(s, body); err != nil {
-			return nil, toolFailed(c, err)
+		if zaakIDs, found.DossierZaken, err = ParseDossierZaken(s, body); err != nil {
+			return VotesFound{}, err
 		}
+		found.PageZaken = len(zaakIDs)
 		if len(zaakIDs) == 0 {
-			name := dossierName(p)
-			if p.Offset > 0 && zaken > 0 {
-				out.Decisions, out.Total = []Decision{}, zaken
-				out.Note = fmt.Sprintf("Offset %d is past the %d zaken of dossier %s.", p.Offset, zaken, name)
-				return out, nil
-			}
-			return nil, mcpgo.NewToolResultError("The Tweede Kamer's data has no zaak in dossier " + name +
-				": check the number and its addition (36200-VII is another dossier than 36200), or search by title with query.")
+			return found, nil
 		}
 		ask.Limit, ask.Offset = PageSize, 0
 	}
 	req, err := VotesRequest(v, ask, zaakIDs)
 	if err != nil {
-		return nil, toolFailed(c, err)
+		return VotesFound{}, err
 	}
 	body, err := get(req)
 	if err != nil {
-		return nil, toolFailed(c, err)
+		return VotesFound{}, err
 	}
 	ds, total, err := ParseVotes(v, body)
 	if err != nil {
-		return nil, toolFailed(c, err)
+		return VotesFound{}, err
 	}
-	out.Decisions, out.Count, out.Total = ds, len(ds), total
-	if p.Dossier != "" {
-		out.Total = zaken
-		if next := p.Offset + len(zaakIDs); next < zaken {
+	found.Decisions, found.Total = ds, total
+	return found, nil
+}
+
+// votesOut is tk_votes' answer to p from what was found, wherever it was
+// found: paging, notes, the party asked for.
+func votesOut(c mcpkit.Env, p VotesParams, party string, f VotesFound) (*toolVotesOut, *mcpgo.CallToolResult) {
+	out := &toolVotesOut{Party: party, Decisions: f.Decisions}
+	if out.Decisions == nil {
+		out.Decisions = []Decision{}
+	}
+	if f.Dossier && f.PageZaken == 0 {
+		name := dossierName(p)
+		if p.Offset > 0 && f.DossierZaken > 0 {
+			out.Total = f.DossierZaken
+			out.Note = fmt.Sprintf("Offset %d is past the %d zaken of dossier %s.", p.Offset, f.DossierZaken, name)
+			return out, nil
+		}
+		return nil, mcpgo.NewToolResultError("The Tweede Kamer's data has no zaak in dossier " + name +
+			": check the number and its addition (36200-VII is another dossier than 36200), or search by title with query.")
+	}
+	ds := out.Decisions
+	out.Count, out.Total = len(ds), f.Total
+	if f.Dossier {
+		out.Total = f.DossierZaken
+		if next := p.Offset + f.PageZaken; next < f.DossierZaken {
 			out.HasMore, out.NextOffset = true, next
 		}
-		if total > len(ds) {
-			out.Note = fmt.Sprintf("These %d zaken have %d decisions that were votes; the first %d are shown. ", len(zaakIDs), total, len(ds))
+		if f.Total > len(ds) {
+			out.Note = fmt.Sprintf("These %d zaken have %d decisions that were votes; the first %d are shown. ", f.PageZaken, f.Total, len(ds))
 		}
-	} else if next := p.Offset + len(ds); next < total {
+	} else if next := p.Offset + len(ds); next < f.Total {
 		out.HasMore, out.NextOffset = true, next
 	}
 	if len(ds) == 0 {

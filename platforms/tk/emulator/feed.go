@@ -47,7 +47,7 @@ func entityXML(b *bytes.Buffer, s *set, i int, withNS bool) {
 
 // entityRowXML is entityXML for a row that need not be stored in a set:
 // the SyncFeed's generated and deleted versions of a document (feedplan.go).
-func entityRowXML(b *bytes.Buffer, t *entityType, r row, withNS bool) {
+func entityRowXML(b *bytes.Buffer, t *entityType, r row, withNS bool, links ...feedLink) {
 	el := lowerFirst(t.name)
 	fmt.Fprintf(b, `<%s`, el)
 	if withNS {
@@ -86,6 +86,9 @@ func entityRowXML(b *bytes.Buffer, t *entityType, r row, withNS bool) {
 		}
 		fmt.Fprintf(b, `<%s>%s</%s>`, name, xmlEsc(text), name)
 	}
+	for _, l := range links {
+		fmt.Fprintf(b, `<%s ref="%s"/>`, l.element, l.ref)
+	}
 	fmt.Fprintf(b, `</%s>`, el)
 }
 
@@ -111,7 +114,7 @@ func (h *handler) serveFeed(w http.ResponseWriter, r *http.Request, rest string)
 		}
 		var b bytes.Buffer
 		b.WriteString(`<?xml version="1.0" encoding="utf-8"?>` + "\n")
-		entityRowXML(&b, t, row, true)
+		entityRowXML(&b, t, row, true, h.data.feedLinks(t, id)...)
 		w.Header().Set("Content-Type", "application/xml; charset=utf-8")
 		w.Write(b.Bytes())
 	case strings.HasPrefix(rest, "Resources/"):
@@ -237,7 +240,7 @@ func (h *handler) feedPage(w http.ResponseWriter, r *http.Request, base string) 
 			fmt.Fprintf(&b, "\n    <link rel=\"enclosure\" href=\"%s/Resources/%s\"/>", base, id)
 		}
 		b.WriteString("\n    <content type=\"application/xml\">")
-		entityRowXML(&b, e.typ, e.row, false)
+		entityRowXML(&b, e.typ, e.row, false, h.data.feedLinks(e.typ, id)...)
 		b.WriteString("</content>\n  </entry>")
 	}
 	b.WriteString("\n</feed>\n")

@@ -30,8 +30,10 @@ import (
 )
 
 // format names how entities become documents and what the checkpoint
-// means (bleveindex.Config.Format): change it when either changes.
-const format = "tk-syncfeed-v1"
+// means (bleveindex.Config.Format): change it when either changes. v2
+// indexes the links, numbers and change times that votes join on
+// (lookups.go); an index of v1 is rebuilt, its harvest starting over.
+const format = "tk-syncfeed-v2"
 
 // What names the index in its failures.
 const What = "parliament index"
@@ -44,6 +46,10 @@ const (
 	fieldText     = "text"     // the words searched, Dutch analyzer
 	fieldHash     = "hash"     // of the entity as stored, stored only
 	fieldEntity   = "entity"   // the entity as JSON, stored only
+	// What votes and dossiers join on (lookups.go).
+	fieldNummer  = "nummer"  // a zaak's or dossier's number, lower-cased keyword
+	fieldRefs    = "refs"    // each link as "<element>:<guid>", lower-cased keywords
+	fieldUpdated = "updated" // when the feed published it, UTC RFC 3339 keyword: ranges
 )
 
 func newMapping() *mapping.IndexMappingImpl {
@@ -53,6 +59,9 @@ func newMapping() *mapping.IndexMappingImpl {
 	doc.AddFieldMappingsAt(fieldSoort, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
 	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(keyword.Name, false, true))
 	doc.AddFieldMappingsAt(fieldText, bleveindex.Searched(nl.AnalyzerName))
+	doc.AddFieldMappingsAt(fieldNummer, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
+	doc.AddFieldMappingsAt(fieldRefs, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
+	doc.AddFieldMappingsAt(fieldUpdated, bleveindex.Keyword(keyword.Name, false, false))
 	doc.AddFieldMappingsAt(fieldHash, bleveindex.StoredText())
 	doc.AddFieldMappingsAt(fieldEntity, bleveindex.StoredText())
 	im.DefaultMapping = doc
@@ -172,6 +181,15 @@ func document(e feed.Entity) (map[string]any, string, error) {
 	}
 	if words := wordsOf(e); len(words) > 0 {
 		doc[fieldText] = words
+	}
+	if n := e.Fields["nummer"]; n != "" && numbered[e.Category] {
+		doc[fieldNummer] = n
+	}
+	if refs := refTerms(e.Refs); len(refs) > 0 {
+		doc[fieldRefs] = refs
+	}
+	if u := updatedTerm(e.Updated); u != "" {
+		doc[fieldUpdated] = u
 	}
 	return doc, hash, nil
 }

@@ -1,0 +1,30 @@
+package emulator
+
+// The SyncFeed's links that OData shows as navigation with no _Id field:
+// a Besluit's zaken (<zaak ref="…"/>, one per zaak, as the real feed
+// writes a decision about two zaken) and a Zaak's dossier
+// (<kamerstukdossier ref="…"/>). The replica joins votes on them
+// (platforms/tk/votes_replica.go); OData's $expand reads the same data
+// (odata.go's navMap).
+
+// feedLink is one link element of an entity in the SyncFeed.
+type feedLink struct{ element, ref string }
+
+// feedLinks are the links of entity id of type t beyond its _Id fields.
+func (d *Data) feedLinks(t *entityType, id string) []feedLink {
+	switch t {
+	case tBesluit:
+		b, ok := d.sets["Besluit"].byID[id]
+		if !ok || b >= len(d.besluitDoc) {
+			return nil
+		}
+		return []feedLink{{"zaak", d.sets["Zaak"].rows[d.besluitDoc[b]][0].(string)}}
+	case tZaak:
+		i, ok := d.sets["Zaak"].byID[id]
+		if !ok || i >= len(d.docs) || d.docs[i].Dossier < 0 {
+			return nil
+		}
+		return []feedLink{{"kamerstukdossier", d.sets["Kamerstukdossier"].rows[d.docs[i].Dossier][0].(string)}}
+	}
+	return nil
+}
