@@ -21,8 +21,8 @@ func TestDefaultConnectorTools(t *testing.T) {
 	proxy, _ := offlineHouse(t)
 	want := map[string]string{
 		"raad":  "besluitbron_platforms cvdr_fetch cvdr_search obv_fetch obv_laadstatus obv_search obv_sources obv_votes search_all",
-		"rijk":  "besluitbron_platforms bwb_ ob_ opentk_ rechtspraak_ search_ tk_",
-		"alles": "besluitbron_platforms bwb_ cvdr_ ob_ obv_ opentk_ rechtspraak_ search_ tk_",
+		"rijk":  "besluitbron_platforms bwb_ dossier_ ob_ opentk_ rechtspraak_ search_ tk_",
+		"alles": "besluitbron_platforms bwb_ cvdr_ dossier_ ob_ obv_ opentk_ rechtspraak_ search_ tk_",
 	}
 	for name, w := range want {
 		c, err := client.NewStreamableHttpClient(proxy + "/mcp/" + name)

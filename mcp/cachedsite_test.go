@@ -126,6 +126,7 @@ func toolCorpus(t *testing.T, c *client.Client) []toolCall {
 		{"oa_search", map[string]any{"query": "begroting", "limit": 3}},
 		{"oa_fetch", map[string]any{"id": first("oa_search", map[string]any{"query": "begroting", "limit": 3}), "max_chars": 500}},
 		{"search_all", map[string]any{"query": "begroting", "limit": 3}},
+		{"dossier_timeline", map[string]any{"dossier": kamerstukDossier(t, c), "law": "BWBR0008326"}},
 	}
 	offered := map[string]bool{}
 	for _, s := range allSpecs() {

@@ -25,6 +25,7 @@ var connectorTools = sync.OnceValue(func() []toolSpec {
 	return []toolSpec{
 		typed("besluitbron_platforms", "Platforms and their health", mcpkit.CostFree, platformsDesc, (*connector).platformsTool),
 		typed("search_all", "Search every platform at once", mcpkit.CostBudget, searchAllDesc(), (*connector).searchAll),
+		timelineSpec(), // offered where a source of the dossier is (timeline.go)
 	}
 })
 
@@ -46,6 +47,9 @@ type toolSpec struct {
 	in, out reflect.Type
 	keep    mcpkit.Keeping // the result memo's (resultmemo.go)
 	handler func(c *connector) server.ToolHandlerFunc
+	// offered, when set, says whether a connector offers the tool (a
+	// connector's own tool that needs a kind of platform); nil: always.
+	offered func(keys []string) bool
 }
 
 // toolHandler is a tool's own work on the connector: arguments already
@@ -133,6 +137,9 @@ func (c *connector) toolsFor(keys []string) []server.ServerTool {
 	var out []server.ServerTool
 	add := func(specs []toolSpec) {
 		for _, s := range specs {
+			if s.offered != nil && !s.offered(keys) {
+				continue
+			}
 			t := s.wire
 			if hitpathOff.rawSchema {
 				t = s.tool

@@ -56,6 +56,7 @@ const (
 	fGestartOp      = "gestartop"
 	fVolgnummer     = "volgnummer"
 	fToevoeging     = "toevoeging"
+	fGewijzigdOp    = "gewijzigdop"
 )
 
 // fieldTable holds the fields per entity set. Old and new names come from
@@ -123,6 +124,10 @@ var fieldTable = map[string][]field{
 		{fID, "key", []string{"Id"}, true},
 		{fNummer, "dossier number", []string{"Nummer"}, true},
 		{fToevoeging, "dossier addition", []string{"Toevoeging"}, true},
+		// For the completion of dossiers (prompts_dossiers.go).
+		{fTitel, "title", []string{"Titel"}, false},
+		{fVerwijderd, "deletion flag", []string{"Verwijderd"}, false},
+		{fGewijzigdOp, "change time", []string{"GewijzigdOp"}, false},
 	},
 	"Agendapunt": {
 		{fID, "key", []string{"Id"}, true},
@@ -132,6 +137,8 @@ var fieldTable = map[string][]field{
 		{fID, "key", []string{"Id"}, true},
 		{fDatum, "date", []string{"Datum"}, true},
 		{fNummer, "activity number", []string{"Nummer"}, false},
+		{fSoort, "activity kind", []string{"Soort"}, false},   // the timeline's (timeline.go)
+		{fOnderwerp, "subject", []string{"Onderwerp"}, false}, // the timeline's
 	},
 	"Fractie": {
 		{fID, "key", []string{"Id"}, true},

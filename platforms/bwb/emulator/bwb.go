@@ -49,6 +49,10 @@ type Config struct {
 	// asks, without a word: numberOfRecords still counts every match (as
 	// public clients report of KOOP's SRU). 0 is DefaultPageCap.
 	PageCap int
+	// Laws are laws made by Staatsblad publications of bills, whose
+	// brondata names the publication and the dossier (Go only,
+	// timeline.go): a chain test links them to the Kamer's dossiers.
+	Laws []Law
 }
 
 type handler struct {
@@ -70,13 +74,22 @@ func New(cfg Config) http.Handler {
 
 func (h *handler) load() error {
 	h.once.Do(func() {
-		if h.regs, h.ids, h.err = loadRegulations(); h.err != nil || h.cfg.Generated <= 0 {
+		if h.regs, h.ids, h.err = loadRegulations(); h.err != nil || (h.cfg.Generated <= 0 && len(h.cfg.Laws) == 0) {
 			return
 		}
 		template, err := data.ReadFile(templateFile)
 		if err != nil {
 			h.err = err
 			return
+		}
+		for _, law := range h.cfg.Laws { // timeline.go
+			reg, err := lawRegulation(template, law)
+			if err != nil {
+				h.err = err
+				return
+			}
+			h.regs[reg.id] = reg
+			h.ids = append(h.ids, reg.id)
 		}
 		for _, reg := range generate(h.cfg.Generated, template) {
 			h.regs[reg.id] = reg

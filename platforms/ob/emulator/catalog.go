@@ -90,6 +90,7 @@ type pub struct {
 	Number     string // publicatienummer ("174296"); for kst the ondernummer
 	Dossier    string // kst only: "36200" or "36200-VII"
 	Vergader   string // kst only: "2024-2025"
+	Behandeld  string // stb only: the dossier a law came from (Config.Laws, timeline.go)
 	Title      string
 	Type       string
 	TypeScheme string

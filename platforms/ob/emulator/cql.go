@@ -393,6 +393,7 @@ var indexes = map[string]indexDef{
 	"w.jaargang":         {get: func(p *pub) string { return strconv.Itoa(p.Year) }, num: true},
 	"w.publicatienummer": {get: func(p *pub) string { return p.Number }, num: true},
 	"w.dossiernummer":    {get: func(p *pub) string { return p.Dossier }},
+	"w.behandelddossier": {get: behandeld}, // timeline.go
 	"w.ondernummer": {get: func(p *pub) string {
 		if p.Kind.code == "kst" {
 			return p.Number

@@ -54,6 +54,10 @@ type Config struct {
 	// DefaultRecords is maximumRecords when a request leaves it out
 	// (0 = DefaultMaximumRecords).
 	DefaultRecords int
+	// Laws are Staatsblad publications of laws with the dossier their
+	// metadata names (Go only, timeline.go): a chain test links them to
+	// the Kamer's dossiers and the laws' brondata.
+	Laws []Law
 }
 
 type handler struct {
@@ -83,8 +87,8 @@ func (h *handler) catalog() *catalog {
 		// correction dated today is not shown until tomorrow, so no
 		// modification stamp lies ahead of the clock, and handlers on
 		// one day share one catalogue.
-		k := catalogKey{h.cfg.Seed, h.cfg.Clock.Now().UTC().Truncate(24 * time.Hour), max(h.cfg.Scale, 1)}
-		h.cat = catalogs.Get(k, func() *catalog { return buildCatalog(k.seed, k.day, k.scale) })
+		k := catalogKey{h.cfg.Seed, h.cfg.Clock.Now().UTC().Truncate(24 * time.Hour), max(h.cfg.Scale, 1), lawsKey(h.cfg.Laws)}
+		h.cat = catalogs.Get(k, func() *catalog { return withLaws(buildCatalog(k.seed, k.day, k.scale), h.cfg.Laws) })
 	})
 	return h.cat
 }
@@ -98,6 +102,7 @@ type catalogKey struct {
 	seed  int64
 	day   time.Time // midnight UTC
 	scale int
+	laws  string // Config.Laws (lawsKey)
 }
 
 // visible returns the publications issued on or before today.

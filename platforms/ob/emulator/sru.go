@@ -205,6 +205,9 @@ func writeRecord(b *xb, p *pub, pos int, link string) {
 		b.el("overheidwetgeving:behandeldDossier", p.Dossier)
 	} else {
 		b.el("overheidwetgeving:publicatienummer", p.Number)
+		if p.Behandeld != "" {
+			b.el("overheidwetgeving:behandeldDossier", p.Behandeld) // timeline.go
+		}
 	}
 	b.el("overheidwetgeving:publicatienaam", p.Kind.name)
 	b.el("overheidwetgeving:documentstatus", p.Status)

@@ -321,7 +321,11 @@ func (h *handler) writeEntity(buf *bytes.Buffer, s *set, i int, q *query, prefix
 	buf.Truncate(buf.Len() - 1) // reopen the object
 	for _, e := range q.expand {
 		ts := h.data.set(e.nav.target)
-		idxs := e.q.apply(ts, e.nav.resolve(h.data, i))
+		cand := e.nav.resolve(h.data, i)
+		if cand == nil {
+			cand = []int{} // none: apply reads nil as every row of the set
+		}
+		idxs := e.q.apply(ts, cand)
 		if e.q.skip > 0 {
 			idxs = idxs[min(e.q.skip, len(idxs)):]
 		}

@@ -1,0 +1,363 @@
+package tk
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/mcpkit"
+	"github.com/besluitbron/besluitbron/platforms"
+)
+
+// The Kamer's part in a dossier's timeline (issue 37, point 3;
+// mcpkit.TimelineSource): the dossier's documents, and the decisions on
+// its zaken with their votes and the activities they were taken at. All
+// of it is read from the Gegevensmagazijn's own links, never from
+// titles:
+//
+//	Document?$filter=… and Kamerstukdossier/any(k:k/Nummer eq 36200 and k/Toevoeging eq 'VII')
+//	Zaak?$filter=… and Kamerstukdossier/any(…)                       (DossierZakenRequest, tk_votes')
+//	Besluit?$filter=… and Zaak/any(z:… and (z/Id eq … or …))&$expand=Zaak,Stemming,Agendapunt($expand=Activiteit)
+//
+// three requests (and the $metadata about once a day), each through the
+// cache and the Kamer's budget. The Besluit answer is the one tk_votes
+// reads, in the shape of fixtures/tk/odata-besluit-expand.json, and each
+// of its decisions is read by tk_votes' own parser (decisionOf): a vote's
+// totals and problems are tk_votes'. Until the SyncFeed replica holds
+// zaken and decisions (issue 37, point 5), the timeline asks the
+// platform.
+
+// Timeline's bounds: the documents and decisions one call reads (one
+// page each, newest first), and the zaken whose decisions it asks for
+// (their GUIDs go into one filter, as tk_votes' dossier page does).
+const (
+	timelineDocuments = PageSize
+	timelineDecisions = PageSize
+	timelineZaken     = MaxVotesLimit
+)
+
+// timelineRequests is the most requests the Kamer's part makes: the
+// $metadata (about once a day), the documents, the zaken, the decisions.
+const timelineRequests = 4
+
+// TimelineStage: the Kamer holds the dossier itself.
+func (provider) TimelineStage() int { return mcpkit.StageParliament }
+
+// TimelineCheck: the Kamer reads no law.
+func (provider) TimelineCheck(mcpkit.TimelineQuery) (bool, error) { return false, nil }
+
+// TimelineDesc is the Kamer's part of dossier_timeline's description.
+func (provider) TimelineDesc() (string, int, string) {
+	return fmt.Sprintf(`From the Tweede Kamer (tk): the dossier's documents (its kamerstukken, by the Document→Kamerstukdossier link; the newest %d), and the decisions on its zaken (Zaak→Kamerstukdossier; the newest %d zaken) with the activity each was taken at and, for a vote, the result and totals as tk_votes reads them (the newest %d decisions); a debate at which no decision on a zaak of the dossier was taken is not listed.`,
+			timelineDocuments, timelineZaken, timelineDecisions), timelineRequests,
+		"tk three (documents, zaken, decisions) plus its $metadata about once a day, through the Kamer's budget of " + tableRow.Budget.Allowance()
+}
+
+// Timeline reads the Kamer's steps of q's dossier.
+func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQuery) (mcpkit.TimelinePart, *mcpgo.CallToolResult) {
+	var part mcpkit.TimelinePart
+	get := env.Getter(ctx, platforms.TK)
+	counted := func(r adapters.Request) ([]byte, error) {
+		part.Requests++
+		return get(r)
+	}
+	s, err := toolSchema(env, counted)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	v, err := VoteSets(s)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	d := q.Dossier
+	name := d.String()
+
+	// The dossier's documents.
+	req, err := DossierDocumentsRequest(s, d, timelineDocuments)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	body, err := counted(req)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	docs, docTotal, err := ParseDossierDocuments(s, body)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	for _, doc := range docs {
+		part.Steps = append(part.Steps, documentStep(doc, name))
+	}
+	if docTotal > len(docs) {
+		part.Notes = append(part.Notes, fmt.Sprintf("The Tweede Kamer counts %d documents in dossier %s; the newest %d are listed.", docTotal, name, len(docs)))
+	}
+
+	// Its zaken, then the decisions on them.
+	zreq, err := DossierZakenRequest(s, VotesParams{Dossier: d.Number, Toevoeging: d.Addition, Limit: timelineZaken})
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	if body, err = counted(zreq); err != nil {
+		return part, toolFailed(env, err)
+	}
+	zaakIDs, zaken, err := ParseDossierZaken(s, body)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	if len(zaakIDs) == 0 {
+		if len(docs) == 0 {
+			return part, mcpgo.NewToolResultError("The Tweede Kamer's data has no document and no zaak in dossier " + name +
+				": check the number and its addition (36200-VII is another dossier than 36200).")
+		}
+		part.Missing = append(part.Missing, mcpkit.TimelineGap{Platform: platforms.TK, Link: "decisions and votes",
+			Why: "the Tweede Kamer's data links no zaak to dossier " + name + ", so no decision on it can be read"})
+		return part, nil
+	}
+	if zaken > len(zaakIDs) {
+		part.Notes = append(part.Notes, fmt.Sprintf("Dossier %s has %d zaken in the Tweede Kamer's data; the decisions on the newest %d are read (tk_votes with dossier and offset reads the others' votes).", name, zaken, len(zaakIDs)))
+	}
+	breq, err := DecisionsRequest(v, zaakIDs, timelineDecisions)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	if body, err = counted(breq); err != nil {
+		return part, toolFailed(env, err)
+	}
+	decisions, total, err := ParseDecisions(v, body)
+	if err != nil {
+		return part, toolFailed(env, err)
+	}
+	if total > len(decisions) {
+		part.Notes = append(part.Notes, fmt.Sprintf("Those zaken have %d decisions; the newest %d are listed.", total, len(decisions)))
+	}
+	seen := map[string]bool{}
+	for _, dec := range decisions {
+		if a := dec.Activity; a.ID != "" && !seen[a.ID] {
+			seen[a.ID] = true
+			part.Steps = append(part.Steps, activityStep(a, dec, name))
+		}
+		part.Steps = append(part.Steps, decisionStep(dec, name))
+	}
+	if len(decisions) == 0 {
+		part.Notes = append(part.Notes, fmt.Sprintf("No decision is recorded on the zaken of dossier %s that were read.", name))
+	}
+	return part, nil
+}
+
+// DossierDocumentsRequest asks for the documents of dossier d (newest
+// first), with their dossier expanded so each kamerstuk's number is read
+// (kamerstuk.go), a page of limit.
+func DossierDocumentsRequest(s *Schema, d mcpkit.Dossier, limit int) (adapters.Request, error) {
+	e, err := s.Entity("Document")
+	if err != nil {
+		return adapters.Request{}, err
+	}
+	k, err := s.Entity("Kamerstukdossier")
+	if err != nil {
+		return adapters.Request{}, err
+	}
+	if _, ok := e.navs[dossierNav]; !ok {
+		return adapters.Request{}, mismatchf("the Tweede Kamer's OData service at %s has no navigation Document/Kamerstukdossier in its $metadata; the API has changed", s.root)
+	}
+	f := fmt.Sprintf("%s eq false and Kamerstukdossier/any(k:%s)", e.Name(fVerwijderd), dossierClause(k, d))
+	opts := []string{"$filter", f, "$select", e.selectList()}
+	if x := e.expandList(); x != "" {
+		opts = append(opts, "$expand", x)
+	}
+	opts = append(opts, "$orderby", e.Name(fDatum)+" desc,"+e.Name(fID)+" desc",
+		"$top", strconv.Itoa(limit), "$skip", "0", "$count", "true")
+	return adapters.Request{Method: "GET", Path: s.root + "/" + e.Set + "?" + odataQuery(opts...)}, nil
+}
+
+// dossierClause is the lambda body that names dossier d, in the form
+// DossierZakenRequest writes it: an addition, or none (null or empty,
+// whichever the service writes).
+func dossierClause(k *Entity, d mcpkit.Dossier) string {
+	tv := "k/" + k.Name(fToevoeging)
+	toev := "(" + tv + " eq null or " + tv + " eq '')"
+	if d.Addition != "" {
+		toev = tv + " eq " + quote(d.Addition)
+	}
+	return fmt.Sprintf("k/%s eq %s and %s", k.Name(fNummer), d.Number, toev)
+}
+
+// ParseDossierDocuments reads the answer to DossierDocumentsRequest: the
+// documents, and how many the dossier holds.
+func ParseDossierDocuments(s *Schema, body []byte) ([]document, int, error) {
+	e, err := s.Entity("Document")
+	if err != nil {
+		return nil, 0, err
+	}
+	env, err := parseEnvelope(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := parseRows(env.Value)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []document
+	for _, r := range rows {
+		d := docFromRow(e, r)
+		if !guidRE.MatchString(strings.ToLower(d.ID)) {
+			return nil, 0, fmt.Errorf("Tweede Kamer document has no valid %s", e.Name(fID))
+		}
+		out = append(out, d)
+	}
+	total := len(out)
+	if env.Count != nil {
+		total = *env.Count
+	}
+	return out, total, nil
+}
+
+// DecisionsRequest asks for every decision on the zaken zaakIDs (not
+// only the votes: a bill may pass without one), with the expansions
+// VotesRequest asks, newest day first, a page of limit.
+func DecisionsRequest(v *voteSets, zaakIDs []string, limit int) (adapters.Request, error) {
+	if len(zaakIDs) == 0 {
+		return adapters.Request{}, fmt.Errorf("no zaak to ask the decisions of")
+	}
+	b, z, st := v.besluit, v.zaak, v.stemming
+	var or []string
+	for _, id := range zaakIDs {
+		or = append(or, "z/"+z.Name(fID)+" eq "+id)
+	}
+	filter := fmt.Sprintf("%s eq false and Zaak/any(z:z/%s eq false and (%s))", b.Name(fVerwijderd), z.Name(fVerwijderd), strings.Join(or, " or "))
+	day := "Agendapunt/Activiteit/" + v.activiteit.Name(fDatum)
+	expand := "Zaak($select=" + z.selectList() + ")," +
+		"Stemming($filter=" + st.Name(fVerwijderd) + " eq false;$select=" + st.selectList() + ")," +
+		"Agendapunt($select=" + v.agendapunt.selectList() + ";$expand=Activiteit($select=" + v.activiteit.selectList() + "))"
+	q := odataQuery("$filter", filter, "$select", b.selectList(), "$expand", expand,
+		"$orderby", day+" desc,"+b.Name(fID)+" desc", "$top", strconv.Itoa(limit), "$skip", "0", "$count", "true")
+	return adapters.Request{Method: "GET", Path: b.root + "/" + b.Set + "?" + q}, nil
+}
+
+// TimelineDecision is a decision of the timeline: tk_votes' Decision
+// (its votes counted when it was put to the vote) and the activity it
+// was taken at.
+type TimelineDecision struct {
+	Decision
+	// Vote: its BesluitSoort starts with "Stemmen", so its votes count.
+	Vote     bool
+	Activity TimelineActivity
+}
+
+// TimelineActivity is the activity a decision was taken at.
+type TimelineActivity struct {
+	ID, Nummer, Soort, Onderwerp, Date string
+}
+
+// ParseDecisions reads the answer to DecisionsRequest, each decision by
+// tk_votes' parser, and the total the service counted.
+func ParseDecisions(v *voteSets, body []byte) ([]TimelineDecision, int, error) {
+	env, err := parseEnvelope(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := parseRows(env.Value)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]TimelineDecision, 0, len(rows))
+	for _, r := range rows {
+		d, err := decisionOf(v, r)
+		if err != nil {
+			return nil, 0, err
+		}
+		td := TimelineDecision{Decision: d, Vote: strings.HasPrefix(strings.TrimSpace(d.Result), "Stemmen")}
+		aps, err := nested(r, "Agendapunt")
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(aps) > 0 {
+			acts, err := nested(aps[0], "Activiteit")
+			if err != nil {
+				return nil, 0, err
+			}
+			if len(acts) > 0 {
+				a := acts[0]
+				ae := v.activiteit
+				td.Activity = TimelineActivity{Nummer: a.str(ae, fNummer), Date: day(a.str(ae, fDatum)),
+					Soort: adapters.Squash(a.str(ae, fSoort)), Onderwerp: adapters.Squash(a.str(ae, fOnderwerp))}
+				if id := strings.ToLower(a.str(ae, fID)); guidRE.MatchString(id) {
+					td.Activity.ID = id
+				}
+			}
+		}
+		out = append(out, td)
+	}
+	total := len(out)
+	if env.Count != nil {
+		total = *env.Count
+	}
+	return out, total, nil
+}
+
+// documentURI is a document's resource URI (surface.go's template).
+func documentURI(nummer string) string {
+	if !IsNumber(nummer) {
+		return ""
+	}
+	u, _ := adapters.ExpandURI("besluitbron://tk/document/{nummer}", map[string]string{"nummer": nummer})
+	return u
+}
+
+func documentStep(d document, dossier string) mcpkit.TimelineStep {
+	h := d.hit()
+	title := h.Title
+	if s := adapters.Squash(d.Soort); s != "" && !strings.HasPrefix(strings.ToLower(title), strings.ToLower(s)) {
+		title = s + ": " + title
+	}
+	link := "the Tweede Kamer's Document→Kamerstukdossier link names dossier " + dossier
+	if d.Kamerstuk != "" {
+		link += " (kamerstuk " + d.Kamerstuk + ")"
+	}
+	return mcpkit.TimelineStep{Date: h.Date, Kind: mcpkit.StepDocument, Platform: platforms.TK, Chamber: "Tweede Kamer",
+		Title: adapters.Cut(title, 300), ID: h.ID, Citation: h.Citation, URI: documentURI(d.Nummer), SourceURL: h.URL, LinkedBy: link}
+}
+
+func activityStep(a TimelineActivity, d TimelineDecision, dossier string) mcpkit.TimelineStep {
+	title := cmp.Or(a.Soort, "Activiteit")
+	if a.Onderwerp != "" && !strings.EqualFold(a.Onderwerp, a.Soort) {
+		title += ": " + a.Onderwerp
+	}
+	if d.Agendapunt != "" {
+		title += " (agendapunt: " + d.Agendapunt + ")"
+	}
+	return mcpkit.TimelineStep{Date: a.Date, Kind: mcpkit.StepActivity, Platform: platforms.TK, Chamber: "Tweede Kamer",
+		Title: adapters.Cut(title, 300), ID: a.Nummer, SourceURL: entityURL(a.ID),
+		LinkedBy: "a decision on " + zakenOf(d.Decision) + ", a zaak of dossier " + dossier + ", was taken at it (Besluit→Agendapunt→Activiteit)"}
+}
+
+func decisionStep(d TimelineDecision, dossier string) mcpkit.TimelineStep {
+	var zs []string
+	for _, z := range d.Zaken {
+		zs = append(zs, strings.TrimSpace(z.Soort+" "+z.Nummer+": "+cmp.Or(z.Onderwerp, z.Titel)))
+	}
+	s := mcpkit.TimelineStep{Date: d.Date, Kind: mcpkit.StepDecision, Platform: platforms.TK, Chamber: "Tweede Kamer",
+		Title: adapters.Cut(strings.Join(zs, "; "), 300), ID: d.ID, SourceURL: d.SourceURL,
+		LinkedBy: "the Besluit→Zaak link names " + zakenOf(d.Decision) + ", a zaak of dossier " + dossier + " (Zaak→Kamerstukdossier)"}
+	if d.Vote {
+		s.Kind, s.Result = mcpkit.StepVote, d.Summary
+	} else {
+		s.Result = strings.TrimSpace(strings.TrimSuffix(d.Result+": "+d.ResultText, ": "))
+	}
+	return s
+}
+
+func zakenOf(d Decision) string {
+	var ns []string
+	for _, z := range d.Zaken {
+		ns = append(ns, z.Nummer)
+	}
+	if len(ns) == 0 {
+		return "a zaak"
+	}
+	return "zaak " + strings.Join(ns, ", ")
+}
