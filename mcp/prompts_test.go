@@ -113,7 +113,7 @@ func TestPromptsAgainstEmulators(t *testing.T) {
 	site, port := emulatorSite(t, promptKeys, promptConnectors)
 	testcaddy.Load(t, site)
 	url := func(name string) string { return fmt.Sprintf("http://127.0.0.1:%d/mcp/%s", port, name) }
-	all := []string{"case_law", "council_decisions", "law_behind_decision", "parliament_on", "publications_on", "regulations_on"}
+	all := []string{"case_law", "council_decisions", "dossier_status", "how_did_they_vote", "law_behind_decision", "parliament_on", "publications_on", "regulations_on"}
 	for _, legacy := range []bool{true, false} {
 		era := map[bool]string{true: "2025-11-25", false: "2026-07-28"}[legacy]
 		t.Run(era, func(t *testing.T) {
@@ -125,7 +125,7 @@ func TestPromptsAgainstEmulators(t *testing.T) {
 				t.Errorf("recht: prompts %v", got)
 			}
 			raad := connect(t, url("raad"), legacy, nil)
-			if got := listPrompts(t, raad); !slices.Equal(got, []string{"council_decisions", "law_behind_decision", "regulations_on"}) {
+			if got := listPrompts(t, raad); !slices.Equal(got, []string{"council_decisions", "how_did_they_vote", "law_behind_decision", "regulations_on"}) {
 				t.Errorf("raad: prompts %v", got)
 			}
 
