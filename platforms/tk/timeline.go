@@ -193,11 +193,7 @@ func ParseDossierDocuments(s *Schema, body []byte) ([]document, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	env, err := parseEnvelope(body)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := parseRows(env.Value)
+	rows, total, err := parseCounted(body)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -208,10 +204,6 @@ func ParseDossierDocuments(s *Schema, body []byte) ([]document, int, error) {
 			return nil, 0, fmt.Errorf("Tweede Kamer document has no valid %s", e.Name(fID))
 		}
 		out = append(out, d)
-	}
-	total := len(out)
-	if env.Count != nil {
-		total = *env.Count
 	}
 	return out, total, nil
 }
@@ -256,11 +248,7 @@ type TimelineActivity struct {
 // ParseDecisions reads the answer to DecisionsRequest, each decision by
 // tk_votes' parser, and the total the service counted.
 func ParseDecisions(v *voteSets, body []byte) ([]TimelineDecision, int, error) {
-	env, err := parseEnvelope(body)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := parseRows(env.Value)
+	rows, total, err := parseCounted(body)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -291,10 +279,6 @@ func ParseDecisions(v *voteSets, body []byte) ([]TimelineDecision, int, error) {
 			}
 		}
 		out = append(out, td)
-	}
-	total := len(out)
-	if env.Count != nil {
-		total = *env.Count
 	}
 	return out, total, nil
 }

@@ -370,6 +370,23 @@ func parseEnvelope(body []byte) (envelope, error) {
 	return env, nil
 }
 
+// parseCounted reads an OData answer's rows and the total the service
+// counted (@odata.count), or the rows' number where it gives none.
+func parseCounted(body []byte) ([]row, int, error) {
+	env, err := parseEnvelope(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := parseRows(env.Value)
+	if err != nil {
+		return nil, 0, err
+	}
+	if env.Count != nil {
+		return rows, *env.Count, nil
+	}
+	return rows, len(rows), nil
+}
+
 func parseRows(values []json.RawMessage) ([]row, error) {
 	out := make([]row, 0, len(values))
 	for _, raw := range values {

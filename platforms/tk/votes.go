@@ -120,11 +120,7 @@ func entityURL(guid string) string { return Public + FeedRoot + "/Entiteiten/" +
 // ParseVotes reads the answer to VotesRequest: its decisions, and the
 // total the service counted.
 func ParseVotes(v *voteSets, body []byte) ([]Decision, int, error) {
-	env, err := parseEnvelope(body)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := parseRows(env.Value)
+	rows, total, err := parseCounted(body)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -135,10 +131,6 @@ func ParseVotes(v *voteSets, body []byte) ([]Decision, int, error) {
 			return nil, 0, err
 		}
 		out = append(out, d)
-	}
-	total := len(out)
-	if env.Count != nil {
-		total = *env.Count
 	}
 	return out, total, nil
 }

@@ -166,11 +166,7 @@ func ParseDossierZaken(s *Schema, body []byte) (ids []string, total int, err err
 	if err != nil {
 		return nil, 0, err
 	}
-	env, err := parseEnvelope(body)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := parseRows(env.Value)
+	rows, total, err := parseCounted(body)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -180,10 +176,6 @@ func ParseDossierZaken(s *Schema, body []byte) (ids []string, total int, err err
 			return nil, 0, fmt.Errorf("Tweede Kamer zaak has no valid %s", z.Name(fID))
 		}
 		ids = append(ids, id)
-	}
-	total = len(ids)
-	if env.Count != nil {
-		total = *env.Count
 	}
 	return ids, total, nil
 }
