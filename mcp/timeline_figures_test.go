@@ -1,3 +1,5 @@
+//go:build figures
+
 package mcp
 
 import (
@@ -17,11 +19,8 @@ import (
 // (every cache empty, the emulators' data already built) and again from
 // the cache. It logs the figures and asserts no time: run it with
 //
-//	go test ./mcp/ -run TestDossierTimelineFigures -v
+//	go test -tags figures ./mcp/ -run TestDossierTimelineFigures -v
 func TestDossierTimelineFigures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("figures")
-	}
 	const bills = 5
 	ups, ds, _ := timelineChain(t, bills)
 	base, logs := timelineSite(t, ups, connectorBlock("kamer", "tk ob bwb"))
