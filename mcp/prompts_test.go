@@ -22,9 +22,14 @@ import (
 // promptKeys are the platforms the prompt and completion tests run.
 var promptKeys = []string{"obv", "tk", "opentk", "ob", "rechtspraak", "bwb", "cvdr"}
 
+// promptConnectors are the connectors of the prompt and completion
+// tests. Those offering obv keep no load status of their own
+// (status_refresh off): its first refresh, 3 s after start, would reach
+// the emulator in the middle of a test that counts requests.
 const promptConnectors = `	handle /mcp/alles {
 		mcp alles {
 			platforms obv tk opentk ob rechtspraak bwb cvdr
+			status_refresh off
 		}
 	}
 	handle /mcp/recht {
@@ -35,6 +40,7 @@ const promptConnectors = `	handle /mcp/alles {
 	handle /mcp/raad {
 		mcp raad {
 			platforms obv cvdr
+			status_refresh off
 		}
 	}`
 

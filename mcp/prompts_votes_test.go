@@ -27,6 +27,7 @@ const votePromptConnectors = promptConnectors + `
 	handle /mcp/stem {
 		mcp stem {
 			platforms obv
+			status_refresh off
 		}
 	}`
 
