@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
 )
 
@@ -24,7 +25,7 @@ func TestCaseLawDeepPagingOverMCP(t *testing.T) {
 	// the house harvests nothing while the test runs.
 	h := loadCaseLawHouse(t, dir, "2100")
 	h.await(t, "the seeded index", func(st caselawStatusForTest) bool { return st.Decisions == uint64(len(want)) })
-	mc := connectMCP(t, h.base+"/mcp/rechtspraak")
+	mc := mcptest.Connect(t, h.base+"/mcp/rechtspraak")
 
 	type page struct {
 		Results []struct {

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/platforms/rechtspraak/caselaw"
@@ -122,7 +122,7 @@ func TestCaseLawFailureNamesNoInternals(t *testing.T) {
 				t.Errorf("/search JSON has no outcome for Rechtspraak: %s", public["/search JSON"])
 			}
 
-			mc := connectMCP(t, h.base+"/mcp/rechtspraak")
+			mc := mcptest.Connect(t, h.base+"/mcp/rechtspraak")
 			text, isError := callMCPTool(t, mc, "rechtspraak_search", map[string]any{"query": "huurovereenkomst"})
 			if !isError || !strings.Contains(text, c.kind) {
 				t.Errorf("rechtspraak_search: isError %v, %q; want an error saying %q", isError, text, c.kind)
@@ -251,34 +251,6 @@ func writeTestFile(t *testing.T, name, text string) {
 	}
 }
 
-// connectMCP opens an MCP session at url.
-// mcpHangBound bounds an MCP call of these tests so that a hang fails the
-// test, not the run; no measure of speed (CI runs several packages at
-// once on 2 cores, under -race).
-const mcpHangBound = 2 * time.Minute
-
-func connectMCP(t *testing.T, url string) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	ctx, cancel := context.WithTimeout(context.Background(), mcpHangBound)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	req := mcpgo.InitializeRequest{}
-	req.Params.ClientInfo = mcpgo.Implementation{Name: "besluitbron-test", Version: "1"}
-	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 // callMCPTool calls a tool and returns its text, then its structured
 // content as JSON, and isError.
 func callMCPTool(t *testing.T, c *client.Client, name string, args map[string]any) (string, bool) {
@@ -289,7 +261,7 @@ func callMCPTool(t *testing.T, c *client.Client, name string, args map[string]an
 
 func callMCPToolParts(t *testing.T, c *client.Client, name string, args map[string]any) (text, structured string, isError bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), mcpHangBound)
+	ctx, cancel := context.WithTimeout(context.Background(), mcptest.HangBound)
 	defer cancel()
 	res, err := c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
 	if err != nil {

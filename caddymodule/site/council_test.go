@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	obvemulator "github.com/besluitbron/besluitbron/platforms/obv/emulator"
@@ -163,7 +164,7 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 	if page := get(t, h.base+"/status?lang=en", nil); !strings.Contains(page, "Per source (1)") || !strings.Contains(page, "<td>soest</td>") {
 		t.Errorf("the status page shows no sources")
 	}
-	mc := connectMCP(t, h.base+"/mcp/obv")
+	mc := mcptest.Connect(t, h.base+"/mcp/obv")
 	type out struct {
 		Platform    string
 		FetchedAt   string `json:"fetched_at"`
@@ -284,7 +285,7 @@ func TestCouncilReplicaDiskBudget(t *testing.T) {
 	if page := get(t, h.base+"/status?lang=en", nil); !strings.Contains(page, "Harvesting waits: waiting for room to ask the platform: the replica&#39;s disk budget is spent") {
 		t.Errorf("the status page does not say why the harvest waits:\n%s", page)
 	}
-	mc := connectMCP(t, h.base+"/mcp/obv")
+	mc := mcptest.Connect(t, h.base+"/mcp/obv")
 	_, structured, isError := callMCPToolParts(t, mc, "obv_search", map[string]any{"query": "gemeenteraad", "organization": "soest"})
 	if isError || !strings.Contains(structured, "asked OpenBesluitvorming: the replica is still being built") {
 		t.Fatalf("search while held: %s", structured)

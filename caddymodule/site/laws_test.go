@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	bwbemulator "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
@@ -101,7 +102,7 @@ http://:%d {
 			t.Fatalf("the laws' replica did not catch up: %+v", st.Replicas)
 		}
 	}
-	mc := connectMCP(t, base+"/mcp/laws")
+	mc := mcptest.Connect(t, base+"/mcp/laws")
 	call := func(args map[string]any) (provenance string, hits int, asked int64) {
 		t.Helper()
 		before := searches.Load()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/fanout"
+	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testtier"
 )
 
@@ -44,7 +45,7 @@ func TestMoonshot(t *testing.T) {
 	const question = "2026"
 	h := startMoonHouse(t, true, 0)
 	base, emus := h.base, h.emus
-	mc := connectMCP(t, base+"/mcp/all")
+	mc := mcptest.Connect(t, base+"/mcp/all")
 	ask := func(what string) map[string]fanout.Outcome {
 		t.Helper()
 		h.resetCounts()

@@ -18,6 +18,7 @@ import (
 	"github.com/blevesearch/bleve/v2/registry"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
 	tkemulator "github.com/besluitbron/besluitbron/platforms/tk/emulator"
@@ -145,7 +146,7 @@ func TestParliamentSearchAnsweredByTheReplica(t *testing.T) {
 	if n := h.awaitCaughtUp(t); n != 400 {
 		t.Fatalf("the replica holds %d documents, the platform 400", n)
 	}
-	mc := connectMCP(t, h.base+"/mcp/tk")
+	mc := mcptest.Connect(t, h.base+"/mcp/tk")
 	call := func(args map[string]any) (tkSearchOut, int64) {
 		t.Helper()
 		before := h.searches.Load()
