@@ -225,9 +225,9 @@ func TestVotePromptsAgainstEmulators(t *testing.T) {
 					t.Fatalf("dossier_status %s: %v", d, err)
 				}
 				namesOnlyOffered(t, c, "dossier_status", text)
-				timeline := slices.Contains(toolNames(t, c), tk.TimelineTool)
-				if strings.Contains(text, "call "+tk.TimelineTool+" ") != timeline {
-					t.Errorf("dossier_status names %s: %v, the connector lists it: %v", tk.TimelineTool, !timeline, timeline)
+				timeline := slices.Contains(toolNames(t, c), mcpkit.TimelineTool)
+				if strings.Contains(text, "call "+mcpkit.TimelineTool+" ") != timeline {
+					t.Errorf("dossier_status names %s: %v, the connector lists it: %v", mcpkit.TimelineTool, !timeline, timeline)
 				}
 				number, addition, _ := strings.Cut(d, "-")
 				var votes map[string]any
@@ -326,12 +326,12 @@ func TestVotePlansNameOnlyOfferedTools(t *testing.T) {
 				}
 			}
 			if pc.prompt == "dossier_status" {
-				timeline := slices.Contains(listed, tk.TimelineTool)
-				if c.OffersTool(tk.TimelineTool) != timeline {
-					t.Errorf("%v: OffersTool(%s) = %v, listed %v", keys, tk.TimelineTool, !timeline, timeline)
+				timeline := slices.Contains(listed, mcpkit.TimelineTool)
+				if c.OffersTool(mcpkit.TimelineTool) != timeline {
+					t.Errorf("%v: OffersTool(%s) = %v, listed %v", keys, mcpkit.TimelineTool, !timeline, timeline)
 				}
-				if strings.Contains(text, "call "+tk.TimelineTool+" ") != timeline || !strings.Contains(text, "call tk_votes ") {
-					t.Errorf("%v dossier_status: %s listed %v:\n%s", keys, tk.TimelineTool, timeline, text)
+				if strings.Contains(text, "call "+mcpkit.TimelineTool+" ") != timeline || !strings.Contains(text, "call tk_votes ") {
+					t.Errorf("%v dossier_status: %s listed %v:\n%s", keys, mcpkit.TimelineTool, timeline, text)
 				}
 			}
 		}
@@ -360,7 +360,7 @@ func TestParseDossier(t *testing.T) {
 // the tool table has it yet.
 type withTimeline struct{ *connector }
 
-func (withTimeline) OffersTool(name string) bool { return name == tk.TimelineTool }
+func (withTimeline) OffersTool(name string) bool { return name == mcpkit.TimelineTool }
 
 // Where the connector lists dossier_timeline, dossier_status starts with
 // it, with the dossier as the tool takes it, and reads the publication
@@ -375,7 +375,7 @@ func TestDossierStatusWithTimeline(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := steps(t, text)
-		if len(st) < 2 || st[0].tool != tk.TimelineTool || st[0].args["dossier"] != "36200" || st[0].args["toevoeging"] != "VII" ||
+		if len(st) < 2 || st[0].tool != mcpkit.TimelineTool || st[0].args["dossier"] != "36200" || st[0].args["toevoeging"] != "VII" ||
 			st[1].tool != "tk_votes" || st[1].args["dossier"] != "36200" || st[1].args["toevoeging"] != "VII" {
 			t.Errorf("%v: dossier_status with the timeline: %v\n%s", keys, st, text)
 		}

@@ -22,8 +22,6 @@ import (
 // connector offers the tool where it offers a source of the parliament
 // stage; it names no platform.
 
-const timelineName = "dossier_timeline"
-
 type timelineIn struct {
 	Dossier    string `json:"dossier" jsonschema:"required" jsonschema_description:"The Kamerstuk dossier, the bill's dossier number: 36410, or with its addition after a dash (36200-VII) or in toevoeging." jsonschema_extras:"examples=36410"`
 	Toevoeging string `json:"toevoeging,omitempty" jsonschema_description:"The dossier's addition (VII), when dossier does not hold it."`
@@ -100,7 +98,7 @@ func timelineDesc() string {
 
 // timelineSpec is the tool's row of the table.
 func timelineSpec() toolSpec {
-	s := specOf("besluitbron", mcpkit.Typed(timelineName, "Timeline of a dossier or bill", mcpkit.CostBudget, timelineDesc(), dossierTimeline))
+	s := specOf("besluitbron", mcpkit.Typed(mcpkit.TimelineTool, "Timeline of a dossier or bill", mcpkit.CostBudget, timelineDesc(), dossierTimeline))
 	s.offered = offersTimeline
 	return s
 }

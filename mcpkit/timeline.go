@@ -42,6 +42,10 @@ const (
 	StepLawVersion  = "law_version" // a law's version that took effect
 )
 
+// TimelineTool is the name of the connector's tool that lists a
+// dossier's way (mcp/timeline.go), for the plans that name it.
+const TimelineTool = "dossier_timeline"
+
 // Dossier names a Kamerstuk dossier: its number and, for a dossier with
 // one (a budget's chapter), its addition.
 type Dossier struct {

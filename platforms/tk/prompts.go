@@ -23,9 +23,6 @@ import (
 //     with the connector's dossier_timeline where it lists it
 //     (mcpkit.OffersTool), then its votes with tk_votes. Offered with tk.
 
-// TimelineTool is the connector tool that lists a dossier's course.
-const TimelineTool = "dossier_timeline"
-
 // Prompts: how_did_they_vote and dossier_status.
 func (provider) Prompts() []mcpkit.Prompt {
 	return []mcpkit.Prompt{
@@ -122,10 +119,10 @@ func planDossier(env mcpkit.Env, a mcpkit.Args) (string, error) {
 	q := "Where does Kamerstuk dossier " + name + " stand now?"
 	args := map[string]any{"dossier": number, "toevoeging": addition}
 	var p mcpkit.Plan
-	timeline := mcpkit.OffersTool(env, TimelineTool)
+	timeline := mcpkit.OffersTool(env, mcpkit.TimelineTool)
 	if timeline {
 		p.Step("Its course: %s. The dossier's steps in order (kamerstukken, debates, votes, the Eerste Kamer, the Staatsblad publication, the law's version in force), with the links it could not make reported as missing.",
-			mcpkit.Call(TimelineTool, args))
+			mcpkit.Call(mcpkit.TimelineTool, args))
 	}
 	p.Step("The votes on its zaken (the bill, its amendments, motions on it): %s. Newest first; when has_more, page on with offset=next_offset. The vote on the bill itself (wetsvoorstel) says whether the Tweede Kamer adopted it, and how each fractie voted with its seats.",
 		mcpkit.Call("tk_votes", args))
