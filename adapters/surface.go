@@ -51,6 +51,9 @@ type Surface struct {
 	// what was voted on itself (a Tweede Kamer zaak number) is looked
 	// up. Nil when the platform publishes no votes.
 	Votes func(ctx context.Context, env Env, id, kind string) ([]VoteChart, error)
+	// Timeline is the platform's part in a dossier's way (timeline.go):
+	// nil when it holds none.
+	Timeline *TimelineSource
 }
 
 // Recognizes is a Surface.Recognize from the platform's check of an

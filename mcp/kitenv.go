@@ -105,6 +105,16 @@ func (t *toolCallEnv) FetchDocument(ctx context.Context, key, id, kind, notFound
 	return d, fail
 }
 
+// surfaceEnv is the Env a platform's surface is given for this call (a
+// surface's requests name their platform); their answers are kept.
+func (t *toolCallEnv) surfaceEnv(ctx context.Context) adapters.Env {
+	k := t.connector.calls(ctx, "")
+	t.mu.Lock()
+	t.getters = append(t.getters, k)
+	t.mu.Unlock()
+	return adapters.Env{Get: k.getFrom, Memo: &t.lists, Now: t.now()}
+}
+
 func (t *toolCallEnv) keep(as ...*subcall.Answer) {
 	t.mu.Lock()
 	t.answers = append(t.answers, as...)

@@ -362,10 +362,10 @@ func TestDossierTimelineThroughCacheAndBudget(t *testing.T) {
 	// links it cannot give; one without the Kamer does not offer it.
 	tkOnly := mcptest.Connect(t, base+"/mcp/tkonly")
 	res, text, isErr = callTimeline(t, tkOnly, map[string]any{"dossier": bill})
-	if isErr || len(res["missing"].([]any)) != 2 || !strings.Contains(text, "this connector offers no platform that holds it (it offers tk)") {
+	if isErr || len(res["missing"].([]any)) != 2 || !strings.Contains(text, "no platform that holds it is offered here (offered: tk)") {
 		t.Fatalf("tk only: %s", text)
 	}
-	if _, text, isErr := callTimeline(t, tkOnly, map[string]any{"dossier": bill, "law": "BWBR9100000"}); !isErr || !strings.Contains(text, "offers no platform of laws") {
+	if _, text, isErr := callTimeline(t, tkOnly, map[string]any{"dossier": bill, "law": "BWBR9100000"}); !isErr || !strings.Contains(text, "no platform of laws is offered here") {
 		t.Fatalf("law without laws: %s", text)
 	}
 	names := toolNames(t, mcptest.Connect(t, base+"/mcp/obonly"))
@@ -481,10 +481,9 @@ func TestDossierTimelineDescription(t *testing.T) {
 	d := timelineDesc()
 	total := 0
 	for _, s := range timelineSources() {
-		_, n, cost := s.src.TimelineDesc()
-		total += n
-		if !strings.Contains(d, cost) {
-			t.Errorf("the description lacks %s's cost %q", s.key, cost)
+		total += s.Source.Requests
+		if !strings.Contains(d, s.Source.Cost) {
+			t.Errorf("the description lacks %s's cost %q", s.Key, s.Source.Cost)
 		}
 	}
 	if total == 0 || !strings.Contains(d, fmt.Sprintf("\nCost: at most %d platform requests for one timeline", total)) {

@@ -32,7 +32,8 @@ func SurfaceWith(local datereplica.Searcher) adapters.Surface {
 			law, err := Fetch(env.Bind(ctx, platforms.BWB), FetchParams{ID: id}, env.Now.Format(time.DateOnly))
 			return law.Document, err
 		},
-		Probe: probe,
+		Probe:    probe,
+		Timeline: timelineSource,
 		Resources: []adapters.ResourceKind{{
 			Template: resourceTemplate, Name: "bwb-law", Title: "Law or national regulation (BWB)",
 			Description: "A law or national regulation by its BWB identifier (e.g. BWBR0005537), as in force on date (YYYY-MM-DD, default today), whole or one article.",

@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // The laws' part in a dossier's timeline (issue 37, point 3;
-// mcpkit.TimelineSource): the version of a law that took effect from the
+// adapters.TimelineSource): the version of a law that took effect from the
 // bill, read backwards from the law's own data. A toestand's brondata
 // names, for each change, the publication that made it (oorspronkelijk)
 // and the one that set it in force (inwerkingtreding, with its
@@ -30,11 +27,18 @@ import (
 // Without a law the link is reported missing; it is never matched by
 // title.
 
-// TimelineStage: the law version the publications made.
-func (provider) TimelineStage() int { return mcpkit.StageLaw }
+// timelineSource is the laws' part in a dossier's way (Surface.Timeline).
+var timelineSource = &adapters.TimelineSource{
+	Stage:    adapters.StageLaw,
+	Check:    checkTimeline,
+	Read:     readTimeline,
+	What:     `From the laws (bwb), when law names one (a BWB id such as BWBR0045754, e.g. from bwb_search): the version that took effect from the dossier, with its in-force date, found in the law's brondata, which names the Staatsblad publication (and may name the dossier) of each change; no search goes from a publication to the laws it changed, so without law this link is reported missing, never matched by title.`,
+	Requests: 3,
+	Cost:     "bwb with law two (the law's manifest and its newest version), a third when the newest version no longer names the publication, through KOOP's budget of " + tableRow.Budget.Allowance() + "; versions are cached for months",
+}
 
-// TimelineCheck: a law given is a BWB id.
-func (provider) TimelineCheck(q mcpkit.TimelineQuery) (bool, error) {
+// checkTimeline: a law given is a BWB id.
+func checkTimeline(q adapters.TimelineQuery) (bool, error) {
 	if strings.TrimSpace(q.Law) == "" {
 		return false, nil
 	}
@@ -42,12 +46,6 @@ func (provider) TimelineCheck(q mcpkit.TimelineQuery) (bool, error) {
 		return true, fmt.Errorf("law: %v", err)
 	}
 	return true, nil
-}
-
-// TimelineDesc is the laws' part of dossier_timeline's description.
-func (provider) TimelineDesc() (string, int, string) {
-	return `From the laws (bwb), when law names one (a BWB id such as BWBR0045754, e.g. from bwb_search): the version that took effect from the dossier, with its in-force date, found in the law's brondata, which names the Staatsblad publication (and may name the dossier) of each change; no search goes from a publication to the laws it changed, so without law this link is reported missing, never matched by title.`,
-		3, "bwb with law two (the law's manifest and its newest version), a third when the newest version no longer names the publication, through KOOP's budget of " + tableRow.Budget.Allowance() + "; versions are cached for months"
 }
 
 // Source is one brondata entry: the publications of a change and the day
@@ -146,7 +144,7 @@ type TimelineMatch struct {
 
 // MatchSources are the entries of sources that name one of the
 // publications stb (OB identifiers, stb-2018-84) or dossier d.
-func MatchSources(sources []Source, stb map[string]bool, d mcpkit.Dossier) []TimelineMatch {
+func MatchSources(sources []Source, stb map[string]bool, d adapters.Dossier) []TimelineMatch {
 	want := dossierKey(d.String())
 	var out []TimelineMatch
 	for _, s := range sources {
@@ -173,16 +171,16 @@ func MatchSources(sources []Source, stb map[string]bool, d mcpkit.Dossier) []Tim
 	return out
 }
 
-// Timeline reads the law q names for the version that took effect from
+// readTimeline reads the law q names for the version that took effect from
 // q's dossier.
-func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQuery) (mcpkit.TimelinePart, *mcpgo.CallToolResult) {
-	var part mcpkit.TimelinePart
+func readTimeline(ctx context.Context, env adapters.Env, q adapters.TimelineQuery) (adapters.TimelinePart, error) {
+	part := adapters.TimelinePart{Provenance: "asked the Basiswettenbestand through the cache"}
 	d := q.Dossier
 	stb := map[string]bool{}
 	var stbIDs []string
 	earliest := ""
 	for _, s := range q.Steps {
-		if s.Platform == platforms.OB && s.Kind == mcpkit.StepPublication && s.ID != "" {
+		if s.Platform == platforms.OB && s.Kind == adapters.StepPublication && s.ID != "" {
 			stb[strings.ToLower(s.ID)] = true
 			stbIDs = append(stbIDs, s.ID)
 			if s.Date != "" && (earliest == "" || s.Date < earliest) {
@@ -194,28 +192,28 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 	if len(stbIDs) > 0 {
 		named = strings.Join(stbIDs, ", ") + " or " + named
 	}
-	missing := func(why string) (mcpkit.TimelinePart, *mcpgo.CallToolResult) {
-		part.Missing = append(part.Missing, mcpkit.TimelineGap{Platform: platforms.BWB, Link: "law version in force", Why: why})
+	missing := func(why string) (adapters.TimelinePart, error) {
+		part.Missing = append(part.Missing, adapters.TimelineGap{Platform: platforms.BWB, Link: "law version in force", Why: why})
 		return part, nil
 	}
 	if strings.TrimSpace(q.Law) == "" {
 		return missing("no search finds a law by the publication or dossier that changed it (the laws' search reads titles); give law (the BWB id of the law the bill changes or makes, e.g. from bwb_search) and its brondata is read for " + named)
 	}
 	id, err := ValidID(q.Law)
-	if err != nil { // TimelineCheck refused it before any request
-		return part, mcpkit.Invalid(err)
+	if err != nil { // checkTimeline refused it before any request
+		return part, &adapters.InvalidError{Err: err}
 	}
-	get := env.Getter(ctx, platforms.BWB)
+	get := env.Bind(ctx, platforms.BWB)
 	counted := func(r adapters.Request) ([]byte, error) {
 		part.Requests++
 		return get(r)
 	}
-	failed := func(what string, err error) (mcpkit.TimelinePart, *mcpgo.CallToolResult) {
+	failed := func(what string, err error) (adapters.TimelinePart, error) {
 		var pe *adapters.ParseError
 		if errors.As(err, &pe) {
 			return missing(fmt.Sprintf("%s of %s did not read: %s; nothing of it is used", what, id, adapters.Cut(err.Error(), 300)))
 		}
-		return missing(fmt.Sprintf("%s of %s could not be read: %s", what, id, env.FailureText(platforms.BWB, err)))
+		return missing(fmt.Sprintf("%s of %s could not be read: %s", what, id, q.Why(platforms.BWB, err)))
 	}
 	mr, _ := ManifestRequest(id)
 	body, err := counted(mr)
@@ -284,7 +282,7 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 // lawStep is the step of the version that match mt set in force: the
 // version whose first day is the entry's in-force date, else the one in
 // force on that date; read is the version whose brondata was read.
-func lawStep(t *Toestand, m Manifest, mt TimelineMatch, read Version) (mcpkit.TimelineStep, bool) {
+func lawStep(t *Toestand, m Manifest, mt TimelineMatch, read Version) (adapters.TimelineStep, bool) {
 	date := mt.Source.Date
 	var v *Version
 	for i := range m.Versions {
@@ -301,7 +299,7 @@ func lawStep(t *Toestand, m Manifest, mt TimelineMatch, read Version) (mcpkit.Ti
 	if date == "" {
 		why += "; it gives no in-force date"
 	}
-	s := mcpkit.TimelineStep{Kind: mcpkit.StepLawVersion, Platform: platforms.BWB, Title: adapters.Cut(t.Title, 300),
+	s := adapters.TimelineStep{Kind: adapters.StepLawVersion, Platform: platforms.BWB, Title: adapters.Cut(t.Title, 300),
 		ID: t.ID, InForce: date, Date: date, LinkedBy: why}
 	if v == nil {
 		// The change's day is known, but no version of the manifest

@@ -8,7 +8,6 @@ import (
 
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
-	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 	emu "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
 )
@@ -26,12 +25,12 @@ func TestTimelineBrondataRealFixture(t *testing.T) {
 	if len(sources) < 3 {
 		t.Fatalf("%d sources", len(sources))
 	}
-	ms := MatchSources(sources, map[string]bool{"stcrt-2006-73-p10-sc74601": true}, mcpkit.Dossier{Number: "33581"})
+	ms := MatchSources(sources, map[string]bool{"stcrt-2006-73-p10-sc74601": true}, adapters.Dossier{Number: "33581"})
 	if len(ms) != 1 || ms[0].Source.Date != "2006-04-14" ||
 		strings.Join(ms[0].Why, "; ") != "Stcrt. 2006, 73 (made the change); Stcrt. 2006, 73 (set it in force)" {
 		t.Fatalf("%+v", ms)
 	}
-	if ms := MatchSources(sources, nil, mcpkit.Dossier{Number: "33581"}); len(ms) != 0 {
+	if ms := MatchSources(sources, nil, adapters.Dossier{Number: "33581"}); len(ms) != 0 {
 		t.Fatalf("a dossier the brondata does not name: %+v", ms)
 	}
 }
@@ -96,45 +95,40 @@ func TestTimelineDossierref(t *testing.T) {
 		strings.Join(sources[0].InForce[0].Dossiers, ",") != "33581" || sources[1].Date != "2010-07-01" {
 		t.Fatalf("%+v", sources)
 	}
-	ms := MatchSources(sources, nil, mcpkit.Dossier{Number: "33581"})
+	ms := MatchSources(sources, nil, adapters.Dossier{Number: "33581"})
 	if len(ms) != 1 || ms[0].Source.Date != "2014-03-29" || ms[0].Why[0] != "dossier 33581 (dossierref of Stb. 2014, 110, which set it in force)" {
 		t.Fatalf("%+v", ms)
 	}
-	ms = MatchSources(sources, map[string]bool{"stb-2014-111": true}, mcpkit.Dossier{Number: "99999"})
+	ms = MatchSources(sources, map[string]bool{"stb-2014-111": true}, adapters.Dossier{Number: "99999"})
 	if len(ms) != 1 || ms[0].Why[0] != "Stb. 2014, 111 (made the change)" {
 		t.Fatalf("%+v", ms)
 	}
-	for _, d := range []mcpkit.Dossier{{Number: "33581", Addition: "A"}, {Number: "3358"}, {Number: "2014"}} {
+	for _, d := range []adapters.Dossier{{Number: "33581", Addition: "A"}, {Number: "3358"}, {Number: "2014"}} {
 		if ms := MatchSources(sources, nil, d); len(ms) != 0 {
 			t.Fatalf("%s: %+v", d, ms)
 		}
 	}
 	titled := strings.Replace(realDossierref, "<citeertitel>Vreemdelingenbesluit 2000</citeertitel>", "<citeertitel>Wet 34775 (Kamerstukken 34775)</citeertitel>", 1)
 	tt, _ = ParseToestand([]byte(titled))
-	if ms := MatchSources(tt.BrondataSources(), nil, mcpkit.Dossier{Number: "34775"}); len(ms) != 0 {
+	if ms := MatchSources(tt.BrondataSources(), nil, adapters.Dossier{Number: "34775"}); len(ms) != 0 {
 		t.Fatalf("matched by title: %+v", ms)
 	}
 }
 
-// timelineEnv is the part of mcpkit.Env a source uses: a getter, and the
-// failure text of a failed request.
-type timelineEnv struct {
-	mcpkit.Env
-	get func(adapters.Request) ([]byte, error)
+// timelineEnv is the Env a source is given: a getter, and (in the
+// query's Explain) the failure text of a failed request.
+func timelineEnv(get func(adapters.Request) ([]byte, error)) adapters.Env {
+	return adapters.Env{Get: func(_ context.Context, _ string, r adapters.Request) ([]byte, error) { return get(r) }}
 }
 
-func (e timelineEnv) Getter(context.Context, string) func(adapters.Request) ([]byte, error) {
-	return e.get
-}
-
-func (e timelineEnv) FailureText(_ string, err error) string { return "failed: " + err.Error() }
+func explain(_ string, err error) string { return "failed: " + err.Error() }
 
 // chainLaw is a law the emulator made by stb-2018-84 of dossier 34775.
 var chainLaw = emu.Law{ID: "BWBR9100001", Title: "Wet herziening tijdelijke regels", InForce: "2019-01-01",
 	Year: 2018, Number: 84, Issued: "2018-03-14", Signed: "2018-03-09", Dossier: "34775"}
 
-func stbStep(id, date string) mcpkit.TimelineStep {
-	return mcpkit.TimelineStep{Platform: platforms.OB, Kind: mcpkit.StepPublication, ID: id, Date: date}
+func stbStep(id, date string) adapters.TimelineStep {
+	return adapters.TimelineStep{Platform: platforms.OB, Kind: adapters.StepPublication, ID: id, Date: date}
 }
 
 // The law's part through the emulator: the version the Staatsblad
@@ -144,50 +138,50 @@ func stbStep(id, date string) mcpkit.TimelineStep {
 // so in missing.
 func TestTimelineThroughEmulator(t *testing.T) {
 	var log []string
-	env := timelineEnv{get: emuGet(emu.New(emu.Config{Laws: []emu.Law{chainLaw}}), &log)}
-	p := provider{}
-	d := mcpkit.Dossier{Number: "34775"}
-	q := mcpkit.TimelineQuery{Dossier: d, Law: "bwbr9100001", Steps: []mcpkit.TimelineStep{stbStep("stb-2018-84", "2018-03-14")}}
-	if mine, err := p.TimelineCheck(q); !mine || err != nil {
+	env := timelineEnv(emuGet(emu.New(emu.Config{Laws: []emu.Law{chainLaw}}), &log))
+	p := timelineSource
+	d := adapters.Dossier{Number: "34775"}
+	q := adapters.TimelineQuery{Explain: explain, Dossier: d, Law: "bwbr9100001", Steps: []adapters.TimelineStep{stbStep("stb-2018-84", "2018-03-14")}}
+	if mine, err := p.Check(q); !mine || err != nil {
 		t.Fatal(mine, err)
 	}
-	part, fail := p.Timeline(context.Background(), env, q)
+	part, fail := p.Read(context.Background(), env, q)
 	if fail != nil || len(part.Steps) != 1 || len(part.Missing) != 0 || part.Requests != 2 || len(log) != 2 {
 		t.Fatalf("%+v %v %v", part, fail, log)
 	}
 	s := part.Steps[0]
-	if s.Kind != mcpkit.StepLawVersion || s.Date != "2019-01-01" || s.InForce != "2019-01-01" || s.ID != "BWBR9100001" ||
+	if s.Kind != adapters.StepLawVersion || s.Date != "2019-01-01" || s.InForce != "2019-01-01" || s.ID != "BWBR9100001" ||
 		s.URI != "besluitbron://bwb/BWBR9100001?date=2019-01-01" || s.SourceURL != "https://wetten.overheid.nl/BWBR9100001/2019-01-01" ||
 		s.Citation != "Wet herziening tijdelijke regels (geldend op 1 januari 2019)" || s.Result != "version 2019-01-01_0, in force from 2019-01-01 until further notice" ||
 		!strings.Contains(s.LinkedBy, "Stb. 2018, 84 (made the change)") || !strings.Contains(s.LinkedBy, "dossier 34775 (dossierref of Stb. 2018, 84") {
 		t.Fatalf("%+v", s)
 	}
 	// By the dossierref alone, without the Staatsblad step.
-	part, _ = p.Timeline(context.Background(), env, mcpkit.TimelineQuery{Dossier: d, Law: "BWBR9100001"})
+	part, _ = p.Read(context.Background(), env, adapters.TimelineQuery{Dossier: d, Law: "BWBR9100001"})
 	if len(part.Steps) != 1 || strings.Contains(part.Steps[0].LinkedBy, "Stb. 2018, 84 (made") || !strings.Contains(part.Steps[0].LinkedBy, "dossier 34775 (dossierref") {
 		t.Fatalf("%+v", part)
 	}
 
 	// No law: missing, no request.
 	log = nil
-	part, fail = p.Timeline(context.Background(), env, mcpkit.TimelineQuery{Dossier: d, Steps: q.Steps})
+	part, fail = p.Read(context.Background(), env, adapters.TimelineQuery{Dossier: d, Steps: q.Steps})
 	if fail != nil || len(part.Steps) != 0 || len(part.Missing) != 1 || part.Requests != 0 || len(log) != 0 ||
 		!strings.Contains(part.Missing[0].Why, "give law") || !strings.Contains(part.Missing[0].Why, "stb-2018-84 or dossier 34775") {
 		t.Fatalf("%+v %v", part, log)
 	}
 	// A law whose brondata names neither: both versions tried (the newest,
 	// then the one in force after the publication), then missing.
-	part, _ = p.Timeline(context.Background(), env, mcpkit.TimelineQuery{Dossier: d, Law: "BWBR0008326", Steps: []mcpkit.TimelineStep{stbStep("stb-2006-1", "2006-01-01")}})
+	part, _ = p.Read(context.Background(), env, adapters.TimelineQuery{Dossier: d, Law: "BWBR0008326", Steps: []adapters.TimelineStep{stbStep("stb-2006-1", "2006-01-01")}})
 	if len(part.Steps) != 0 || part.Requests != 3 || len(part.Missing) != 1 ||
 		!strings.Contains(part.Missing[0].Why, "the brondata of BWBR0008326 (versions 2011-01-01_0, 2006-03-08_0) names neither stb-2006-1 or dossier 34775") {
 		t.Fatalf("%+v", part)
 	}
 	// An unknown law, a malformed one.
-	part, _ = p.Timeline(context.Background(), env, mcpkit.TimelineQuery{Dossier: d, Law: "BWBR0000001"})
+	part, _ = p.Read(context.Background(), env, adapters.TimelineQuery{Dossier: d, Law: "BWBR0000001"})
 	if len(part.Missing) != 1 || !strings.Contains(part.Missing[0].Why, "holds no regulation BWBR0000001") {
 		t.Fatalf("%+v", part)
 	}
-	if mine, err := p.TimelineCheck(mcpkit.TimelineQuery{Law: "Gemeentewet"}); !mine || err == nil {
+	if mine, err := p.Check(adapters.TimelineQuery{Law: "Gemeentewet"}); !mine || err == nil {
 		t.Fatal("a law that is no BWB id passed")
 	}
 
@@ -204,8 +198,8 @@ func TestTimelineThroughEmulator(t *testing.T) {
 		{err: &adapters.RouteError{Status: 503, Kind: adapters.KindUnavailable}, want: "could not be read: failed:"},
 		{err: errors.New("connection reset"), want: "could not be read: failed: connection reset"},
 	} {
-		env := timelineEnv{get: func(adapters.Request) ([]byte, error) { return []byte(tc.body), tc.err }}
-		part, fail := p.Timeline(context.Background(), env, q)
+		env := timelineEnv(func(adapters.Request) ([]byte, error) { return []byte(tc.body), tc.err })
+		part, fail := p.Read(context.Background(), env, q)
 		if fail != nil || len(part.Steps) != 0 || len(part.Missing) != 1 || !strings.Contains(part.Missing[0].Why, tc.want) {
 			t.Errorf("%q %v: %+v %v", tc.body, tc.err, part, fail)
 		}
@@ -213,13 +207,13 @@ func TestTimelineThroughEmulator(t *testing.T) {
 	// A toestand that does not parse, after a good manifest.
 	good := emuGet(emu.New(emu.Config{Laws: []emu.Law{chainLaw}}), &log)
 	n := 0
-	env = timelineEnv{get: func(r adapters.Request) ([]byte, error) {
+	env = timelineEnv(func(r adapters.Request) ([]byte, error) {
 		if n++; n == 1 {
 			return good(r)
 		}
 		return []byte("<toestand><wetgeving>"), nil
-	}}
-	part, _ = p.Timeline(context.Background(), env, q)
+	})
+	part, _ = p.Read(context.Background(), env, q)
 	if len(part.Steps) != 0 || len(part.Missing) != 1 || !strings.Contains(part.Missing[0].Why, "version 2019-01-01_0 of BWBR9100001 did not read") {
 		t.Fatalf("%+v", part)
 	}

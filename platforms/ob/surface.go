@@ -34,6 +34,7 @@ func SurfaceWith(linkBases func() []string, local datereplica.Searcher) adapters
 		},
 		Probe:     probe,
 		Recognize: recognize,
+		Timeline:  timelineSource,
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{
 		Template: "besluitbron://ob/{id}{?page}", Name: "ob-publication", Title: "Official publication (Officiële Bekendmakingen)",

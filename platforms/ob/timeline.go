@@ -8,16 +8,13 @@ import (
 	"strconv"
 	"strings"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/adapters/koopsru"
-	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // Officiële Bekendmakingen' part in a dossier's timeline (issue 37,
-// point 3; mcpkit.TimelineSource): the Staatsblad publications whose
+// point 3; adapters.TimelineSource): the Staatsblad publications whose
 // metadata names the dossier (overheidwetgeving:behandeldDossier, the
 // CQL index w.behandeldDossier) and the Eerste Kamer's kamerstukken of
 // it (w.dossiernummer, creator the Eerste Kamer), in one SRU search:
@@ -38,21 +35,18 @@ import (
 // and the Eerste Kamer a few dozen papers at most.
 const timelineRecords = 50
 
-// TimelineStage: the publications that name the dossier.
-func (provider) TimelineStage() int { return mcpkit.StagePublication }
-
-// TimelineCheck: Officiële Bekendmakingen reads no law.
-func (provider) TimelineCheck(mcpkit.TimelineQuery) (bool, error) { return false, nil }
-
-// TimelineDesc is Officiële Bekendmakingen' part of dossier_timeline's
-// description.
-func (provider) TimelineDesc() (string, int, string) {
-	return `From Officiële Bekendmakingen (ob): the Staatsblad publications whose metadata names the dossier (behandeldDossier), and the Eerste Kamer's kamerstukken of it; a dossier no Staatsblad publication names yet is reported missing.`,
-		1, "ob one search, through KOOP's budget of " + tableRow.Budget.Allowance()
+// timelineSource is Officiële Bekendmakingen' part in a dossier's way
+// (Surface.Timeline).
+var timelineSource = &adapters.TimelineSource{
+	Stage:    adapters.StagePublication,
+	Read:     readTimeline,
+	What:     `From Officiële Bekendmakingen (ob): the Staatsblad publications whose metadata names the dossier (behandeldDossier), and the Eerste Kamer's kamerstukken of it; a dossier no Staatsblad publication names yet is reported missing.`,
+	Requests: 1,
+	Cost:     "ob one search, through KOOP's budget of " + tableRow.Budget.Allowance(),
 }
 
 // TimelineRequest is the search for the publications that name dossier d.
-func TimelineRequest(d mcpkit.Dossier) adapters.Request {
+func TimelineRequest(d adapters.Dossier) adapters.Request {
 	n := `"` + d.String() + `"`
 	cql := `c.product-area==officielepublicaties and ((w.publicatienaam="Staatsblad" and w.behandeldDossier==` + n +
 		`) or (w.publicatienaam="Kamerstuk" and w.dossiernummer==` + n + ` and dt.creator="Eerste Kamer")) sortBy dt.available/sort.ascending`
@@ -98,7 +92,7 @@ type TimelinePublication struct {
 // ParseTimeline reads the answer to TimelineRequest(d): the publications
 // whose own metadata names d, the records the search gave that name
 // another dossier (left out), and the total the platform counted.
-func ParseTimeline(body []byte, d mcpkit.Dossier) (pubs []TimelinePublication, others []string, total int, err error) {
+func ParseTimeline(body []byte, d adapters.Dossier) (pubs []TimelinePublication, others []string, total int, err error) {
 	resp, err := koopsru.Parse[timelineRecord](body)
 	if err != nil {
 		return nil, nil, 0, err
@@ -145,19 +139,19 @@ func dossierKey(s string) string {
 	return strings.ToUpper(strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '-' }), "-"))
 }
 
-// Timeline finds the publications that name q's dossier.
-func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQuery) (mcpkit.TimelinePart, *mcpgo.CallToolResult) {
-	var part mcpkit.TimelinePart
+// readTimeline finds the publications that name q's dossier.
+func readTimeline(ctx context.Context, env adapters.Env, q adapters.TimelineQuery) (adapters.TimelinePart, error) {
+	part := adapters.TimelinePart{Provenance: "asked Officiële Bekendmakingen through the cache"}
 	d := q.Dossier
-	gap := func(why string) mcpkit.TimelinePart {
-		part.Missing = append(part.Missing, mcpkit.TimelineGap{Platform: platforms.OB, Link: "Staatsblad publication",
-			Why: why}, mcpkit.TimelineGap{Platform: platforms.OB, Link: "Eerste Kamer", Why: why})
+	gap := func(why string) adapters.TimelinePart {
+		part.Missing = append(part.Missing, adapters.TimelineGap{Platform: platforms.OB, Link: "Staatsblad publication",
+			Why: why}, adapters.TimelineGap{Platform: platforms.OB, Link: "Eerste Kamer", Why: why})
 		return part
 	}
 	part.Requests++
-	body, err := env.Getter(ctx, platforms.OB)(TimelineRequest(d))
+	body, err := env.Get(ctx, platforms.OB, TimelineRequest(d))
 	if err != nil {
-		return gap("the search for the publications that name dossier " + d.String() + " failed: " + env.FailureText(platforms.OB, err)), nil
+		return gap("the search for the publications that name dossier " + d.String() + " failed: " + q.Why(platforms.OB, err)), nil
 	}
 	pubs, others, total, err := ParseTimeline(body, d)
 	if err != nil {
@@ -165,15 +159,15 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 	}
 	stb, ek := 0, 0
 	for _, p := range pubs {
-		s := mcpkit.TimelineStep{Date: p.Date, Platform: platforms.OB, Title: adapters.Cut(p.Title, 300), ID: p.ID,
+		s := adapters.TimelineStep{Date: p.Date, Platform: platforms.OB, Title: adapters.Cut(p.Title, 300), ID: p.ID,
 			Citation: Citation(p.ID, p.Creator, p.Vergaderjaar), URI: publicationURI(p.ID), SourceURL: p.URL}
 		if p.Staatsblad {
 			stb++
-			s.Kind = mcpkit.StepPublication
+			s.Kind = adapters.StepPublication
 			s.LinkedBy = "its metadata names dossier " + d.String() + " (" + p.Named + ")"
 		} else {
 			ek++
-			s.Kind, s.Chamber = mcpkit.StepDocument, "Eerste Kamer"
+			s.Kind, s.Chamber = adapters.StepDocument, "Eerste Kamer"
 			s.LinkedBy = "its metadata names dossier " + d.String() + " (" + p.Named + "), and its creator the Eerste Kamer"
 		}
 		part.Steps = append(part.Steps, s)
@@ -185,7 +179,7 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 		part.Notes = append(part.Notes, fmt.Sprintf("Officiële Bekendmakingen counts %d publications for the search; the first %d were read.", total, len(pubs)+len(others)))
 	}
 	if stb == 0 {
-		part.Missing = append(part.Missing, mcpkit.TimelineGap{Platform: platforms.OB, Link: "Staatsblad publication",
+		part.Missing = append(part.Missing, adapters.TimelineGap{Platform: platforms.OB, Link: "Staatsblad publication",
 			Why: "no Staatsblad publication's metadata names dossier " + d.String() + " (behandeldDossier): the bill may not have become law (yet), or the dossier holds no bill"})
 	}
 	if ek == 0 {

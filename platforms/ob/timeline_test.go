@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
-	"github.com/besluitbron/besluitbron/mcpkit"
 )
 
 // stbRecord is the real search record (fixtures/ob) as the Staatsblad
@@ -46,7 +46,7 @@ func envelope(total int, recs ...string) []byte {
 // dossier; one that names another, or none, is left out and said so;
 // the Eerste Kamer's kamerstuk is taken by its dossiernummer and creator.
 func TestTimelineParseRecords(t *testing.T) {
-	d := mcpkit.Dossier{Number: "34775"}
+	d := adapters.Dossier{Number: "34775"}
 	pubs, others, total, err := ParseTimeline(envelope(3, stbRecord(t, "34775"), stbRecord(t, "34776"), ekRecord(t, "34775")), d)
 	if err != nil || total != 3 {
 		t.Fatal(total, err)
@@ -63,12 +63,12 @@ func TestTimelineParseRecords(t *testing.T) {
 		t.Fatalf("%+v %q", ek, Citation(ek.ID, ek.Creator, ek.Vergaderjaar))
 	}
 	// A dossier with an addition is another dossier: 34775 names not 34775-VII.
-	pubs, _, _, _ = ParseTimeline(envelope(1, stbRecord(t, "34775")), mcpkit.Dossier{Number: "34775", Addition: "VII"})
+	pubs, _, _, _ = ParseTimeline(envelope(1, stbRecord(t, "34775")), adapters.Dossier{Number: "34775", Addition: "VII"})
 	if len(pubs) != 0 {
 		t.Fatalf("%+v", pubs)
 	}
 	// Written with a space, the same dossier.
-	pubs, _, _, _ = ParseTimeline(envelope(1, stbRecord(t, "36200 vii")), mcpkit.Dossier{Number: "36200", Addition: "VII"})
+	pubs, _, _, _ = ParseTimeline(envelope(1, stbRecord(t, "36200 vii")), adapters.Dossier{Number: "36200", Addition: "VII"})
 	if len(pubs) != 1 {
 		t.Fatalf("%+v", pubs)
 	}
@@ -82,7 +82,7 @@ func TestTimelineParseRecords(t *testing.T) {
 // Answers that are no search response fail; a diagnostic is the
 // platform refusing the search.
 func TestTimelineParseHostile(t *testing.T) {
-	d := mcpkit.Dossier{Number: "34775"}
+	d := adapters.Dossier{Number: "34775"}
 	for _, body := range []string{``, `<searchRetrieveResponse><records><record>`, `<html>busy</html>`,
 		`<searchRetrieveResponse><diagnostics><diagnostic><message>unsupported index</message></diagnostic></diagnostics></searchRetrieveResponse>`,
 		string(envelope(1, strings.Replace(stbRecord(t, "34775"), "stb-2018-84", "../../etc", -1)))} {
@@ -94,7 +94,7 @@ func TestTimelineParseHostile(t *testing.T) {
 
 // The request asks for the dossier exactly, both kinds in one search.
 func TestTimelineRequest(t *testing.T) {
-	r := TimelineRequest(mcpkit.Dossier{Number: "36200", Addition: "VII"})
+	r := TimelineRequest(adapters.Dossier{Number: "36200", Addition: "VII"})
 	u, err := url.Parse(r.Path)
 	if err != nil {
 		t.Fatal(err)

@@ -115,7 +115,7 @@ func ParseDossier(s string) (number, addition string, err error) {
 	if n, t, ok := strings.Cut(s, " "); ok && !strings.Contains(s, "-") {
 		s = n + "-" + strings.TrimSpace(t)
 	}
-	d, err := mcpkit.ParseDossier(s, "")
+	d, err := adapters.ParseDossier(s, "")
 	if err != nil {
 		return "", "", err
 	}

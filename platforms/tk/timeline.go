@@ -7,15 +7,12 @@ import (
 	"strconv"
 	"strings"
 
-	mcpgo "github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/besluitbron/besluitbron/adapters"
-	"github.com/besluitbron/besluitbron/mcpkit"
 	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // The Kamer's part in a dossier's timeline (issue 37, point 3;
-// mcpkit.TimelineSource): the dossier's documents, and the decisions on
+// adapters.TimelineSource): the dossier's documents, and the decisions on
 // its zaken with their votes and the activities they were taken at. All
 // of it is read from the Gegevensmagazijn's own links, never from
 // titles:
@@ -45,34 +42,37 @@ const (
 // $metadata (about once a day), the documents, the zaken, the decisions.
 const timelineRequests = 4
 
-// TimelineStage: the Kamer holds the dossier itself.
-func (provider) TimelineStage() int { return mcpkit.StageParliament }
-
-// TimelineCheck: the Kamer reads no law.
-func (provider) TimelineCheck(mcpkit.TimelineQuery) (bool, error) { return false, nil }
-
-// TimelineDesc is the Kamer's part of dossier_timeline's description.
-func (provider) TimelineDesc() (string, int, string) {
-	return fmt.Sprintf(`From the Tweede Kamer (tk): the dossier's documents (its kamerstukken, by the Document→Kamerstukdossier link; the newest %d), and the decisions on its zaken (Zaak→Kamerstukdossier; the newest %d zaken) with the activity each was taken at and, for a vote, the result and totals as tk_votes reads them (the newest %d decisions); a debate at which no decision on a zaak of the dossier was taken is not listed.`,
-			timelineDocuments, timelineZaken, timelineDecisions), timelineRequests,
-		"tk three (documents, zaken, decisions) plus its $metadata about once a day, through the Kamer's budget of " + tableRow.Budget.Allowance()
+// timelineSource is the Kamer's part in a dossier's way
+// (Surface.Timeline), its field names read from the $metadata of root.
+func timelineSource(root string) *adapters.TimelineSource {
+	return &adapters.TimelineSource{
+		Stage: adapters.StageParliament,
+		Read: func(ctx context.Context, env adapters.Env, q adapters.TimelineQuery) (adapters.TimelinePart, error) {
+			part, err := readTimeline(ctx, env, root, q)
+			return part, surfaceErr(err)
+		},
+		What: fmt.Sprintf(`From the Tweede Kamer (tk): the dossier's documents (its kamerstukken, by the Document→Kamerstukdossier link; the newest %d), and the decisions on its zaken (Zaak→Kamerstukdossier; the newest %d zaken) with the activity each was taken at and, for a vote, the result and totals as tk_votes reads them (the newest %d decisions); a debate at which no decision on a zaak of the dossier was taken is not listed.`,
+			timelineDocuments, timelineZaken, timelineDecisions),
+		Requests: timelineRequests,
+		Cost:     "tk three (documents, zaken, decisions) plus its $metadata about once a day, through the Kamer's budget of " + tableRow.Budget.Allowance(),
+	}
 }
 
-// Timeline reads the Kamer's steps of q's dossier.
-func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQuery) (mcpkit.TimelinePart, *mcpgo.CallToolResult) {
-	var part mcpkit.TimelinePart
-	get := env.Getter(ctx, platforms.TK)
+// readTimeline reads the Kamer's steps of q's dossier.
+func readTimeline(ctx context.Context, env adapters.Env, root string, q adapters.TimelineQuery) (adapters.TimelinePart, error) {
+	part := adapters.TimelinePart{Provenance: "asked the Tweede Kamer through the cache"}
+	get := env.Bind(ctx, platforms.TK)
 	counted := func(r adapters.Request) ([]byte, error) {
 		part.Requests++
 		return get(r)
 	}
-	s, err := toolSchema(env, counted)
+	s, err := SchemaOf(env.Memo, root, env.Now, counted)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	v, err := VoteSets(s)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	d := q.Dossier
 	name := d.String()
@@ -80,15 +80,15 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 	// The dossier's documents.
 	req, err := DossierDocumentsRequest(s, d, timelineDocuments)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	body, err := counted(req)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	docs, docTotal, err := ParseDossierDocuments(s, body)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	for _, doc := range docs {
 		part.Steps = append(part.Steps, documentStep(doc, name))
@@ -100,21 +100,21 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 	// Its zaken, then the decisions on them.
 	zreq, err := DossierZakenRequest(s, VotesParams{Dossier: d.Number, Toevoeging: d.Addition, Limit: timelineZaken})
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	if body, err = counted(zreq); err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	zaakIDs, zaken, err := ParseDossierZaken(s, body)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	if len(zaakIDs) == 0 {
 		if len(docs) == 0 {
-			return part, mcpgo.NewToolResultError("The Tweede Kamer's data has no document and no zaak in dossier " + name +
-				": check the number and its addition (36200-VII is another dossier than 36200).")
+			return part, &adapters.NoDossierError{Why: "The Tweede Kamer's data has no document and no zaak in dossier " + name +
+				": check the number and its addition (36200-VII is another dossier than 36200)."}
 		}
-		part.Missing = append(part.Missing, mcpkit.TimelineGap{Platform: platforms.TK, Link: "decisions and votes",
+		part.Missing = append(part.Missing, adapters.TimelineGap{Platform: platforms.TK, Link: "decisions and votes",
 			Why: "the Tweede Kamer's data links no zaak to dossier " + name + ", so no decision on it can be read"})
 		return part, nil
 	}
@@ -123,14 +123,14 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 	}
 	breq, err := DecisionsRequest(v, zaakIDs, timelineDecisions)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	if body, err = counted(breq); err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	decisions, total, err := ParseDecisions(v, body)
 	if err != nil {
-		return part, toolFailed(env, err)
+		return part, err
 	}
 	if total > len(decisions) {
 		part.Notes = append(part.Notes, fmt.Sprintf("Those zaken have %d decisions; the newest %d are listed.", total, len(decisions)))
@@ -152,7 +152,7 @@ func (provider) Timeline(ctx context.Context, env mcpkit.Env, q mcpkit.TimelineQ
 // DossierDocumentsRequest asks for the documents of dossier d (newest
 // first), with their dossier expanded so each kamerstuk's number is read
 // (kamerstuk.go), a page of limit.
-func DossierDocumentsRequest(s *Schema, d mcpkit.Dossier, limit int) (adapters.Request, error) {
+func DossierDocumentsRequest(s *Schema, d adapters.Dossier, limit int) (adapters.Request, error) {
 	e, err := s.Entity("Document")
 	if err != nil {
 		return adapters.Request{}, err
@@ -177,7 +177,7 @@ func DossierDocumentsRequest(s *Schema, d mcpkit.Dossier, limit int) (adapters.R
 // dossierClause is the lambda body that names dossier d, in the form
 // DossierZakenRequest writes it: an addition, or none (null or empty,
 // whichever the service writes).
-func dossierClause(k *Entity, d mcpkit.Dossier) string {
+func dossierClause(k *Entity, d adapters.Dossier) string {
 	tv := "k/" + k.Name(fToevoeging)
 	toev := "(" + tv + " eq null or " + tv + " eq '')"
 	if d.Addition != "" {
@@ -292,7 +292,7 @@ func documentURI(nummer string) string {
 	return u
 }
 
-func documentStep(d document, dossier string) mcpkit.TimelineStep {
+func documentStep(d document, dossier string) adapters.TimelineStep {
 	h := d.hit()
 	title := h.Title
 	if s := adapters.Squash(d.Soort); s != "" && !strings.HasPrefix(strings.ToLower(title), strings.ToLower(s)) {
@@ -302,11 +302,11 @@ func documentStep(d document, dossier string) mcpkit.TimelineStep {
 	if d.Kamerstuk != "" {
 		link += " (kamerstuk " + d.Kamerstuk + ")"
 	}
-	return mcpkit.TimelineStep{Date: h.Date, Kind: mcpkit.StepDocument, Platform: platforms.TK, Chamber: "Tweede Kamer",
+	return adapters.TimelineStep{Date: h.Date, Kind: adapters.StepDocument, Platform: platforms.TK, Chamber: "Tweede Kamer",
 		Title: adapters.Cut(title, 300), ID: h.ID, Citation: h.Citation, URI: documentURI(d.Nummer), SourceURL: h.URL, LinkedBy: link}
 }
 
-func activityStep(a TimelineActivity, d TimelineDecision, dossier string) mcpkit.TimelineStep {
+func activityStep(a TimelineActivity, d TimelineDecision, dossier string) adapters.TimelineStep {
 	title := cmp.Or(a.Soort, "Activiteit")
 	if a.Onderwerp != "" && !strings.EqualFold(a.Onderwerp, a.Soort) {
 		title += ": " + a.Onderwerp
@@ -314,21 +314,21 @@ func activityStep(a TimelineActivity, d TimelineDecision, dossier string) mcpkit
 	if d.Agendapunt != "" {
 		title += " (agendapunt: " + d.Agendapunt + ")"
 	}
-	return mcpkit.TimelineStep{Date: a.Date, Kind: mcpkit.StepActivity, Platform: platforms.TK, Chamber: "Tweede Kamer",
+	return adapters.TimelineStep{Date: a.Date, Kind: adapters.StepActivity, Platform: platforms.TK, Chamber: "Tweede Kamer",
 		Title: adapters.Cut(title, 300), ID: a.Nummer, SourceURL: entityURL(a.ID),
 		LinkedBy: "a decision on " + zakenOf(d.Decision) + ", a zaak of dossier " + dossier + ", was taken at it (Besluit→Agendapunt→Activiteit)"}
 }
 
-func decisionStep(d TimelineDecision, dossier string) mcpkit.TimelineStep {
+func decisionStep(d TimelineDecision, dossier string) adapters.TimelineStep {
 	var zs []string
 	for _, z := range d.Zaken {
 		zs = append(zs, strings.TrimSpace(z.Soort+" "+z.Nummer+": "+cmp.Or(z.Onderwerp, z.Titel)))
 	}
-	s := mcpkit.TimelineStep{Date: d.Date, Kind: mcpkit.StepDecision, Platform: platforms.TK, Chamber: "Tweede Kamer",
+	s := adapters.TimelineStep{Date: d.Date, Kind: adapters.StepDecision, Platform: platforms.TK, Chamber: "Tweede Kamer",
 		Title: adapters.Cut(strings.Join(zs, "; "), 300), ID: d.ID, SourceURL: d.SourceURL,
 		LinkedBy: "the Besluit→Zaak link names " + zakenOf(d.Decision) + ", a zaak of dossier " + dossier + " (Zaak→Kamerstukdossier)"}
 	if d.Vote {
-		s.Kind, s.Result = mcpkit.StepVote, d.Summary
+		s.Kind, s.Result = adapters.StepVote, d.Summary
 	} else {
 		s.Result = strings.TrimSpace(strings.TrimSuffix(d.Result+": "+d.ResultText, ": "))
 	}

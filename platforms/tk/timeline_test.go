@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/internal/fixture"
-	"github.com/besluitbron/besluitbron/mcpkit"
 )
 
 // The real Besluit answer (fixtures/tk/odata-besluit-expand.json) read as
@@ -33,13 +33,13 @@ func TestTimelineDecisionsRealFixture(t *testing.T) {
 		t.Fatalf("activity kind and subject %+v (names %v)", a, v.activiteit.Names())
 	}
 	s := decisionStep(d, "35727")
-	if s.Kind != mcpkit.StepVote || s.Result != d.Summary || s.Date != "2022-10-04" || s.URI != "" ||
+	if s.Kind != adapters.StepVote || s.Result != d.Summary || s.Date != "2022-10-04" || s.URI != "" ||
 		s.SourceURL != "https://gegevensmagazijn.tweedekamer.nl/SyncFeed/2.0/Entiteiten/6b15c18f-fdc5-4ea4-bee2-a556e94d7682" ||
 		!strings.Contains(s.LinkedBy, "zaak 2022Z17826, a zaak of dossier 35727") || !strings.HasPrefix(s.Title, "Motie 2022Z17826: Gewijzigde motie") {
 		t.Fatalf("vote step %+v", s)
 	}
 	as := activityStep(a, d, "35727")
-	if as.Kind != mcpkit.StepActivity || as.ID != "2022A07659" || !strings.HasPrefix(as.Title, "Stemmingen (agendapunt: Moties ingediend bij het notaoverleg") ||
+	if as.Kind != adapters.StepActivity || as.ID != "2022A07659" || !strings.HasPrefix(as.Title, "Stemmingen (agendapunt: Moties ingediend bij het notaoverleg") ||
 		as.SourceURL != "https://gegevensmagazijn.tweedekamer.nl/SyncFeed/2.0/Entiteiten/67a7af98-09b5-4f87-8975-a4f28e722cfe" {
 		t.Fatalf("activity step %+v", as)
 	}
@@ -57,7 +57,7 @@ func TestTimelineDecisionsRealFixture(t *testing.T) {
 	if err != nil || len(ds) != 1 || ds[0].Vote {
 		t.Fatalf("%+v %v", ds, err)
 	}
-	if s := decisionStep(ds[0], "35727"); s.Kind != mcpkit.StepDecision || s.Result != "Aangehouden: Aangehouden." {
+	if s := decisionStep(ds[0], "35727"); s.Kind != adapters.StepDecision || s.Result != "Aangehouden: Aangehouden." {
 		t.Fatalf("decision step %+v", s)
 	}
 }
@@ -105,7 +105,7 @@ func TestTimelineAgainstEmulator(t *testing.T) {
 	if err := json.Unmarshal(body, &env); err != nil {
 		t.Fatal(err)
 	}
-	var d mcpkit.Dossier
+	var d adapters.Dossier
 	var zaak string
 	for _, b := range env.Value {
 		if z := b.Zaak[0]; len(z.Kamerstukdossier) == 1 {
@@ -177,7 +177,8 @@ func TestTimelineAgainstEmulator(t *testing.T) {
 
 // The cost the description states is the requests the part makes.
 func TestTimelineDescriptionStatesCost(t *testing.T) {
-	what, n, cost := provider{}.TimelineDesc()
+	src := timelineSource("")
+	what, n, cost := src.What, src.Requests, src.Cost
 	if n != timelineRequests || !strings.Contains(cost, "three") || !strings.Contains(cost, tableRow.Budget.Allowance()) || strings.Contains(what, "Cost:") {
 		t.Fatalf("%q %d %q", what, n, cost)
 	}
