@@ -6,10 +6,14 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/besluitbron/besluitbron/internal/mcptest"
+	"github.com/besluitbron/besluitbron/internal/timelinetest"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -116,5 +120,38 @@ func getJSON(t *testing.T, req *http.Request, v any) {
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("%s: %v", req.URL, err)
+	}
+}
+
+// The default Caddyfile serves a dossier's timeline on the page
+// (/dossier, under the site_search limit) and through the connector
+// (dossier_timeline), with the same steps: one builder for both, through
+// the same routes. The dossier is one the Tweede Kamer's emulator voted
+// on.
+func TestDossierTimelineOnThePageAndTheConnector(t *testing.T) {
+	proxy, emulators := offlineHouse(t)
+	tkURL, err := url.Parse(emulators["tk"][0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dossier := timelinetest.VotedDossiers(t, httputil.NewSingleHostReverseProxy(tkURL))[0]
+
+	req, _ := http.NewRequest(http.MethodGet, proxy+"/dossier?"+url.Values{"dossier": {dossier}}.Encode(), nil)
+	req.Header.Set("Accept", "application/json")
+	var page struct {
+		Dossier string
+		Steps   []any
+		Missing []any
+	}
+	getJSON(t, req, &page)
+	if page.Dossier != dossier || len(page.Steps) == 0 {
+		t.Fatalf("the page's timeline of %s: %+v", dossier, page)
+	}
+	res, text, isErr := mcptest.Call(t, mcptest.Connect(t, proxy+"/mcp/rijk"), "dossier_timeline", map[string]any{"dossier": dossier})
+	if isErr || !reflect.DeepEqual(res["steps"], page.Steps) || !reflect.DeepEqual(res["missing"], page.Missing) {
+		t.Fatalf("the connector and the page differ for %s:\n%.1000s", dossier, text)
+	}
+	if status, body := getFrom(t, proxy+"/dossier"); status != http.StatusOK || !strings.Contains(body, `<form class="dossier-form"`) {
+		t.Fatalf("the form: %d %.300s", status, body)
 	}
 }

@@ -97,6 +97,26 @@ func ParseDossier(dossier, addition string) (Dossier, error) {
 	return Dossier{Number: dossier, Addition: strings.ToUpper(addition)}, nil
 }
 
+// DossierOfKamerstuk is the dossier of a kamerstuk by its publication
+// identifier, as Officiële Bekendmakingen writes it and the Tweede
+// Kamer's hits carry it (Hit.Kamerstuk): kst-36200-VII-12 is paper 12 of
+// dossier 36200-VII. ok is false for any other identifier.
+func DossierOfKamerstuk(kst string) (d Dossier, ok bool) {
+	rest, found := strings.CutPrefix(strings.ToLower(strings.TrimSpace(kst)), "kst-")
+	parts := strings.Split(rest, "-")
+	if !found || len(parts) < 2 || len(parts) > 3 || !kamerstukVolgnummerRE.MatchString(parts[len(parts)-1]) {
+		return Dossier{}, false
+	}
+	addition := ""
+	if len(parts) == 3 {
+		addition = parts[1]
+	}
+	d, err := ParseDossier(parts[0], addition)
+	return d, err == nil && (len(parts) == 2 || addition != "")
+}
+
+var kamerstukVolgnummerRE = regexp.MustCompile(`^[1-9][0-9]{0,4}$`)
+
 // TimelineStep is one step of a dossier's way: what happened when, where
 // it is held, and the data that ties it to the dossier.
 type TimelineStep struct {

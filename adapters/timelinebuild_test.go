@@ -88,3 +88,16 @@ func TestParseDossier(t *testing.T) {
 		}
 	}
 }
+
+func TestDossierOfKamerstuk(t *testing.T) {
+	for in, want := range map[string]string{"kst-36200-VII-12": "36200-VII", "kst-36410-5": "36410", "KST-21501-20-1234": "21501-20"} {
+		if d, ok := DossierOfKamerstuk(in); !ok || d.String() != want {
+			t.Errorf("%q: %v %v", in, d, ok)
+		}
+	}
+	for _, in := range []string{"", "kst-36410", "stb-2018-84", "kst-36200-VII-0", "kst-36200-VII-12-3", "kst-362-1", "kst--12", "kst-36200-V I-12", "36410-5"} {
+		if d, ok := DossierOfKamerstuk(in); ok {
+			t.Errorf("%q read as %v", in, d)
+		}
+	}
+}

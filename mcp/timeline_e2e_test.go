@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,17 +16,14 @@ import (
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
-	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
-	bwbemu "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
-	obemu "github.com/besluitbron/besluitbron/platforms/ob/emulator"
-	tkemu "github.com/besluitbron/besluitbron/platforms/tk/emulator"
+	"github.com/besluitbron/besluitbron/internal/timelinetest"
 )
 
 // The emulators' day, as tk_votes' end-to-end test has it.
-var timelineNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+var timelineNow = timelinetest.Now
 
 // upstreamLog records the requests one upstream got.
 type upstreamLog struct {
@@ -108,102 +104,6 @@ func connectorBlock(name, platforms string) string {
 	return fmt.Sprintf("\thandle /mcp/%s {\n\t\tmcp %s {\n\t\t\tplatforms %s\n\t\t\tstatus_refresh off\n\t\t}\n\t}\n", name, name, platforms)
 }
 
-// votedDossiers asks the TK emulator for the dossiers of zaken that were
-// voted on, as 36428 or 36200-VII, in the order it gives them.
-func votedDossiers(t *testing.T, h http.Handler) []string {
-	t.Helper()
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", "/OData/v4/2.0/Besluit?$filter=startswith(BesluitSoort,'Stemmen')&$expand=Zaak($expand=Kamerstukdossier)&$top=200&$orderby=Id", nil))
-	var env struct {
-		Value []struct {
-			Zaak []struct {
-				Kamerstukdossier []struct {
-					Nummer     int
-					Toevoeging *string
-				}
-			}
-		}
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil {
-		t.Fatalf("%v: %.300s", err, rec.Body.String())
-	}
-	var out []string
-	for _, b := range env.Value {
-		for _, z := range b.Zaak {
-			if len(z.Kamerstukdossier) != 1 {
-				continue
-			}
-			d := fmt.Sprint(z.Kamerstukdossier[0].Nummer)
-			if tv := z.Kamerstukdossier[0].Toevoeging; tv != nil && *tv != "" {
-				d += "-" + *tv
-			}
-			if !slices.Contains(out, d) {
-				out = append(out, d)
-			}
-		}
-	}
-	if len(out) < 3 {
-		t.Fatalf("the emulator has %d dossiers with votes", len(out))
-	}
-	return out
-}
-
-// plainDossiers are the dossiers of ds without an addition (a law's
-// metadata is known to name those: the emulators name no other).
-func plainDossiers(ds []string) []string {
-	var out []string
-	for _, d := range ds {
-		if !strings.Contains(d, "-") {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-// chain makes the Staatsblad publication and the law of dossier d: stb
-// 2026-(900+i), issued the day before the emulators' day, the law
-// BWBR91000(i) in force from 2027-01-01.
-func chain(d string, i int) (obemu.Law, bwbemu.Law) {
-	stb := obemu.Law{Year: 2026, Number: 900 + i, Dossier: d, Issued: "2026-11-28", Signed: "2026-11-25",
-		Title: fmt.Sprintf("Wet van 25 november 2026 tot wijziging van enige wetten (dossier %s)", d)}
-	law := bwbemu.Law{ID: fmt.Sprintf("BWBR91%05d", i), Title: fmt.Sprintf("Wet tijdelijke regels %d", i), InForce: "2027-01-01",
-		Year: 2026, Number: 900 + i, Issued: "2026-11-28", Signed: "2026-11-25", Dossier: d}
-	return stb, law
-}
-
-// timelineChain is the three emulators with laws made from the first n
-// plain dossiers with votes, and those dossiers.
-func timelineChain(t *testing.T, n int) (map[string]http.Handler, []string, []string) {
-	clk := fakeclock.New(timelineNow)
-	tk := tkemu.New(tkemu.Config{Seed: 1, Clock: clk})
-	voted := votedDossiers(t, tk)
-	plain := plainDossiers(voted)
-	if len(plain) < n+1 {
-		t.Fatalf("%d plain dossiers with votes, want %d", len(plain), n+1)
-	}
-	var stbs []obemu.Law
-	var laws []bwbemu.Law
-	for i, d := range plain[:n] {
-		s, l := chain(d, i)
-		stbs, laws = append(stbs, s), append(laws, l)
-	}
-	ob := obemu.New(obemu.Config{Seed: 1, Clock: clk, Laws: stbs})
-	bwb := bwbemu.New(bwbemu.Config{Clock: clk, Laws: laws})
-	// Warm each emulator (its data is built on first use), so a cold
-	// timeline below measures the cache, not the emulator's start.
-	for _, w := range []struct {
-		h    http.Handler
-		path string
-	}{{ob, "/sru?operation=searchRetrieve&version=2.0&query=dt.identifier==stb-2026-900"}, {bwb, "/bwb/BWBR0008326/manifest.xml"}} {
-		rec := httptest.NewRecorder()
-		w.h.ServeHTTP(rec, httptest.NewRequest("GET", w.path, nil))
-		if rec.Code != 200 {
-			t.Fatalf("%s: %d", w.path, rec.Code)
-		}
-	}
-	return map[string]http.Handler{"tk": tk, "ob": ob, "bwb": bwb}, plain[:n], plain[n:]
-}
-
 func callTimeline(t *testing.T, c *client.Client, args map[string]any) (map[string]any, string, bool) {
 	t.Helper()
 	return mcptest.Call(t, c, "dossier_timeline", args)
@@ -227,7 +127,7 @@ func stepsOf(res map[string]any) []map[string]any {
 // dossier with no Staatsblad publication yet says so in missing; bad
 // input asks nothing.
 func TestDossierTimelineThroughCacheAndBudget(t *testing.T) {
-	ups, bills, others := timelineChain(t, 1)
+	ups, bills, others := timelinetest.Chain(t, 1)
 	base, logs := timelineSite(t, ups, connectorBlock("kamer", "tk ob bwb")+connectorBlock("tkonly", "tk")+connectorBlock("obonly", "ob"))
 	c := mcptest.Connect(t, base+"/mcp/kamer")
 	take := func() map[string][]string {
@@ -380,7 +280,7 @@ func TestDossierTimelineThroughCacheAndBudget(t *testing.T) {
 // nothing is guessed in its place. The Kamer itself answering broken
 // JSON is the call's error.
 func TestDossierTimelineHostilePlatforms(t *testing.T) {
-	ups, _, others := timelineChain(t, 0)
+	ups, _, others := timelinetest.Chain(t, 0)
 	var mode struct {
 		sync.Mutex
 		ob, tk string

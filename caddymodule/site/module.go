@@ -7,6 +7,8 @@
 //	/search/events the same answer as it arrives, one JSON line per
 //	               platform (the page's script shows results live)
 //	/lezen         the reader view: a document's full text, paged
+//	/dossier       a Kamerstuk dossier's timeline, from bill to law in
+//	               force (JSON too, as /search)
 //	/status        per platform: reachable, budget, waits, cache
 //	/status.json   the same as JSON
 //	/assets/...    the page's style sheet and script

@@ -83,6 +83,10 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 	if view.Page.Title == "" {
 		view.Page.Title = id
 	}
+	if k, ok := adapters.DossierOfKamerstuk(cmp.Or(d.ID, id)); ok {
+		// A kamerstuk by its identifier (kst-36410-5): its dossier's way.
+		view.Dossier, view.DossierURL = k.String(), h.dossierURL(pg, k.String())
+	}
 	if offset == 0 {
 		h.readVotes(ctx, &view, platform, d, id, kind)
 	}

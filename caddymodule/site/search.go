@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 
+	"github.com/besluitbron/besluitbron/adapters"
 	"github.com/besluitbron/besluitbron/caddymodule/site/ui"
 	"github.com/besluitbron/besluitbron/caddymodule/subrequest"
 	"github.com/besluitbron/besluitbron/fanout"
@@ -144,6 +145,9 @@ func (h *Handler) fill(v *ui.SearchView, outcomes []fanout.Outcome, hits []fanou
 			Title: hit.Title, Date: hit.Date, Organisation: hit.Organisation, Snippet: hit.Snippet, URL: hit.URL,
 			Citation: hit.Citation, URI: hit.URI}
 		uh.ReadURL = h.readURL(v.Page, hit.Platform, hit.ID, hit.Type, hit.URL)
+		if d, ok := adapters.DossierOfKamerstuk(hit.Kamerstuk); ok {
+			uh.Dossier, uh.DossierURL = d.String(), h.dossierURL(v.Page, d.String())
+		}
 		for _, l := range hit.Also {
 			uh.Also = append(uh.Also, ui.Link{Platform: l.Platform, PlatformName: nameOr(l.PlatformName, h.platformName(l.Platform)), URL: l.URL,
 				ReadURL: h.readURL(v.Page, l.Platform, l.ID, "", l.URL)})

@@ -29,6 +29,7 @@ const (
 	pathSearch     = "/search"
 	pathEvents     = "/search/events"
 	pathRead       = "/lezen"
+	pathDossier    = "/dossier"
 	pathStatus     = "/status"
 	pathStatusJSON = "/status.json"
 	assetPrefix    = "/assets/"
@@ -42,7 +43,7 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 // ServeHTTP serves the site's paths and passes every other one on.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	p := r.URL.Path
-	known := p == pathHome || p == pathSearch || p == pathEvents || p == pathRead || p == pathStatus || p == pathStatusJSON || strings.HasPrefix(p, assetPrefix)
+	known := p == pathHome || p == pathSearch || p == pathEvents || p == pathRead || p == pathDossier || p == pathStatus || p == pathStatusJSON || strings.HasPrefix(p, assetPrefix)
 	if !known {
 		return next.ServeHTTP(w, r)
 	}
@@ -74,6 +75,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.serveEvents(w, r)
 	case pathRead:
 		return h.serveRead(w, r)
+	case pathDossier:
+		return h.serveDossier(w, r)
 	default:
 		return h.serveStatus(w, r)
 	}
@@ -144,6 +147,8 @@ func langOf(data any) string {
 	case ui.StatusView:
 		return v.Lang
 	case ui.ErrorView:
+		return v.Lang
+	case ui.TimelineView:
 		return v.Lang
 	}
 	return ""

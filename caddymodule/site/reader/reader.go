@@ -107,3 +107,23 @@ func (rd *Reader) Votes(ctx context.Context, platform, id, kind string) ([]adapt
 	}
 	return charts, err
 }
+
+// Timeline is the way of q's dossier from the platforms offered
+// (adapters.BuildTimeline over the surfaces' timeline sources, in order:
+// the platforms table's keys), as dossier_timeline gives it; explain says
+// a failed request in the page's words.
+func (rd *Reader) Timeline(ctx context.Context, order, offered []string, q adapters.TimelineQuery) (*adapters.Timeline, error) {
+	sources := adapters.TimelineSources(rd.Surfaces, order)
+	t, err := adapters.BuildTimeline(ctx, adapters.Env{Get: rd.Get, Memo: &rd.memo, Now: rd.now()}, sources, offered, q)
+	var bad *adapters.InvalidError
+	if errors.As(err, &bad) {
+		return nil, invalid(bad.Err)
+	}
+	return t, err
+}
+
+// OffersTimeline tells whether a dossier's way can be read from the
+// platforms offered: one of them holds the dossier itself.
+func (rd *Reader) OffersTimeline(order, offered []string) bool {
+	return adapters.OffersTimeline(adapters.TimelineSources(rd.Surfaces, order), offered)
+}

@@ -149,6 +149,10 @@ type Hit struct {
 	// URI the document as a BesluitBron MCP resource.
 	Citation, URI string
 	Also          []Link
+	// Dossier is the Kamerstuk dossier the hit is a paper of (36200-VII),
+	// DossierURL its timeline; "" when the hit names none or the site
+	// offers no timeline.
+	Dossier, DossierURL string
 }
 
 // Link is the same document on another platform.
@@ -284,6 +288,8 @@ type ReaderView struct {
 	// VotesOnly: the reference is no document but what was voted on (a
 	// zaak number): the page shows its votes alone.
 	VotesOnly bool
+	// Dossier and DossierURL as for Hit.
+	Dossier, DossierURL string
 }
 
 // TextHTML is the page of text as structured HTML (Markdown): headings,
