@@ -73,8 +73,15 @@ func kamerstukOf(e *Entity, r row, volgnummer string) string {
 	if len(many) != 1 {
 		return ""
 	}
-	nummer, toevoeging := str(many[0][dossierNummer]), str(many[0][dossierToevoeging])
-	if !dossierNummerRE.MatchString(nummer) || (toevoeging != "" && !dossierToevoegingRE.MatchString(toevoeging)) {
+	return kamerstukID(str(many[0][dossierNummer]), str(many[0][dossierToevoeging]), volgnummer)
+}
+
+// kamerstukID is the kamerstuk number of a document numbered volgnummer
+// in the dossier nummer (with its toevoeging), or "" when one of them is
+// not valid. OData's row and the replica's feed entities (timeline_replica.go)
+// are read so.
+func kamerstukID(nummer, toevoeging, volgnummer string) string {
+	if !volgnummerRE.MatchString(volgnummer) || !dossierNummerRE.MatchString(nummer) || (toevoeging != "" && !dossierToevoegingRE.MatchString(toevoeging)) {
 		return ""
 	}
 	id := "kst-" + nummer

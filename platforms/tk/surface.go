@@ -39,7 +39,7 @@ func SurfaceWith(root string, parliament ParliamentIndex) adapters.Surface {
 		},
 		Probe:     func(adapters.ProbeConfig) (adapters.Probe, error) { return probe(root) },
 		Recognize: recognize,
-		Timeline:  timelineSource(root),
+		Timeline:  timelineSource(root, timelineOf(parliament)),
 		Votes: func(ctx context.Context, env adapters.Env, id, kind string) ([]adapters.VoteChart, error) {
 			return votes(ctx, env, root, id, kind)
 		},

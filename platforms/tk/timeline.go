@@ -25,9 +25,9 @@ import (
 // cache and the Kamer's budget. The Besluit answer is the one tk_votes
 // reads, in the shape of fixtures/tk/odata-besluit-expand.json, and each
 // of its decisions is read by tk_votes' own parser (decisionOf): a vote's
-// totals and problems are tk_votes'. Until the SyncFeed replica holds
-// zaken and decisions (issue 37, point 5), the timeline asks the
-// platform.
+// totals and problems are tk_votes'. Where BesluitBron keeps the
+// SyncFeed (issue 37, point 5), the same entities are joined in the
+// replica instead, when it holds the whole answer (timeline_replica.go).
 
 // Timeline's bounds: the documents and decisions one call reads (one
 // page each, newest first), and the zaken whose decisions it asks for
@@ -44,21 +44,88 @@ const timelineRequests = 4
 
 // timelineSource is the Kamer's part in a dossier's way
 // (Surface.Timeline), its field names read from the $metadata of root.
-func timelineSource(root string) *adapters.TimelineSource {
+// Where parliament (BesluitBron's replica of the SyncFeed; nil: none)
+// holds the whole answer, it answers with no platform request; otherwise
+// the platform is asked, and the part's provenance says why.
+func timelineSource(root string, parliament ParliamentTimeline) *adapters.TimelineSource {
 	return &adapters.TimelineSource{
 		Stage: adapters.StageParliament,
 		Read: func(ctx context.Context, env adapters.Env, q adapters.TimelineQuery) (adapters.TimelinePart, error) {
+			why := ""
+			if parliament != nil {
+				a, ok, reason := parliament.Timeline(ctx, q.Dossier)
+				if ok {
+					return a.Part, nil
+				}
+				why = reason
+			}
 			part, err := readTimeline(ctx, env, root, q)
+			if why != "" {
+				part.Provenance += ": " + why
+			}
 			return part, surfaceErr(err)
 		},
-		What: fmt.Sprintf(`From the Tweede Kamer (tk): the dossier's documents (its kamerstukken, by the Document→Kamerstukdossier link; the newest %d), and the decisions on its zaken (Zaak→Kamerstukdossier; the newest %d zaken) with the activity each was taken at and, for a vote, the result and totals as tk_votes reads them (the newest %d decisions); a debate at which no decision on a zaak of the dossier was taken is not listed.`,
+		What: fmt.Sprintf(`From the Tweede Kamer (tk): the dossier's documents (its kamerstukken, by the Document→Kamerstukdossier link; the newest %d), and the decisions on its zaken (Zaak→Kamerstukdossier; the newest %d zaken) with the activity each was taken at and, for a vote, the result and totals as tk_votes reads them (the newest %d decisions); a debate at which no decision on a zaak of the dossier was taken is not listed. Where BesluitBron keeps the Kamer's SyncFeed and its replica holds the whole answer, the part is read from it with no platform request, and its provenance says how complete it is.`,
 			timelineDocuments, timelineZaken, timelineDecisions),
 		Requests: timelineRequests,
 		Cost:     "tk three (documents, zaken, decisions) plus its $metadata about once a day, through the Kamer's budget of " + tableRow.Budget.Allowance(),
 	}
 }
 
-// readTimeline reads the Kamer's steps of q's dossier.
+// timelineRead is what the Kamer's part is made of, however it was read
+// (OData here, the replica in timeline_replica.go): both make their steps
+// with steps, so a step from the replica is the step OData gives for the
+// same data.
+type timelineRead struct {
+	docs      []document // the newest timelineDocuments, newest first
+	docTotal  int        // the dossier's documents in all
+	zaken     int        // the dossier's zaken whose decisions were read
+	zaakTotal int        // its zaken in all
+	decisions []TimelineDecision
+	decTotal  int // the decisions on those zaken in all
+}
+
+// steps fills part with r's steps, and the notes and missing link that
+// say what r leaves out, for dossier name.
+func (r timelineRead) steps(part *adapters.TimelinePart, name string) {
+	for _, doc := range r.docs {
+		part.Steps = append(part.Steps, documentStep(doc, name))
+	}
+	if r.docTotal > len(r.docs) {
+		part.Notes = append(part.Notes, fmt.Sprintf("The Tweede Kamer counts %d documents in dossier %s; the newest %d are listed.", r.docTotal, name, len(r.docs)))
+	}
+	if r.zaken == 0 {
+		part.Missing = append(part.Missing, adapters.TimelineGap{Platform: platforms.TK, Link: "decisions and votes",
+			Why: "the Tweede Kamer's data links no zaak to dossier " + name + ", so no decision on it can be read"})
+		return
+	}
+	if r.zaakTotal > r.zaken {
+		part.Notes = append(part.Notes, fmt.Sprintf("Dossier %s has %d zaken in the Tweede Kamer's data; the decisions on the newest %d are read (tk_votes with dossier and offset reads the others' votes).", name, r.zaakTotal, r.zaken))
+	}
+	if r.decTotal > len(r.decisions) {
+		part.Notes = append(part.Notes, fmt.Sprintf("Those zaken have %d decisions; the newest %d are listed.", r.decTotal, len(r.decisions)))
+	}
+	seen := map[string]bool{}
+	for _, dec := range r.decisions {
+		if a := dec.Activity; a.ID != "" && !seen[a.ID] {
+			seen[a.ID] = true
+			part.Steps = append(part.Steps, activityStep(a, dec, name))
+		}
+		part.Steps = append(part.Steps, decisionStep(dec, name))
+	}
+	if len(r.decisions) == 0 {
+		part.Notes = append(part.Notes, fmt.Sprintf("No decision is recorded on the zaken of dossier %s that were read.", name))
+	}
+}
+
+// noDossier is the answer that the Kamer's data holds nothing of dossier
+// name.
+func noDossier(name string) error {
+	return &adapters.NoDossierError{Why: "The Tweede Kamer's data has no document and no zaak in dossier " + name +
+		": check the number and its addition (36200-VII is another dossier than 36200)."}
+}
+
+// readTimeline reads the Kamer's steps of q's dossier from the platform.
 func readTimeline(ctx context.Context, env adapters.Env, root string, q adapters.TimelineQuery) (adapters.TimelinePart, error) {
 	part := adapters.TimelinePart{Provenance: "asked the Tweede Kamer through the cache"}
 	get := env.Bind(ctx, platforms.TK)
@@ -76,6 +143,7 @@ func readTimeline(ctx context.Context, env adapters.Env, root string, q adapters
 	}
 	d := q.Dossier
 	name := d.String()
+	var r timelineRead
 
 	// The dossier's documents.
 	req, err := DossierDocumentsRequest(s, d, timelineDocuments)
@@ -86,15 +154,8 @@ func readTimeline(ctx context.Context, env adapters.Env, root string, q adapters
 	if err != nil {
 		return part, err
 	}
-	docs, docTotal, err := ParseDossierDocuments(s, body)
-	if err != nil {
+	if r.docs, r.docTotal, err = ParseDossierDocuments(s, body); err != nil {
 		return part, err
-	}
-	for _, doc := range docs {
-		part.Steps = append(part.Steps, documentStep(doc, name))
-	}
-	if docTotal > len(docs) {
-		part.Notes = append(part.Notes, fmt.Sprintf("The Tweede Kamer counts %d documents in dossier %s; the newest %d are listed.", docTotal, name, len(docs)))
 	}
 
 	// Its zaken, then the decisions on them.
@@ -109,43 +170,23 @@ func readTimeline(ctx context.Context, env adapters.Env, root string, q adapters
 	if err != nil {
 		return part, err
 	}
-	if len(zaakIDs) == 0 {
-		if len(docs) == 0 {
-			return part, &adapters.NoDossierError{Why: "The Tweede Kamer's data has no document and no zaak in dossier " + name +
-				": check the number and its addition (36200-VII is another dossier than 36200)."}
+	r.zaken, r.zaakTotal = len(zaakIDs), zaken
+	if len(zaakIDs) == 0 && len(r.docs) == 0 {
+		return part, noDossier(name)
+	}
+	if len(zaakIDs) > 0 {
+		breq, err := DecisionsRequest(v, zaakIDs, timelineDecisions)
+		if err != nil {
+			return part, err
 		}
-		part.Missing = append(part.Missing, adapters.TimelineGap{Platform: platforms.TK, Link: "decisions and votes",
-			Why: "the Tweede Kamer's data links no zaak to dossier " + name + ", so no decision on it can be read"})
-		return part, nil
-	}
-	if zaken > len(zaakIDs) {
-		part.Notes = append(part.Notes, fmt.Sprintf("Dossier %s has %d zaken in the Tweede Kamer's data; the decisions on the newest %d are read (tk_votes with dossier and offset reads the others' votes).", name, zaken, len(zaakIDs)))
-	}
-	breq, err := DecisionsRequest(v, zaakIDs, timelineDecisions)
-	if err != nil {
-		return part, err
-	}
-	if body, err = counted(breq); err != nil {
-		return part, err
-	}
-	decisions, total, err := ParseDecisions(v, body)
-	if err != nil {
-		return part, err
-	}
-	if total > len(decisions) {
-		part.Notes = append(part.Notes, fmt.Sprintf("Those zaken have %d decisions; the newest %d are listed.", total, len(decisions)))
-	}
-	seen := map[string]bool{}
-	for _, dec := range decisions {
-		if a := dec.Activity; a.ID != "" && !seen[a.ID] {
-			seen[a.ID] = true
-			part.Steps = append(part.Steps, activityStep(a, dec, name))
+		if body, err = counted(breq); err != nil {
+			return part, err
 		}
-		part.Steps = append(part.Steps, decisionStep(dec, name))
+		if r.decisions, r.decTotal, err = ParseDecisions(v, body); err != nil {
+			return part, err
+		}
 	}
-	if len(decisions) == 0 {
-		part.Notes = append(part.Notes, fmt.Sprintf("No decision is recorded on the zaken of dossier %s that were read.", name))
-	}
+	r.steps(&part, name)
 	return part, nil
 }
 

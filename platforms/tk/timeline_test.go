@@ -177,7 +177,7 @@ func TestTimelineAgainstEmulator(t *testing.T) {
 
 // The cost the description states is the requests the part makes.
 func TestTimelineDescriptionStatesCost(t *testing.T) {
-	src := timelineSource("")
+	src := timelineSource("", nil)
 	what, n, cost := src.What, src.Requests, src.Cost
 	if n != timelineRequests || !strings.Contains(cost, "three") || !strings.Contains(cost, tableRow.Budget.Allowance()) || strings.Contains(what, "Cost:") {
 		t.Fatalf("%q %d %q", what, n, cost)

@@ -16,7 +16,8 @@ import (
 	"github.com/besluitbron/besluitbron/internal/mcptest"
 )
 
-// Figures of tk_votes (docs/benchmarks.md): a vote question's platform
+// Figures of tk_votes and of the Kamer's part of dossier_timeline
+// (docs/benchmarks.md): a vote question's and a timeline's platform
 // requests and time through a house's connector, asked of the platform
 // (the emulator, in process: no network, so the times are BesluitBron's
 // and the emulator's own) for the first time, again (from BesluitBron's
@@ -38,11 +39,20 @@ func TestFiguresTKVotes(t *testing.T) {
 	}
 	for _, d := range dossiers {
 		questions["dossier"] = append(questions["dossier"], map[string]any{"dossier": d})
+		questions["timeline"] = append(questions["timeline"], map[string]any{"dossier": d})
 	}
 	for _, w := range words {
 		questions["words"] = append(questions["words"], map[string]any{"query": w, "date_from": "2020-01-01"})
 	}
-	kinds := []string{"zaak", "dossier", "words"}
+	kinds := []string{"zaak", "dossier", "words", "timeline"}
+	// The tool each kind of question asks: a dossier's timeline is
+	// dossier_timeline's (the Kamer's part alone: the connector offers tk).
+	tool := func(kind string) string {
+		if kind == "timeline" {
+			return "dossier_timeline"
+		}
+		return "tk_votes"
+	}
 	type figure struct {
 		took []time.Duration
 		req  int64
@@ -56,7 +66,7 @@ func TestFiguresTKVotes(t *testing.T) {
 			for _, args := range questions[kind] {
 				before := h.odata.Load()
 				start := time.Now()
-				res, text, isErr := mcptest.Call(t, c, "tk_votes", args)
+				res, text, isErr := mcptest.Call(t, c, tool(kind), args)
 				f.took = append(f.took, time.Since(start))
 				w, _ := res["queue_wait_ms"].(float64)
 				f.wait += w
@@ -78,7 +88,7 @@ func TestFiguresTKVotes(t *testing.T) {
 		for _, name := range []string{"platform, cold", "platform, cached", "replica"} {
 			f := measured[kind+"/"+name]
 			p50, p95 := figures.Percentiles(f.took)
-			t.Logf("tk_votes by %s, %s: %.2f platform requests a question, p50 %v, p95 %v, of which waiting for the Kamer's budget %.0f ms on average (%d questions)", kind, name,
+			t.Logf("%s by %s, %s: %.2f platform requests a question, p50 %v, p95 %v, of which waiting for the Kamer's budget %.0f ms on average (%d questions)", tool(kind), kind, name,
 				float64(f.req)/float64(n), p50.Round(10*time.Microsecond), p95.Round(10*time.Microsecond), f.wait/float64(n), n)
 		}
 		if measured[kind+"/platform, cached"].req != 0 || measured[kind+"/replica"].req != 0 {

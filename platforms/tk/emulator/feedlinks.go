@@ -2,10 +2,11 @@ package emulator
 
 // The SyncFeed's links that OData shows as navigation with no _Id field:
 // a Besluit's zaken (<zaak ref="…"/>, one per zaak, as the real feed
-// writes a decision about two zaken) and a Zaak's dossier
-// (<kamerstukdossier ref="…"/>). The replica joins votes on them
-// (platforms/tk/votes_replica.go); OData's $expand reads the same data
-// (odata.go's navMap).
+// writes a decision about two zaken), a Zaak's and a Document's dossier
+// (<kamerstukdossier ref="…"/>). The replica joins votes and a dossier's
+// timeline on them (platforms/tk/votes_replica.go, timeline_replica.go);
+// OData's $expand reads the same data (odata.go's navMap). A zaak and its
+// document share their row number, and so their dossier.
 
 // feedLink is one link element of an entity in the SyncFeed.
 type feedLink struct{ element, ref string }
@@ -19,8 +20,8 @@ func (d *Data) feedLinks(t *entityType, id string) []feedLink {
 			return nil
 		}
 		return []feedLink{{"zaak", d.sets["Zaak"].rows[d.besluitDoc[b]][0].(string)}}
-	case tZaak:
-		i, ok := d.sets["Zaak"].byID[id]
+	case tZaak, tDocument:
+		i, ok := d.sets[t.name].byID[id]
 		if !ok || i >= len(d.docs) || d.docs[i].Dossier < 0 {
 			return nil
 		}

@@ -166,3 +166,17 @@ func PublishedAfter(e Entity, t time.Time) bool {
 	u := updatedTerm(e.Updated)
 	return u != "" && u >= t.UTC().Truncate(time.Second).Format(time.RFC3339)
 }
+
+// Links tells whether any entity of category that the index holds links
+// to another by an element named link: whether the feed writes that link
+// at all. A lookup by a link the feed never writes finds nothing, which
+// must not read as "none links" (platforms/tk/timeline_replica.go).
+func (i *Index) Links(ctx context.Context, category, link string) (bool, error) {
+	p := query.NewPrefixQuery(RefTerm(link, ""))
+	p.SetField(fieldRefs)
+	res, err := i.store.Search(ctx, bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{categoryIs(category), p}), 0, 0, false))
+	if err != nil {
+		return false, err
+	}
+	return res.Total > 0, nil
+}
