@@ -60,19 +60,11 @@ func (p *VotesParams) Check() error {
 		return fmt.Errorf("zaak %q is not a zaak number such as 2022Z17826", adapters.Cut(p.Zaak, 40))
 	}
 	if p.Dossier != "" {
-		if n, t, ok := strings.Cut(p.Dossier, "-"); ok {
-			if p.Toevoeging != "" && !strings.EqualFold(p.Toevoeging, t) {
-				return fmt.Errorf("dossier %q already names the addition %q, and toevoeging says %q: give it once", p.Dossier, t, p.Toevoeging)
-			}
-			p.Dossier, p.Toevoeging = n, t
+		d, err := adapters.ParseDossier(p.Dossier, p.Toevoeging)
+		if err != nil {
+			return err
 		}
-		if !dossierNummerRE.MatchString(p.Dossier) {
-			return fmt.Errorf("dossier %q is not a Kamerstuk dossier number such as 36200 (4 to 6 digits), with its addition after a dash (36200-VII) or in toevoeging", adapters.Cut(p.Dossier, 40))
-		}
-		if p.Toevoeging != "" && !dossierToevoegingRE.MatchString(p.Toevoeging) {
-			return fmt.Errorf("toevoeging %q is not a dossier addition such as VII (letters and digits)", adapters.Cut(p.Toevoeging, 40))
-		}
-		p.Toevoeging = strings.ToUpper(p.Toevoeging)
+		p.Dossier, p.Toevoeging = d.Number, d.Addition
 	} else if p.Toevoeging != "" || p.Ordnummer != 0 {
 		return fmt.Errorf("toevoeging and ordnummer belong to a dossier: give dossier too")
 	}
