@@ -107,11 +107,17 @@ func votesEmulator() http.Handler {
 // on, by its number; every dossier with votes, page by page and by
 // ordnummer; title words with periods. The replica answers each (no
 // reason to ask the platform) and its decisions are OData's.
+//
+// In process, no Caddy: it runs beside the package's other parallel
+// tests, and its two versions beside each other (the index and the
+// emulator are only read).
 func TestVotesReplicaSameAsOData(t *testing.T) {
+	t.Parallel()
 	h := votesEmulator()
 	idx, _ := replicaOf(t, h)
 	for _, root := range []string{legacyRoot, DefaultRoot} {
 		t.Run(root, func(t *testing.T) {
+			t.Parallel()
 			var log []string
 			get := emuGetter(h, &log)
 			s := emuSchema(t, get, root)
@@ -496,7 +502,10 @@ func (e *votesEnv) Getter(context.Context, string) func(adapters.Request) ([]byt
 // tk_votes routes: from the replica with no platform request, its
 // provenance saying how complete it is; to the platform when the replica
 // cannot vouch for the answer, saying why, with the platform's decisions.
+// In process, no Caddy: it runs beside the package's other parallel
+// tests (its index is its own).
 func TestVotesToolRoutesToTheReplica(t *testing.T) {
+	t.Parallel()
 	h := votesEmulator()
 	idx, _ := replicaOf(t, h)
 	zaken, dossiers, _ := votedZaken(t, idx)
