@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -87,10 +88,40 @@ func (w parliamentWords) SearchDocuments(ctx context.Context, q localindex.Query
 	}
 	page := adapters.Page{Total: int(res.Total), HasMore: q.Offset+len(res.Hits) < int(res.Total), Hits: []adapters.Hit{},
 		Provenance: replica.Provenance(replicaSpec.Source, replicaSpec.Units(), p) + before}
-	for _, e := range res.Hits {
-		page.Hits = append(page.Hits, documentOfFeed(e.ID, e.Fields).hit())
-	}
+	page.Hits = append(page.Hits, hitsOf(ctx, idx, res.Hits)...)
 	return LocalAnswer{Page: page, CompleteUpTo: p.CompleteUpTo}, true, ""
+}
+
+// hitsOf are the documents docs as hits, as OData's search gives them:
+// each in exactly one dossier the replica holds has its kamerstuk number
+// (kamerstukOf's rule: a document in two dossiers has its volgnummer in
+// one of them, unsaid, and gets none). The number lets the fan-out fold
+// the document with Officiële Bekendmakingen' copy of it and the page link
+// its dossier; without it (a feed that gives no Document→Kamerstukdossier
+// link, a replica that keeps no dossiers, a lookup that fails) the hits
+// carry none, as before.
+func hitsOf(ctx context.Context, idx *localindex.Index, docs []localindex.Entity) []adapters.Hit {
+	var ids []string
+	for _, e := range docs {
+		if ks := refs(e, "kamerstukdossier"); len(ks) == 1 && !slices.Contains(ids, ks[0]) {
+			ids = append(ids, ks[0])
+		}
+	}
+	dossiers, err := idx.Get(ctx, ids)
+	if err != nil {
+		dossiers = nil
+	}
+	out := make([]adapters.Hit, 0, len(docs))
+	for _, e := range docs {
+		d := documentOfFeed(e.ID, e.Fields)
+		if ks := refs(e, "kamerstukdossier"); len(ks) == 1 {
+			if k, ok := dossiers[ks[0]]; ok {
+				d.Kamerstuk = kamerstukID(feedField(k, "nummer"), feedField(k, "toevoeging"), d.Ondernummer)
+			}
+		}
+		out = append(out, d.hit())
+	}
+	return out
 }
 
 // askedPlatform begins the provenance of an answer the platform gave
