@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,41 +37,16 @@ const timelineCorpus = 4000
 // feed that does not give the link; with it true, the feed must give it.
 func timelineReplicaOf(t testing.TB, h http.Handler, linked bool) *localindex.Index {
 	t.Helper()
-	idx, _, err := localindex.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { idx.Close() })
 	links := 0
-	for _, c := range timelineCategories {
-		for token := int64(0); ; {
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, feed.Request(feedCategories[c], token).Path, nil))
-			p, err := feed.ParsePage(rec.Body.Bytes())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(p.Entities) == 0 {
-				break
-			}
-			for i, e := range p.Entities {
-				if e.Category != "document" {
-					continue
-				}
-				if linked && len(e.Refs["kamerstukdossier"]) > 0 {
-					links++
-				}
-				if !linked {
-					delete(e.Refs, "kamerstukdossier")
-					p.Entities[i] = e
-				}
-			}
-			if _, err := idx.Apply(p.Entities, nil, []byte(strconv.FormatInt(p.Next, 10))); err != nil {
-				t.Fatal(err)
-			}
-			token = p.Next
+	idx, _ := feedIndexOf(t, h, timelineCategories, func(e *feed.Entity) {
+		switch {
+		case e.Category != "document":
+		case !linked:
+			delete(e.Refs, "kamerstukdossier")
+		case len(e.Refs["kamerstukdossier"]) > 0:
+			links++
 		}
-	}
+	})
 	if linked && links == 0 {
 		t.Fatal("the emulator's SyncFeed links no document to its dossier")
 	}

@@ -36,13 +36,21 @@ import (
 // new index, page by page as the harvester stores them.
 func replicaOf(t testing.TB, h http.Handler) (*localindex.Index, int) {
 	t.Helper()
+	return feedIndexOf(t, h, append(slices.Clone(voteCategories), "kamerstukdossier"), nil)
+}
+
+// feedIndexOf harvests categories of h's SyncFeed into a new index, page
+// by page as the harvester stores them, each entity through each first
+// (nil: as the feed gives it); it returns the index and the pages read.
+func feedIndexOf(t testing.TB, h http.Handler, categories []string, each func(*feed.Entity)) (*localindex.Index, int) {
+	t.Helper()
 	idx, _, err := localindex.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { idx.Close() })
 	pages := 0
-	for _, c := range append(slices.Clone(voteCategories), "kamerstukdossier") {
+	for _, c := range categories {
 		for token := int64(0); ; {
 			rec := httptest.NewRecorder()
 			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, feed.Request(feedCategories[c], token).Path, nil))
@@ -53,6 +61,11 @@ func replicaOf(t testing.TB, h http.Handler) (*localindex.Index, int) {
 			}
 			if len(p.Entities) == 0 {
 				break
+			}
+			for i := range p.Entities {
+				if each != nil {
+					each(&p.Entities[i])
+				}
 			}
 			if _, err := idx.Apply(p.Entities, nil, []byte(strconv.FormatInt(p.Next, 10))); err != nil {
 				t.Fatal(err)
