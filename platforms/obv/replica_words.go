@@ -2,7 +2,6 @@ package obv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -46,21 +45,13 @@ type councilWords struct {
 var _ CouncilIndex = councilWords{}
 
 func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (LocalAnswer, bool, string) {
-	ix, hv, err := w.held.Current()
-	if err != nil {
-		return LocalAnswer{}, false, "the replica is not open (" + replica.PublicReason(err) + ")"
-	}
-	idx, ok := ix.(*localindex.Index)
-	h, ok2 := hv.(*harvester)
-	if !ok || !ok2 {
-		return LocalAnswer{}, false, "the replica is not a council documents index"
+	idx, h, why := replica.Opened[*localindex.Index, *harvester](w.held, "a council documents index")
+	if why != "" {
+		return LocalAnswer{}, false, why
 	}
 	p := h.overall() // a search needs no count per source
-	switch {
-	case p.Stopped != nil:
-		return LocalAnswer{}, false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
-	case p.CompleteUpTo.IsZero():
-		return LocalAnswer{}, false, "the replica is still being built"
+	if why := replica.Unready(p); why != "" {
+		return LocalAnswer{}, false, why
 	}
 	if len(h.scope.Sources) > 0 {
 		for _, s := range q.Sources {
@@ -90,13 +81,8 @@ func (w councilWords) SearchCouncil(ctx context.Context, q localindex.Query) (Lo
 		before += "; it keeps only the sources " + strings.Join(h.scope.Sources, ", ") + ", so other organisations' documents are not among these hits"
 	}
 	res, err := idx.Search(ctx, q)
-	var down *replica.UnavailableError
-	if errors.As(err, &down) {
-		w.held.Broken(err)
-		return LocalAnswer{}, false, "the replica failed (" + replica.PublicReason(err) + ")"
-	}
 	if err != nil {
-		return LocalAnswer{}, false, "the replica cannot take the question (" + err.Error() + ")"
+		return LocalAnswer{}, false, replica.LookupFailed(w.held, err)
 	}
 	return LocalAnswer{Result: res, Provenance: replica.Provenance(replicaSpec.Source, replicaSpec.Units(), p) + before, CompleteUpTo: p.CompleteUpTo}, true, ""
 }

@@ -2,7 +2,6 @@ package tk
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -41,23 +40,22 @@ type parliamentWords struct {
 
 var _ ParliamentIndex = parliamentWords{}
 
+// open is the parliament index and harvester held now, or why they
+// cannot be asked.
+func (w parliamentWords) open() (*localindex.Index, *harvester, string) {
+	return replica.Opened[*localindex.Index, *harvester](w.held, "a parliament index")
+}
+
 func (w parliamentWords) SearchDocuments(ctx context.Context, q localindex.Query) (LocalAnswer, bool, string) {
-	ix, hv, err := w.held.Current()
-	if err != nil {
-		return LocalAnswer{}, false, "the replica is not open (" + replica.PublicReason(err) + ")"
-	}
-	idx, ok := ix.(*localindex.Index)
-	h, ok2 := hv.(*harvester)
-	if !ok || !ok2 {
-		return LocalAnswer{}, false, "the replica is not a parliament index"
+	idx, h, why := w.open()
+	if why != "" {
+		return LocalAnswer{}, false, why
 	}
 	p := h.overall()
-	switch {
-	case p.Stopped != nil:
-		return LocalAnswer{}, false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
-	case p.CompleteUpTo.IsZero():
-		return LocalAnswer{}, false, "the replica is still being built"
-	case !h.scope.holdsDocuments():
+	if why := replica.Unready(p); why != "" {
+		return LocalAnswer{}, false, why
+	}
+	if !h.scope.holdsDocuments() {
 		return LocalAnswer{}, false, "the replica keeps no documents"
 	}
 	// A question reaching before the years kept is answered for the
@@ -75,13 +73,8 @@ func (w parliamentWords) SearchDocuments(ctx context.Context, q localindex.Query
 		}
 	}
 	res, err := idx.SearchDocuments(ctx, q)
-	var down *replica.UnavailableError
-	if errors.As(err, &down) {
-		w.held.Broken(err)
-		return LocalAnswer{}, false, "the replica failed (" + replica.PublicReason(err) + ")"
-	}
 	if err != nil {
-		return LocalAnswer{}, false, "the replica cannot take the question (" + err.Error() + ")"
+		return LocalAnswer{}, false, replica.LookupFailed(w.held, err)
 	}
 	if res.Total == 0 {
 		return LocalAnswer{}, false, "the replica holds no match; the platform matches parts of words too"

@@ -2,7 +2,6 @@ package tk
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -74,27 +73,17 @@ func timelineOf(parliament ParliamentIndex) ParliamentTimeline {
 // Timeline answers dossier d's part from the replica held now
 // (ParliamentTimeline).
 func (w parliamentWords) Timeline(ctx context.Context, d adapters.Dossier) (TimelineAnswer, bool, string) {
-	ix, hv, err := w.held.Current()
-	if err != nil {
-		return TimelineAnswer{}, false, "the replica is not open (" + replica.PublicReason(err) + ")"
-	}
-	idx, ok := ix.(*localindex.Index)
-	h, ok2 := hv.(*harvester)
-	if !ok || !ok2 {
-		return TimelineAnswer{}, false, "the replica is not a parliament index"
+	idx, h, why := w.open()
+	if why != "" {
+		return TimelineAnswer{}, false, why
 	}
 	prog := h.overall()
 	if why := timelineUnfit(h.scope, prog); why != "" {
 		return TimelineAnswer{}, false, why
 	}
 	a, why, err := timelineFromReplica(ctx, voteJoin{idx: idx, asOf: prog.CompleteUpTo}, d, prog)
-	var down *replica.UnavailableError
-	if errors.As(err, &down) {
-		w.held.Broken(err)
-		return TimelineAnswer{}, false, "the replica failed (" + replica.PublicReason(err) + ")"
-	}
 	if err != nil {
-		return TimelineAnswer{}, false, "the replica cannot take the question (" + err.Error() + ")"
+		return TimelineAnswer{}, false, replica.LookupFailed(w.held, err)
 	}
 	if why != "" {
 		return TimelineAnswer{}, false, why

@@ -3,7 +3,6 @@ package tk
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -78,33 +77,20 @@ var _ ParliamentVotes = parliamentWords{}
 
 // Votes answers p from the replica held now (ParliamentVotes).
 func (w parliamentWords) Votes(ctx context.Context, p VotesParams) (VotesAnswer, bool, string) {
-	ix, hv, err := w.held.Current()
-	if err != nil {
-		return VotesAnswer{}, false, "the replica is not open (" + replica.PublicReason(err) + ")"
-	}
-	idx, ok := ix.(*localindex.Index)
-	h, ok2 := hv.(*harvester)
-	if !ok || !ok2 {
-		return VotesAnswer{}, false, "the replica is not a parliament index"
+	idx, h, why := w.open()
+	if why != "" {
+		return VotesAnswer{}, false, why
 	}
 	prog := h.overall()
-	switch {
-	case prog.Stopped != nil:
-		return VotesAnswer{}, false, "the replica stopped (" + replica.PublicReason(prog.Stopped) + ")"
-	case prog.CompleteUpTo.IsZero():
-		return VotesAnswer{}, false, "the replica is still being built"
+	if why := replica.Unready(prog); why != "" {
+		return VotesAnswer{}, false, why
 	}
 	if missing := missingCategories(h.scope, p); len(missing) > 0 {
 		return VotesAnswer{}, false, "the replica keeps no " + strings.Join(missing, ", ") + ", which votes join"
 	}
 	found, why, err := (voteJoin{idx: idx, asOf: prog.CompleteUpTo}).votes(ctx, p)
-	var down *replica.UnavailableError
-	if errors.As(err, &down) {
-		w.held.Broken(err)
-		return VotesAnswer{}, false, "the replica failed (" + replica.PublicReason(err) + ")"
-	}
 	if err != nil {
-		return VotesAnswer{}, false, "the replica cannot take the question (" + err.Error() + ")"
+		return VotesAnswer{}, false, replica.LookupFailed(w.held, err)
 	}
 	if why != "" {
 		return VotesAnswer{}, false, why

@@ -2,7 +2,6 @@ package datereplica
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
@@ -49,21 +48,13 @@ type offered struct {
 }
 
 func (o offered) SearchReplica(ctx context.Context, q Query) (Answer, bool, string) {
-	ix, hv, err := o.held.Current()
-	if err != nil {
-		return Answer{}, false, "the replica is not open (" + replica.PublicReason(err) + ")"
-	}
-	idx, ok := ix.(*Index)
-	h, ok2 := hv.(*Harvester)
-	if !ok || !ok2 {
-		return Answer{}, false, "the replica is not a KOOP index"
+	idx, h, why := replica.Opened[*Index, *Harvester](o.held, "a KOOP index")
+	if why != "" {
+		return Answer{}, false, why
 	}
 	p := h.Progress()
-	switch {
-	case p.Stopped != nil:
-		return Answer{}, false, "the replica stopped (" + replica.PublicReason(p.Stopped) + ")"
-	case p.CompleteUpTo.IsZero():
-		return Answer{}, false, "the replica is still being built"
+	if why := replica.Unready(p); why != "" {
+		return Answer{}, false, why
 	}
 	// A question reaching before the days kept is answered for the days
 	// kept, and the provenance says so; one wholly before them goes to
@@ -81,13 +72,8 @@ func (o offered) SearchReplica(ctx context.Context, q Query) (Answer, bool, stri
 		}
 	}
 	res, err := idx.Search(ctx, q)
-	var down *replica.UnavailableError
-	if errors.As(err, &down) {
-		o.held.Broken(err)
-		return Answer{}, false, "the replica failed (" + replica.PublicReason(err) + ")"
-	}
 	if err != nil {
-		return Answer{}, false, "the replica cannot take the question (" + err.Error() + ")"
+		return Answer{}, false, replica.LookupFailed(o.held, err)
 	}
 	return Answer{Result: res, Provenance: replica.Provenance(o.spec.Source, o.spec.Units(), p) + before, CompleteUpTo: p.CompleteUpTo}, true, ""
 }
