@@ -131,6 +131,7 @@ type TimelineStep struct {
 	SourceURL string `json:"source_url,omitempty" jsonschema_description:"The step at its platform."`
 	Result    string `json:"result,omitempty" jsonschema_description:"A decision's result as recorded; a vote's with its totals."`
 	InForce   string `json:"in_force,omitempty" jsonschema_description:"A law version's first day in force (YYYY-MM-DD), as its platform's data gives it."`
+	Votes     string `json:"votes,omitempty" jsonschema_description:"For a vote: what was voted on, as the platform's votes tool takes it (a Tweede Kamer zaak number for tk_votes' zaak), for the vote per party."`
 	LinkedBy  string `json:"linked_by" jsonschema_description:"The data that ties this step to the dossier (a navigation, a metadata field, a brondata element); never a title."`
 }
 

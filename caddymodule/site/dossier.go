@@ -124,10 +124,14 @@ func (h *Handler) serveDossier(w http.ResponseWriter, r *http.Request) error {
 }
 
 // stepReadURL is the reader's address of a step that is a document the
-// site reads (a kamerstuk, a publication), or "" for a step the reader
-// does not hold (an activity, a decision, a law's version): its source
-// link stands.
+// site reads (a kamerstuk, a publication) or a vote (its chart), or ""
+// for a step the reader does not hold (an activity, a decision, a law's
+// version): its source link stands.
 func (h *Handler) stepReadURL(pg ui.Page, s adapters.TimelineStep) string {
+	if s.Kind == adapters.StepVote && s.Votes != "" && h.offers(s.Platform) && h.reader.Readable(s.Platform) {
+		// The reader shows what was voted on as a chart per party.
+		return pg.LinkQ(pathRead, url.Values{"platform": {s.Platform}, "id": {s.Votes}})
+	}
 	if s.URI == "" || s.ID == "" || s.InForce != "" || !h.offers(s.Platform) || !h.reader.Readable(s.Platform) {
 		// A law's version is not the reader's: it shows the law as in
 		// force today, so the version's own source link stands.

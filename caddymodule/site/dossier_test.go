@@ -184,6 +184,18 @@ func TestDossierPage(t *testing.T) {
 	if strings.Contains(body, `class="tl-missing"`) {
 		t.Errorf("a whole chain lists a missing link")
 	}
+	// A vote links to the reader's chart of it: what was voted on, by its
+	// zaak number.
+	voteLink := regexp.MustCompile(`<li class="tl-step tl-vote">[\s\S]*?<p class="tl-title"><a href="(/lezen\?id=[0-9]{4}Z[0-9]+&amp;platform=tk)">`).FindStringSubmatch(body)
+	if voteLink == nil {
+		t.Fatalf("no vote links to its chart")
+	}
+	h.take()
+	status, chart, _ := h.get(t, strings.ReplaceAll(voteLink[1], "&amp;", "&"), "")
+	if status != 200 || !strings.Contains(chart, `<section class="votes"`) || !strings.Contains(chart, `class="vbar"`) {
+		t.Fatalf("%s: %d %.600s", voteLink[1], status, chart)
+	}
+	h.take()
 
 	// Again, and as JSON: from the cache.
 	status, jsonBody, hdr := h.get(t, page, "application/json")

@@ -370,6 +370,10 @@ func decisionStep(d TimelineDecision, dossier string) adapters.TimelineStep {
 		LinkedBy: "the Besluit→Zaak link names " + zakenOf(d.Decision) + ", a zaak of dossier " + dossier + " (Zaak→Kamerstukdossier)"}
 	if d.Vote {
 		s.Kind, s.Result = adapters.StepVote, d.Summary
+		if len(d.Zaken) > 0 && zaakNummerRE.MatchString(d.Zaken[0].Nummer) {
+			// tk_votes' zaak, and the reader's page of its votes.
+			s.Votes = d.Zaken[0].Nummer
+		}
 	} else {
 		s.Result = strings.TrimSpace(strings.TrimSuffix(d.Result+": "+d.ResultText, ": "))
 	}
