@@ -19,7 +19,8 @@ const (
 	// regulation's dcterms:source).
 	RelRestsOn = "rests_on"
 	// RelPublishedAs: the document's own publication (a local
-	// regulation's Gemeenteblad, dcterms:isFormatOf).
+	// regulation's Gemeenteblad, dcterms:isFormatOf; a Tweede Kamer
+	// kamerstuk's in Officiële Bekendmakingen, kst-36200-VII-12).
 	RelPublishedAs = "published_as"
 	// RelEnactedBy: the publication that made the law (a toestand's
 	// brondata, effect nieuwe-regeling).

@@ -181,6 +181,16 @@ func TestDossierPage(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(links), "/lezen?id=stb-2026-900&amp;platform=ob") {
 		t.Errorf("the Staatsblad publication is not linked to the reader: %v", links)
 	}
+	// A kamerstuk of the dossier, in the reader, links back to its way.
+	paper := regexp.MustCompile(`<li class="tl-step tl-document">[\s\S]*?<p class="tl-title"><a href="(/lezen\?id=[0-9]{4}D[0-9]+&amp;platform=tk)">`).FindStringSubmatch(body)
+	if paper == nil {
+		t.Fatal("no paper of the dossier links to the reader")
+	}
+	status, read, _ := h.get(t, strings.ReplaceAll(paper[1], "&amp;", "&"), "")
+	if status != 200 || !strings.Contains(read, `<p class="dossier-link"><a href="/dossier?dossier=`+bill+`">Tijdlijn van dossier `+bill+`</a></p>`) {
+		t.Fatalf("%s: %d %.1500s", paper[1], status, read)
+	}
+	h.take()
 	if strings.Contains(body, `class="tl-missing"`) {
 		t.Errorf("a whole chain lists a missing link")
 	}

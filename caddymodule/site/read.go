@@ -83,8 +83,7 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 	if view.Page.Title == "" {
 		view.Page.Title = id
 	}
-	if k, ok := adapters.DossierOfKamerstuk(cmp.Or(d.ID, id)); ok {
-		// A kamerstuk by its identifier (kst-36410-5): its dossier's way.
+	if k, ok := dossierOf(d, id); ok {
 		view.Dossier, view.DossierURL = k.String(), h.dossierURL(pg, k.String())
 	}
 	if offset == 0 {
@@ -113,6 +112,24 @@ func (h *Handler) serveRead(w http.ResponseWriter, r *http.Request) error {
 		view.PrevURL = link(max(0, tp.Offset-h.PageChars))
 	}
 	return h.render(w, r, http.StatusOK, "reader", view)
+}
+
+// dossierOf is the dossier a kamerstuk belongs to, for the link to its
+// way: by its own identifier (kst-36410-5, Officiële Bekendmakingen'), or
+// by the publication it names as its own (a Tweede Kamer document's
+// kamerstuk number).
+func dossierOf(d adapters.Document, id string) (adapters.Dossier, bool) {
+	if k, ok := adapters.DossierOfKamerstuk(cmp.Or(d.ID, id)); ok {
+		return k, true
+	}
+	for _, r := range d.References {
+		if r.Relation == adapters.RelPublishedAs {
+			if k, ok := adapters.DossierOfKamerstuk(r.ID); ok {
+				return k, true
+			}
+		}
+	}
+	return adapters.Dossier{}, false
 }
 
 // maxSourceLen bounds a source link carried in the reader's address.

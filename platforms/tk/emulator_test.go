@@ -99,6 +99,31 @@ func TestAgainstEmulatorBothVersions(t *testing.T) {
 			if err != nil || d.ID != p.Hits[0].ID || d.Meta["guid"] == "" || d.Meta["content_type"] != "application/pdf" {
 				t.Fatalf("%+v %v", d, err)
 			}
+			// A kamerstuk read alone is cited as its hit is, and names its
+			// publication in Officiële Bekendmakingen.
+			many, err := Search(e, SearchParams{Query: "stikstof", Limit: 50}, get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kamerstukken := 0
+			for _, h := range many.Hits {
+				if h.Kamerstuk == "" {
+					continue
+				}
+				body, err := get(DocumentRequest(e, DocumentID{Nummer: h.ID}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, err := ParseDocument(e, body)
+				if err != nil || k.Citation != h.Citation || !strings.HasPrefix(k.Citation, "Kamerstukken II ") ||
+					len(k.References) != 1 || k.References[0] != (adapters.Reference{Platform: "ob", ID: h.Kamerstuk, Relation: adapters.RelPublishedAs, Label: h.Citation}) {
+					t.Fatalf("kamerstuk %s: %+v %v", h.Kamerstuk, k, err)
+				}
+				kamerstukken++
+			}
+			if kamerstukken == 0 {
+				t.Fatal("no kamerstuk among 50 hits")
+			}
 			body, err = get(DocumentRequest(e, DocumentID{GUID: d.Meta["guid"]}))
 			if err != nil {
 				t.Fatal(err)

@@ -16,11 +16,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
 	// Europe/Amsterdam day bounds must not depend on the host's zoneinfo
 	// (the container image has none).
 	_ "time/tzdata"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/platforms"
 )
 
 // DefaultRoot is the OData service root of the version live since
@@ -239,8 +241,14 @@ func DocumentRequest(e *Entity, id DocumentID) adapters.Request {
 	if id.GUID == "" {
 		f = e.Name(fVerwijderd) + " eq false and " + e.Name(fNummer) + " eq " + quote(id.Nummer)
 	}
-	q := odataQuery("$filter", f, "$select", e.selectList(), "$orderby", e.Name(fID), "$top", "1")
-	return adapters.Request{Method: "GET", Path: e.root + "/" + e.Set + "?" + q}
+	opts := []string{"$filter", f, "$select", e.selectList()}
+	if x := e.expandList(); x != "" {
+		// The kamerstuk's dossier, as a search asks it (kamerstuk.go): a
+		// document read alone is cited as its hit is.
+		opts = append(opts, "$expand", x)
+	}
+	opts = append(opts, "$orderby", e.Name(fID), "$top", "1")
+	return adapters.Request{Method: "GET", Path: e.root + "/" + e.Set + "?" + odataQuery(opts...)}
 }
 
 // ErrNoDocument is ParseDocument's answer to an empty result.
@@ -332,6 +340,12 @@ func (d document) doc() adapters.Document {
 		if v != "" {
 			out.Meta[k] = v
 		}
+	}
+	if d.Kamerstuk != "" {
+		// A kamerstuk is published in Officiële Bekendmakingen under
+		// this number, with its text (ob_fetch takes it as is).
+		out.References = append(out.References, adapters.Reference{Platform: platforms.OB, ID: d.Kamerstuk,
+			Relation: adapters.RelPublishedAs, Label: h.Citation})
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s\n", d.Titel)

@@ -53,7 +53,7 @@ const toolSearchDesc = `Search the Tweede Kamer's Gegevensmagazijn (official ope
 Where this BesluitBron keeps a replica of the Kamer's SyncFeed, a search with words is answered from it (whole words and their Dutch stems, newest first), with provenance saying how complete it is; a search it finds nothing for, or cannot answer, goes to the platform, which also matches parts of words, and provenance says why.
 Cost: metadata searches are cheap and a repeated one comes from the cache; from the replica they cost the platform nothing. For searching inside the documents' text use opentk_search.`
 
-const toolFetchDesc = `Fetch one Tweede Kamer document's metadata by document number (2023D41173) or GUID: title, subject, kind, date, parliamentary year and the link to its file. The Gegevensmagazijn holds the text only as a PDF/Word file; for readable text use opentk_fetch with the same number.
+const toolFetchDesc = `Fetch one Tweede Kamer document's metadata by document number (2023D41173) or GUID: title, subject, kind, date, parliamentary year and the link to its file. The Gegevensmagazijn holds the text only as a PDF/Word file; for readable text use opentk_fetch with the same number. A kamerstuk is cited as one (Kamerstukken II 2023/24, 36200 VII, nr. 12) and names its publication in Officiële Bekendmakingen in references (ob, published_as: kst-36200-VII-12, which ob_fetch reads with its text); its dossier's way is dossier_timeline's.
 Cost: cheap, cached.`
 
 const toolCommissiesDesc = `List the Tweede Kamer's committees (commissies) with id, name, abbreviation and kind; only current ones unless include_inactive.
