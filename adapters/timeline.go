@@ -186,6 +186,9 @@ type TimelinePart struct {
 	// Provenance says where the part was read: from the platform through
 	// the cache, or from BesluitBron's replica (complete up to when).
 	Provenance string
+	// Title is the dossier's title as the source's data gives it (a
+	// StageParliament source); "" when it gives none.
+	Title string
 }
 
 // TimelineSource is a platform's part in a dossier's way

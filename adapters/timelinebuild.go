@@ -13,6 +13,9 @@ import (
 // source cost.
 type Timeline struct {
 	Dossier Dossier
+	// Title is the dossier's title, as the first source that gives one
+	// has it; "" when none does.
+	Title   string
 	Steps   []TimelineStep
 	Missing []TimelineGap
 	Notes   []string
@@ -105,6 +108,9 @@ func BuildTimeline(ctx context.Context, env Env, sources []TimelineFrom, offered
 				return nil, &TimelineFailure{Platform: s.Key, Err: err}
 			}
 			part.Missing = append(part.Missing, TimelineGap{Platform: s.Key, Link: StageLink(s.Source.Stage), Why: q.Why(s.Key, err)})
+		}
+		if t.Title == "" {
+			t.Title = part.Title
 		}
 		t.Steps = append(t.Steps, part.Steps...)
 		t.Missing = append(t.Missing, part.Missing...)

@@ -30,6 +30,7 @@ type timelineIn struct {
 type timelineOut struct {
 	mcpkit.Meta
 	Dossier    string                  `json:"dossier" jsonschema_description:"The dossier, as its number and addition (36200-VII)."`
+	Title      string                  `json:"title,omitempty" jsonschema_description:"The dossier's title, as the Kamer's data gives it; absent when it gives none."`
 	Count      int                     `json:"count" jsonschema_description:"Steps in this answer."`
 	Steps      []adapters.TimelineStep `json:"steps" jsonschema_description:"The dossier's steps in date order (steps without a date last), each with its citation, besluitbron:// URI, source link and the data that links it."`
 	Missing    []adapters.TimelineGap  `json:"missing" jsonschema_description:"The links of the chain the data does not give (no Staatsblad publication yet, no law named, a platform that failed or is not offered): reported, never guessed."`
@@ -88,7 +89,7 @@ func (t *toolCallEnv) dossierTimeline(ctx context.Context, in timelineIn) (*time
 	case err != nil:
 		return nil, mcpgo.NewToolResultError(err.Error())
 	}
-	out := &timelineOut{Dossier: d.String(), Count: len(tl.Steps), Steps: tl.Steps, Missing: tl.Missing, Notes: tl.Notes, Requests: tl.Requests}
+	out := &timelineOut{Dossier: d.String(), Title: tl.Title, Count: len(tl.Steps), Steps: tl.Steps, Missing: tl.Missing, Notes: tl.Notes, Requests: tl.Requests}
 	var asked []string
 	for _, key := range tl.Asked {
 		asked = append(asked, fmt.Sprintf("%s %s (%d requests)", key, tl.Provenance[key], tl.Requests[key]))

@@ -35,6 +35,7 @@ const maxLawLen = 40
 // without the MCP meta.
 type timelineJSON struct {
 	Dossier    string                  `json:"dossier"`
+	Title      string                  `json:"title,omitempty"`
 	Count      int                     `json:"count"`
 	Steps      []adapters.TimelineStep `json:"steps"`
 	Missing    []adapters.TimelineGap  `json:"missing"`
@@ -103,11 +104,15 @@ func (h *Handler) serveDossier(w http.ResponseWriter, r *http.Request) error {
 		return fail(http.StatusBadGateway, pg.F("timeline.error", err.Error()))
 	}
 	if wantJSON {
-		return writeJSON(w, http.StatusOK, timelineJSON{Dossier: d.String(), Count: len(t.Steps), Steps: t.Steps, Missing: t.Missing,
+		return writeJSON(w, http.StatusOK, timelineJSON{Dossier: d.String(), Title: t.Title, Count: len(t.Steps), Steps: t.Steps, Missing: t.Missing,
 			Notes: t.Notes, Requests: t.Requests, Provenance: t.Provenance})
 	}
-	view.Dossier, view.Toevoeging = d.String(), ""
+	view.Dossier, view.Toevoeging, view.DossierTitle = d.String(), "", t.Title
 	view.Page.Title = pg.F("timeline.title.dossier", d.String())
+	view.Heading = view.Page.Title
+	if t.Title != "" {
+		view.Page.Title += ": " + t.Title
+	}
 	view.Shown = true
 	for _, s := range t.Steps {
 		view.Steps = append(view.Steps, ui.TimelineStepView{TimelineStep: s, PlatformName: h.platformName(s.Platform),

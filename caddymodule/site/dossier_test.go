@@ -3,6 +3,7 @@ package site_test
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -217,6 +218,7 @@ func TestDossierPage(t *testing.T) {
 	}
 	var page1 struct {
 		Dossier    string            `json:"dossier"`
+		Title      string            `json:"title"`
 		Count      int               `json:"count"`
 		Steps      []any             `json:"steps"`
 		Missing    []any             `json:"missing"`
@@ -230,7 +232,8 @@ func TestDossierPage(t *testing.T) {
 	}
 	// The MCP tool gives the same steps and missing links: one builder.
 	res, text, isErr := mcptest.Call(t, mcptest.Connect(t, h.base+"/mcp/kamer"), "dossier_timeline", map[string]any{"dossier": bill, "law": "BWBR9100000"})
-	if isErr || !reflect.DeepEqual(res["steps"], page1.Steps) || !reflect.DeepEqual(res["missing"], page1.Missing) {
+	if isErr || !reflect.DeepEqual(res["steps"], page1.Steps) || !reflect.DeepEqual(res["missing"], page1.Missing) ||
+		page1.Title == "" || res["title"] != page1.Title || !strings.Contains(body, `<p class="dossier-title">`+html.EscapeString(page1.Title)+`</p>`) {
 		t.Fatalf("the tool and the page differ:\ntool %.800s\npage %.800s", text, jsonBody)
 	}
 	h.take()

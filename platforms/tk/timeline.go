@@ -3,6 +3,7 @@ package tk
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -77,6 +78,7 @@ func timelineSource(root string, parliament ParliamentTimeline) *adapters.Timeli
 // with steps, so a step from the replica is the step OData gives for the
 // same data.
 type timelineRead struct {
+	title     string     // the dossier's, where its entities agree on one
 	docs      []document // the newest timelineDocuments, newest first
 	docTotal  int        // the dossier's documents in all
 	zaken     int        // the dossier's zaken whose decisions were read
@@ -88,6 +90,7 @@ type timelineRead struct {
 // steps fills part with r's steps, and the notes and missing link that
 // say what r leaves out, for dossier name.
 func (r timelineRead) steps(part *adapters.TimelinePart, name string) {
+	part.Title = r.title
 	for _, doc := range r.docs {
 		part.Steps = append(part.Steps, documentStep(doc, name))
 	}
@@ -157,6 +160,7 @@ func readTimeline(ctx context.Context, env adapters.Env, root string, q adapters
 	if r.docs, r.docTotal, err = ParseDossierDocuments(s, body); err != nil {
 		return part, err
 	}
+	r.title = dossierTitleOf(s, body, d)
 
 	// Its zaken, then the decisions on them.
 	zreq, err := DossierZakenRequest(s, VotesParams{Dossier: d.Number, Toevoeging: d.Addition, Limit: timelineZaken})
@@ -207,8 +211,14 @@ func DossierDocumentsRequest(s *Schema, d adapters.Dossier, limit int) (adapters
 	}
 	f := fmt.Sprintf("%s eq false and Kamerstukdossier/any(k:%s)", e.Name(fVerwijderd), dossierClause(k, d))
 	opts := []string{"$filter", f, "$select", e.selectList()}
-	if x := e.expandList(); x != "" {
-		opts = append(opts, "$expand", x)
+	if e.dossier != "" {
+		// The kamerstuk's number (kamerstuk.go), and the dossier's title
+		// where the service has one.
+		sel := dossierNummer + "," + dossierToevoeging
+		if t := k.Name(fTitel); t != "" {
+			sel += "," + t
+		}
+		opts = append(opts, "$expand", e.dossier+"($select="+sel+")")
 	}
 	opts = append(opts, "$orderby", e.Name(fDatum)+" desc,"+e.Name(fID)+" desc",
 		"$top", strconv.Itoa(limit), "$skip", "0", "$count", "true")
@@ -247,6 +257,54 @@ func ParseDossierDocuments(s *Schema, body []byte) ([]document, int, error) {
 		out = append(out, d)
 	}
 	return out, total, nil
+}
+
+// dossierTitleOf is dossier d's title in the answer to
+// DossierDocumentsRequest: the one title its expanded dossiers named d
+// give, "" when they give none or disagree (the replica reads its
+// dossier entities by the same rule, timeline_replica.go).
+func dossierTitleOf(s *Schema, body []byte, d adapters.Dossier) string {
+	k, err := s.Entity("Kamerstukdossier")
+	if err != nil || k.Name(fTitel) == "" {
+		return ""
+	}
+	rows, _, err := parseCounted(body)
+	if err != nil {
+		return ""
+	}
+	var titles []string
+	for _, r := range rows {
+		raw, ok := r[dossierNav]
+		if !ok {
+			continue
+		}
+		var ks []map[string]any
+		if json.Unmarshal(raw, &ks) != nil {
+			continue
+		}
+		for _, x := range ks {
+			if str(x[dossierNummer]) == d.Number && strings.EqualFold(str(x[dossierToevoeging]), d.Addition) {
+				titles = append(titles, adapters.Squash(str(x[k.Name(fTitel)])))
+			}
+		}
+	}
+	return oneTitle(titles)
+}
+
+// oneTitle is the title all of titles agree on, "" when they name none or
+// more than one.
+func oneTitle(titles []string) string {
+	one := ""
+	for _, t := range titles {
+		switch {
+		case t == "":
+		case one == "":
+			one = t
+		case one != t:
+			return ""
+		}
+	}
+	return one
 }
 
 // DecisionsRequest asks for every decision on the zaken zaakIDs (not

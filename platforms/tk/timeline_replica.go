@@ -175,8 +175,16 @@ func (j voteJoin) timeline(ctx context.Context, d adapters.Dossier) (timelineRea
 		return strings.Compare(b.ID, a.ID)
 	})
 	r.docTotal = len(docs.Entities)
+	var titles []string
 	for _, e := range docs.Entities[:min(timelineDocuments, len(docs.Entities))] {
 		doc := documentOfFeed(e.ID, e.Fields)
+		// The dossier's title as OData's page gives it: from the dossiers
+		// named d that its documents link to (dossierTitleOf).
+		for _, ref := range refs(e, "kamerstukdossier") {
+			if k, ok := dossiers[ref]; ok {
+				titles = append(titles, adapters.Squash(feedField(k, "titel")))
+			}
+		}
 		// The kamerstuk number, as kamerstukOf reads it from OData's
 		// expanded dossiers: only a document in exactly one dossier.
 		if ks := refs(e, "kamerstukdossier"); len(ks) == 1 {
@@ -185,6 +193,7 @@ func (j voteJoin) timeline(ctx context.Context, d adapters.Dossier) (timelineRea
 		}
 		r.docs = append(r.docs, doc)
 	}
+	r.title = oneTitle(titles)
 
 	// Its zaken, as DossierZakenRequest asks them: newest GestartOp
 	// first, then by GUID descending, a page of timelineZaken.

@@ -104,7 +104,7 @@ func TestTimelineReplicaSameAsOData(t *testing.T) {
 			get := emuGetter(h, &log)
 			env := adapters.Env{Get: func(_ context.Context, _ string, r adapters.Request) ([]byte, error) { return get(r) },
 				Memo: &adapters.Memo{}, Now: emuNow}
-			var compared, withDocs, withVotes, withDecisions, withActivities, kamerstukken, noZaak, cut, empty int
+			var compared, withDocs, withVotes, withDecisions, withActivities, kamerstukken, noZaak, cut, empty, titled int
 			for _, d := range dossiers {
 				want, err := readTimeline(ctx, env, root, adapters.TimelineQuery{Dossier: d})
 				a, why, jerr := timelineFromReplica(ctx, j, d, prog)
@@ -158,9 +158,12 @@ func TestTimelineReplicaSameAsOData(t *testing.T) {
 				if len(got.Notes) > 0 {
 					cut++
 				}
+				if got.Title != "" {
+					titled++
+				}
 			}
-			if compared < 30 || withVotes == 0 || withDecisions == 0 || withActivities == 0 || kamerstukken == 0 {
-				t.Fatalf("%d dossiers compared: %d documents (%d kamerstukken), %d votes, %d other decisions", compared, withDocs, kamerstukken, withVotes, withDecisions)
+			if compared < 30 || withVotes == 0 || withDecisions == 0 || withActivities == 0 || kamerstukken == 0 || titled == 0 {
+				t.Fatalf("%d dossiers compared (%d with a title): %d documents (%d kamerstukken), %d votes, %d other decisions", compared, titled, withDocs, kamerstukken, withVotes, withDecisions)
 			}
 			if !testing.Short() && cut == 0 {
 				t.Fatalf("no dossier of the large corpus has a list cut short: its notes are not compared")

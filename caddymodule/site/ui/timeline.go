@@ -16,7 +16,10 @@ type TimelineView struct {
 	// Dossier, Toevoeging and Law are as asked (the form keeps them);
 	// once shown, Dossier is as read (36200-VII).
 	Dossier, Toevoeging, Law string
-	Error                    string
+	// Heading is the page's heading (the dossier's number), DossierTitle
+	// the dossier's title where its data gives one.
+	Heading, DossierTitle string
+	Error                 string
 	// Shown: a timeline was read (it may hold no step).
 	Shown   bool
 	Steps   []TimelineStepView
