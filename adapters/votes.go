@@ -57,6 +57,9 @@ type VoteChart struct {
 	NoPartyVotes bool
 	// NotVoted: the item was not put to the vote (withdrawn, held over).
 	NotVoted bool
+	// Provenance says where the vote was read when not from the platform
+	// now (BesluitBron's replica, complete up to when); "" otherwise.
+	Provenance string
 	// Note says, in English, what was left out of the count and why.
 	Note string
 	// Problems say, in English, what in the platform's data does not add

@@ -41,7 +41,7 @@ func SurfaceWith(root string, parliament ParliamentIndex) adapters.Surface {
 		Recognize: recognize,
 		Timeline:  timelineSource(root, timelineOf(parliament)),
 		Votes: func(ctx context.Context, env adapters.Env, id, kind string) ([]adapters.VoteChart, error) {
-			return votes(ctx, env, root, id, kind)
+			return votes(ctx, env, root, votesOf(parliament), id, kind)
 		},
 	}
 	s.Resources, s.URI = adapters.ByID(adapters.ResourceKind{

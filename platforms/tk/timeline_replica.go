@@ -63,6 +63,13 @@ var timelineCategories = append(slices.Clone(voteCategories), "document", "kamer
 
 var _ ParliamentTimeline = parliamentWords{}
 
+// votesOf is the votes of the replica the surface is offered, nil when
+// it has none.
+func votesOf(parliament ParliamentIndex) ParliamentVotes {
+	v, _ := parliament.(ParliamentVotes)
+	return v
+}
+
 // timelineOf is the replica's timeline of the replica the surface is
 // offered, nil when it has none.
 func timelineOf(parliament ParliamentIndex) ParliamentTimeline {

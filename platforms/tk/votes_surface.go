@@ -41,13 +41,22 @@ func voted(kind string) bool {
 
 // votes are the charts of how document id (a number, a GUID) of kind
 // (its Soort), or zaak id (a zaak number, any kind) was voted on: none,
-// and no request, for a document of a kind that is not voted on.
-func votes(ctx context.Context, env adapters.Env, root, id, kind string) ([]adapters.VoteChart, error) {
+// and no request, for a document of a kind that is not voted on. A zaak
+// is answered from parliament (BesluitBron's replica; nil: none) when it
+// holds the whole answer, with no request, each chart saying so; a
+// document is not, since the feed gives no link from a document to its
+// zaken, and neither is what the replica cannot vouch for.
+func votes(ctx context.Context, env adapters.Env, root string, parliament ParliamentVotes, id, kind string) ([]adapters.VoteChart, error) {
 	id = strings.TrimSpace(id)
 	p := VotesParams{Limit: maxVoteCharts}
 	var doc DocumentID
 	if z := strings.ToUpper(id); zaakNummerRE.MatchString(z) {
 		p.Zaak = z
+		if parliament != nil {
+			if a, ok, _ := parliament.Votes(ctx, p); ok {
+				return chartsOf(a.Decisions, a.Total, a.Provenance), nil
+			}
+		}
 	} else {
 		if !voted(kind) {
 			return nil, nil
@@ -95,15 +104,24 @@ func votes(ctx context.Context, env adapters.Env, root, id, kind string) ([]adap
 	if err != nil {
 		return nil, &adapters.ParseError{Err: err}
 	}
+	return chartsOf(ds, total, ""), nil
+}
+
+// chartsOf are decisions ds as charts, of total that were votes on the
+// same, each with provenance (where they were read; "" from the
+// platform).
+func chartsOf(ds []Decision, total int, provenance string) []adapters.VoteChart {
 	out := make([]adapters.VoteChart, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, Chart(d))
+		c := Chart(d)
+		c.Provenance = provenance
+		out = append(out, c)
 	}
 	if total > len(ds) && len(out) > 0 {
 		last := &out[len(out)-1]
 		last.Note = strings.TrimSpace(last.Note + fmt.Sprintf(" The Kamer's data holds %d decisions that were votes on this; the newest %d are shown (tk_votes pages through them all).", total, len(ds)))
 	}
-	return out, nil
+	return out
 }
 
 // surfaceErr is a schema's or a request builder's failure as the

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,5 +136,79 @@ func TestChartOfDecision(t *testing.T) {
 	if c.Unit != adapters.VoteUnitMembers || c.Bars[0] != (adapters.VoteBar{Party: "NSC", Vote: "verdeeld", Voor: 8, Tegen: 8, Other: 2, NotRecorded: 2}) ||
 		*c.Totals != (adapters.VoteCount{Voor: 8, Tegen: 8, Other: 2, NotRecorded: 2}) {
 		t.Fatalf("per member: %+v", c)
+	}
+}
+
+// replicaVotes answers vote questions from a replica index as of a pass
+// (ParliamentVotes), as the held replica does once it is caught up.
+type replicaVotes struct{ j voteJoin }
+
+func (r replicaVotes) Votes(ctx context.Context, p VotesParams) (VotesAnswer, bool, string) {
+	found, why, err := r.j.votes(ctx, p)
+	if err != nil || why != "" {
+		return VotesAnswer{}, false, why
+	}
+	return VotesAnswer{VotesFound: found, Provenance: "from the replica", CompleteUpTo: r.j.asOf}, true, ""
+}
+
+// The reader's votes of a zaak come from the replica when it holds them,
+// with no request: the same charts as the platform's, each saying where
+// it was read. A document's still ask the platform (the feed gives no
+// link from a document to its zaken), and so does a zaak the replica does
+// not hold.
+func TestReaderVotesOfAZaakFromTheReplica(t *testing.T) {
+	h := votesEmulator()
+	idx, _ := replicaOf(t, h)
+	zaken, _, _ := votedZaken(t, idx)
+	pv := replicaVotes{j: voteJoin{idx: idx, asOf: emuNow}}
+	ctx := context.Background()
+	compared := 0
+	for _, z := range zaken {
+		if compared == 10 {
+			break
+		}
+		var log []string
+		get := emuGetter(h, &log)
+		env := adapters.Env{Get: func(_ context.Context, _ string, r adapters.Request) ([]byte, error) { return get(r) },
+			Memo: &adapters.Memo{}, Now: emuNow}
+		want, err := votes(ctx, env, DefaultRoot, nil, z, "")
+		if err != nil || len(log) == 0 {
+			t.Fatalf("%s from the platform: %v, %d requests", z, err, len(log))
+		}
+		if len(want) == 0 {
+			// Decided without a vote: the replica shows none either.
+			if got, err := votes(ctx, env, DefaultRoot, pv, z, ""); err != nil || len(got) != 0 {
+				t.Fatalf("%s: the platform shows no vote, the replica %d (%v)", z, len(got), err)
+			}
+			continue
+		}
+		compared++
+		log = nil
+		got, err := votes(ctx, env, DefaultRoot, pv, z, "")
+		if err != nil || len(log) != 0 || len(got) != len(want) {
+			t.Fatalf("%s from the replica: %v, %d charts (want %d), %d requests", z, err, len(got), len(want), len(log))
+		}
+		for i := range got {
+			if got[i].Provenance != "from the replica" {
+				t.Fatalf("%s: provenance %q", z, got[i].Provenance)
+			}
+			got[i].Provenance = ""
+			slices.SortFunc(got[i].Bars, func(a, b adapters.VoteBar) int { return strings.Compare(a.Party, b.Party) })
+			slices.SortFunc(want[i].Bars, func(a, b adapters.VoteBar) int { return strings.Compare(a.Party, b.Party) })
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("%s:\nreplica  %+v\nplatform %+v", z, got[i], want[i])
+			}
+		}
+	}
+	if compared < 5 {
+		t.Fatalf("%d zaken with votes compared", compared)
+	}
+	// A zaak the replica does not hold: the platform.
+	var log []string
+	get := emuGetter(h, &log)
+	env := adapters.Env{Get: func(_ context.Context, _ string, r adapters.Request) ([]byte, error) { return get(r) },
+		Memo: &adapters.Memo{}, Now: emuNow}
+	if _, err := votes(ctx, env, DefaultRoot, pv, "2026Z99999", ""); err != nil || len(log) == 0 {
+		t.Fatalf("a zaak the replica lacks: %v, %d requests", err, len(log))
 	}
 }

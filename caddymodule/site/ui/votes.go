@@ -226,6 +226,7 @@ var voteMessages = map[string]map[string]string{
 		"votes.problems":              "Dit klopt niet in de gegevens van het platform (zoals gevonden, niet verbeterd):",
 		"votes.note":                  "Opmerking",
 		"votes.source":                "De stemming bij de bron",
+		"votes.provenance":            "Gelezen uit",
 		"votes.error":                 "De stemming kon niet worden gelezen: %s",
 	},
 	EN: {
@@ -259,6 +260,7 @@ var voteMessages = map[string]map[string]string{
 		"votes.problems":              "What does not add up in the platform's data (as found, not corrected):",
 		"votes.note":                  "Note",
 		"votes.source":                "The vote at the source",
+		"votes.provenance":            "Read from",
 		"votes.error":                 "The vote could not be read: %s",
 	},
 }
