@@ -102,14 +102,43 @@ type moonHouse struct {
 // off (status_refresh off), so no request of its own is counted.
 func startMoonHouse(t *testing.T, replicas bool, capacity int) moonHouse {
 	t.Helper()
+	return startMoonHouseSized(t, replicas, capacity, nil)
+}
+
+// moonSizes replaces what startMoonHouse starts on small corpora: the
+// figures at the platforms' real sizes (moonshot_size_figures_test.go).
+type moonSizes struct {
+	// Emulators are the platforms' emulators, by key; a platform not
+	// named keeps its small one.
+	Emulators map[string]http.Handler
+	// Replicas are the replica blocks of the besluitbron app (dir, since,
+	// sources of each). The house does not wait for them: a replica that
+	// resumes from an index built before shows that pass as complete at
+	// once, so the caller waits for a pass of the house's own.
+	Replicas string
+}
+
+// startMoonHouseSized is startMoonHouse with sizes (nil: the small
+// corpora, as startMoonHouse).
+func startMoonHouseSized(t *testing.T, replicas bool, capacity int, sizes *moonSizes) moonHouse {
+	t.Helper()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	emus := map[string]*moonEmulator{
-		"obv":         newMoonEmulator(t, "obv", listingOnly(obvemulator.New(obvemulator.Config{Seed: 1, Clock: fakeclock.New(at), NoRateLimit: true}), "soest", "utrecht")),
-		"tk":          newMoonEmulator(t, "tk", tkemulator.New(tkemulator.Config{Seed: 1, Clock: fakeclock.New(at), Documents: 400})),
-		"bwb":         newMoonEmulator(t, "bwb", bwbemulator.New(bwbemulator.Config{Clock: fakeclock.New(at), Generated: 400, PageCap: 100})),
-		"cvdr":        newMoonEmulator(t, "cvdr", cvdremulator.NewWith(cvdremulator.Config{Generated: 400, PageCap: 100})),
-		"ob":          newMoonEmulator(t, "ob", obemulator.New(obemulator.Config{Seed: 1, Clock: fakeclock.New(at)})),
-		"rechtspraak": newMoonEmulator(t, "rechtspraak", rsemulator.New(rsemulator.Config{Seed: 1, Clock: fakeclock.New(at)})),
+	handlers := map[string]http.Handler{
+		"obv":         listingOnly(obvemulator.New(obvemulator.Config{Seed: 1, Clock: fakeclock.New(at), NoRateLimit: true}), "soest", "utrecht"),
+		"tk":          tkemulator.New(tkemulator.Config{Seed: 1, Clock: fakeclock.New(at), Documents: 400}),
+		"bwb":         bwbemulator.New(bwbemulator.Config{Clock: fakeclock.New(at), Generated: 400, PageCap: 100}),
+		"cvdr":        cvdremulator.NewWith(cvdremulator.Config{Generated: 400, PageCap: 100}),
+		"ob":          obemulator.New(obemulator.Config{Seed: 1, Clock: fakeclock.New(at)}),
+		"rechtspraak": rsemulator.New(rsemulator.Config{Seed: 1, Clock: fakeclock.New(at)}),
+	}
+	if sizes != nil {
+		for k, emu := range sizes.Emulators {
+			handlers[k] = emu
+		}
+	}
+	emus := map[string]*moonEmulator{}
+	for _, k := range moonPlatforms {
+		emus[k] = newMoonEmulator(t, k, handlers[k])
 	}
 	port, adminPort := testproc.FreePort(t), testproc.FreePort(t)
 	h := moonHouse{base: fmt.Sprintf("http://127.0.0.1:%d", port), admin: fmt.Sprintf("http://127.0.0.1:%d", adminPort), emus: emus}
@@ -126,7 +155,10 @@ func startMoonHouse(t *testing.T, replicas bool, capacity int) moonHouse {
 	}`, k)
 	}
 	var kept strings.Builder
-	if replicas {
+	switch {
+	case replicas && sizes != nil:
+		kept.WriteString(sizes.Replicas)
+	case replicas:
 		fmt.Fprintf(&kept, `
 		replica obv {
 			dir %s
@@ -190,7 +222,7 @@ http://:%d {%s
 	}
 }
 `, adminPort, dir("caddy.log"), kept.String(), platformBlocks.String(), port, routes.String(), all, all))
-	if replicas {
+	if replicas && sizes == nil {
 		h.awaitReplicas(t)
 	}
 	return h
