@@ -305,3 +305,23 @@ func listingOnly(emu http.Handler, keep ...string) http.Handler {
 		json.NewEncoder(w).Encode(list)
 	})
 }
+
+// purgeCaches empties every platform's cache through the admin API and
+// zeroes the emulators' counts: the caches outlive a reload (a
+// caddy.UsagePool per platform), so a house that measures what questions
+// cost starts from none of another house's answers.
+func (h moonHouse) purgeCaches(t *testing.T) {
+	t.Helper()
+	for _, k := range moonPlatforms {
+		req, _ := http.NewRequest(http.MethodDelete, h.admin+"/besluitbron/cache/"+k, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("purging %s's cache: %s", k, res.Status)
+		}
+	}
+	h.resetCounts()
+}

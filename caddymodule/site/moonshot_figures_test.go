@@ -70,18 +70,7 @@ func TestFiguresMoonshotRequests(t *testing.T) {
 		// The platforms' caches outlive a reload (a caddy.UsagePool per
 		// platform), so the first house's answers are purged: the second
 		// counts its own questions' cost, not the first's cache.
-		for _, k := range moonPlatforms {
-			req, _ := http.NewRequest(http.MethodDelete, h.admin+"/besluitbron/cache/"+k, nil)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				t.Fatalf("purging %s's cache: %s", k, res.Status)
-			}
-		}
-		h.resetCounts()
+		h.purgeCaches(t)
 		tl := tally{requests: map[string]int64{}, answered: map[string]int{}, local: map[string]int{}}
 		for _, q := range questions {
 			v := url.Values{"q": {q.words}, "platforms": {strings.Join(moonPlatforms, ",")}}

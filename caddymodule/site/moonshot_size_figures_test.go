@@ -398,18 +398,7 @@ func measureMoon(t *testing.T, h moonHouse, questions []moonQuestion) moonMeasur
 	t.Helper()
 	m := moonMeasure{requests: map[string]int64{}, answered: map[string]int{}, local: map[string]int{}, took: map[string][]time.Duration{}}
 	pass := func(count bool) moonLatency {
-		for _, k := range moonPlatforms {
-			req, _ := http.NewRequest(http.MethodDelete, h.admin+"/besluitbron/cache/"+k, nil)
-			res, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				t.Fatalf("purging %s's cache: %s", k, res.Status)
-			}
-		}
-		h.resetCounts()
+		h.purgeCaches(t)
 		lat := make([]time.Duration, 0, len(questions))
 		var local, sent []time.Duration
 		for _, q := range questions {
