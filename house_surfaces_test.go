@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/besluitbron/besluitbron/internal/mcptest"
-	"github.com/besluitbron/besluitbron/internal/timelinetest"
+	"github.com/besluitbron/besluitbron/platforms/tk/emulator/timelinechain"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -134,7 +134,7 @@ func TestDossierTimelineOnThePageAndTheConnector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dossier := timelinetest.VotedDossiers(t, httputil.NewSingleHostReverseProxy(tkURL))[0]
+	dossier := timelinechain.VotedDossiers(t, httputil.NewSingleHostReverseProxy(tkURL))[0]
 
 	req, _ := http.NewRequest(http.MethodGet, proxy+"/dossier?"+url.Values{"dossier": {dossier}}.Encode(), nil)
 	req.Header.Set("Accept", "application/json")

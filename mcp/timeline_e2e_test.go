@@ -19,11 +19,11 @@ import (
 	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
-	"github.com/besluitbron/besluitbron/internal/timelinetest"
+	"github.com/besluitbron/besluitbron/platforms/tk/emulator/timelinechain"
 )
 
 // The emulators' day, as tk_votes' end-to-end test has it.
-var timelineNow = timelinetest.Now
+var timelineNow = timelinechain.Now
 
 // upstreamLog records the requests one upstream got.
 type upstreamLog struct {
@@ -127,7 +127,7 @@ func stepsOf(res map[string]any) []map[string]any {
 // dossier with no Staatsblad publication yet says so in missing; bad
 // input asks nothing.
 func TestDossierTimelineThroughCacheAndBudget(t *testing.T) {
-	ups, bills, others := timelinetest.Chain(t, 1)
+	ups, bills, others := timelinechain.Chain(t, 1)
 	base, logs := timelineSite(t, ups, connectorBlock("kamer", "tk ob bwb")+connectorBlock("tkonly", "tk")+connectorBlock("obonly", "ob"))
 	c := mcptest.Connect(t, base+"/mcp/kamer")
 	take := func() map[string][]string {
@@ -280,7 +280,7 @@ func TestDossierTimelineThroughCacheAndBudget(t *testing.T) {
 // nothing is guessed in its place. The Kamer itself answering broken
 // JSON is the call's error.
 func TestDossierTimelineHostilePlatforms(t *testing.T) {
-	ups, _, others := timelinetest.Chain(t, 0)
+	ups, _, others := timelinechain.Chain(t, 0)
 	var mode struct {
 		sync.Mutex
 		ob, tk string

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/mcptest"
-	"github.com/besluitbron/besluitbron/internal/timelinetest"
+	"github.com/besluitbron/besluitbron/platforms/tk/emulator/timelinechain"
 )
 
 // The figures of docs/benchmarks.md for dossier_timeline: for each of a
@@ -23,7 +23,7 @@ import (
 //	go test -tags figures ./mcp/ -run TestDossierTimelineFigures -v
 func TestDossierTimelineFigures(t *testing.T) {
 	const bills = 5
-	ups, ds, _ := timelinetest.Chain(t, bills)
+	ups, ds, _ := timelinechain.Chain(t, bills)
 	base, logs := timelineSite(t, ups, connectorBlock("kamer", "tk ob bwb"))
 	c := mcptest.Connect(t, base+"/mcp/kamer")
 	// One call to another dossier first: the Kamer's $metadata is

@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/besluitbron/besluitbron/internal/timelinetest"
+	"github.com/besluitbron/besluitbron/platforms/tk/emulator/timelinechain"
 )
 
 // TestBrowserDossier: the dossier page (issue 37, point 4) in a real
@@ -18,7 +18,7 @@ import (
 func TestBrowserDossier(t *testing.T) {
 	b := browser(t)
 	axeSource(t)
-	ups, bills, _ := timelinetest.Chain(t, 1)
+	ups, bills, _ := timelinechain.Chain(t, 1)
 	h := loadDossierHouse(t, ups, "tk ob bwb")
 	page := h.base + dossierPath(url.Values{"dossier": {bills[0]}, "law": {"BWBR9100000"}})
 	for _, scripts := range []bool{true, false} {

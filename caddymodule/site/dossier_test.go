@@ -20,7 +20,7 @@ import (
 	"github.com/besluitbron/besluitbron/internal/mcptest"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
-	"github.com/besluitbron/besluitbron/internal/timelinetest"
+	"github.com/besluitbron/besluitbron/platforms/tk/emulator/timelinechain"
 
 	_ "github.com/besluitbron/besluitbron/mcp"
 )
@@ -137,7 +137,7 @@ var (
 // the cache; the JSON answer holds the tool's own steps and missing
 // links; bad input asks nothing.
 func TestDossierPage(t *testing.T) {
-	ups, bills, others := timelinetest.Chain(t, 1)
+	ups, bills, others := timelinechain.Chain(t, 1)
 	h := loadDossierHouse(t, ups, "tk ob bwb")
 	bill := bills[0]
 
@@ -291,7 +291,7 @@ func TestDossierPage(t *testing.T) {
 // A site that offers no platform holding the dossier itself has no
 // dossier page to show: it says so, and asks nothing.
 func TestDossierPageNeedsTheKamer(t *testing.T) {
-	ups, _, _ := timelinetest.Chain(t, 0)
+	ups, _, _ := timelinechain.Chain(t, 0)
 	h := loadDossierHouse(t, ups, "ob bwb")
 	status, body, _ := h.get(t, dossierPath(url.Values{"dossier": {"36410"}}), "")
 	if status != 404 || !strings.Contains(body, "Deze site biedt geen platform dat Kamerstukdossiers bevat") {

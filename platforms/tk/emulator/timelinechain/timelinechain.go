@@ -1,9 +1,10 @@
-// Package timelinetest holds the emulators of a dossier's whole way for
+// Package timelinechain holds the emulators of a dossier's whole way for
 // the timeline's tests (the MCP tool's, the site's page): the Tweede
 // Kamer's dossiers with votes, and for some of them a Staatsblad
 // publication (Officiële Bekendmakingen) and a law version (BWB) that name
-// the dossier in their own metadata.
-package timelinetest
+// the dossier in their own metadata. The Kamer holds the dossier, so the
+// chain is its emulator's; only tests import it.
+package timelinechain
 
 import (
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
+	"github.com/besluitbron/besluitbron/platforms"
 	bwbemu "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
 	obemu "github.com/besluitbron/besluitbron/platforms/ob/emulator"
 	tkemu "github.com/besluitbron/besluitbron/platforms/tk/emulator"
@@ -117,5 +119,5 @@ func Chain(t *testing.T, n int) (map[string]http.Handler, []string, []string) {
 			t.Fatalf("%s: %d", w.path, rec.Code)
 		}
 	}
-	return map[string]http.Handler{"tk": tk, "ob": ob, "bwb": bwb}, plain[:n], plain[n:]
+	return map[string]http.Handler{platforms.TK: tk, platforms.OB: ob, platforms.BWB: bwb}, plain[:n], plain[n:]
 }
