@@ -3,7 +3,6 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -70,11 +69,6 @@ func (d Dossier) String() string {
 	return d.Number + "-" + d.Addition
 }
 
-var (
-	dossierNumberRE   = regexp.MustCompile(`^[0-9]{4,6}$`)
-	dossierAdditionRE = regexp.MustCompile(`^[A-Za-z0-9]{1,12}$`)
-)
-
 // ParseDossier reads a dossier as a user writes it: a number with its
 // addition after a dash (36200-VII) or in addition, or a number alone.
 func ParseDossier(dossier, addition string) (Dossier, error) {
@@ -88,34 +82,26 @@ func ParseDossier(dossier, addition string) (Dossier, error) {
 		}
 		dossier, addition = strings.TrimSpace(n), strings.TrimSpace(t)
 	}
-	if !dossierNumberRE.MatchString(dossier) {
+	if !dossierRE.MatchString(dossier) {
 		return Dossier{}, fmt.Errorf("dossier %q is not a Kamerstuk dossier number such as 36200 (4 to 6 digits), with its addition after a dash (36200-VII) or in toevoeging", Cut(dossier, 40))
 	}
-	if addition != "" && !dossierAdditionRE.MatchString(addition) {
+	if addition != "" && !additionRE.MatchString(addition) {
 		return Dossier{}, fmt.Errorf("toevoeging %q is not a dossier addition such as VII (letters and digits)", Cut(addition, 40))
 	}
 	return Dossier{Number: dossier, Addition: strings.ToUpper(addition)}, nil
 }
 
 // DossierOfKamerstuk is the dossier of a kamerstuk by its publication
-// identifier, as Officiële Bekendmakingen writes it and the Tweede
-// Kamer's hits carry it (Hit.Kamerstuk): kst-36200-VII-12 is paper 12 of
-// dossier 36200-VII. ok is false for any other identifier.
-func DossierOfKamerstuk(kst string) (d Dossier, ok bool) {
-	rest, found := strings.CutPrefix(strings.ToLower(strings.TrimSpace(kst)), "kst-")
-	parts := strings.Split(rest, "-")
-	if !found || len(parts) < 2 || len(parts) > 3 || !kamerstukVolgnummerRE.MatchString(parts[len(parts)-1]) {
+// identifier (ParseKamerstuk): kst-36200-VII-12 is paper 12 of dossier
+// 36200-VII. ok is false for any other identifier.
+func DossierOfKamerstuk(kst string) (Dossier, bool) {
+	k, ok := ParseKamerstuk(kst)
+	if !ok {
 		return Dossier{}, false
 	}
-	addition := ""
-	if len(parts) == 3 {
-		addition = parts[1]
-	}
-	d, err := ParseDossier(parts[0], addition)
-	return d, err == nil && (len(parts) == 2 || addition != "")
+	d, err := ParseDossier(k.Dossier, k.Addition)
+	return d, err == nil
 }
-
-var kamerstukVolgnummerRE = regexp.MustCompile(`^[1-9][0-9]{0,4}$`)
 
 // TimelineStep is one step of a dossier's way: what happened when, where
 // it is held, and the data that ties it to the dossier.
