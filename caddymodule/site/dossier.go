@@ -59,7 +59,7 @@ func (h *Handler) serveDossier(w http.ResponseWriter, r *http.Request) error {
 		view.Error = msg
 		return h.render(w, r, status, "dossier", view)
 	}
-	if !h.reader.OffersTimeline(platforms.Keys(), h.Platforms) {
+	if !h.timeline {
 		return fail(http.StatusNotFound, pg.T("timeline.notoffered"))
 	}
 	if view.Dossier == "" && view.Toevoeging == "" && view.Law == "" {
@@ -148,7 +148,7 @@ func (h *Handler) stepReadURL(pg ui.Page, s adapters.TimelineStep) string {
 // dossierURL is the dossier page of d, for a document that names its
 // dossier; "" where the site offers no timeline.
 func (h *Handler) dossierURL(pg ui.Page, d string) string {
-	if d == "" || !h.reader.OffersTimeline(platforms.Keys(), h.Platforms) {
+	if d == "" || !h.timeline {
 		return ""
 	}
 	return pg.LinkQ(pathDossier, url.Values{"dossier": {d}})

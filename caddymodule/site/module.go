@@ -86,10 +86,13 @@ type Handler struct {
 	// checks them (platforms.Configurable).
 	PlatformOptions map[string]platforms.Options `json:"platform_options,omitempty"`
 
-	app      *app.App
-	logger   *zap.Logger
-	state    *state
-	reader   *reader.Reader
+	app    *app.App
+	logger *zap.Logger
+	state  *state
+	reader *reader.Reader
+	// timeline: the platforms offered hold dossiers, so /dossier shows
+	// their way (set once the reader is built).
+	timeline bool
 	adapters registry.Settings // the app's, with the site's own platform options
 	names    map[string]string
 	search   searcher
@@ -158,6 +161,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	h.adapters = a.AdapterSettings(h.Platforms, values)
 	h.reader = &reader.Reader{Get: h.getter(), Surfaces: registry.Surfaces(h.adapters), Clock: h.clock}
+	h.timeline = h.reader.OffersTimeline(platforms.Keys(), h.Platforms)
 	h.search, err = newSearcher(h)
 	return err
 }
