@@ -95,6 +95,18 @@ func (s harvestScope) keeps(e feed.Entity) bool {
 	return d == "" || d >= fmt.Sprintf("%04d", s.Since)
 }
 
+// lacks are the categories of need (in its order) that the scope does
+// not keep: what a join that needs them cannot read from the replica.
+func (s harvestScope) lacks(need []string) []string {
+	var out []string
+	for _, c := range need {
+		if len(s.Categories) > 0 && !slices.Contains(s.Categories, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // holdsDocuments tells whether the scope keeps documents (what a word
 // search asks).
 func (s harvestScope) holdsDocuments() bool {

@@ -111,13 +111,7 @@ func timelineUnfit(scope harvestScope, prog replica.Progress) string {
 	case scope.Since != 0:
 		return fmt.Sprintf("the replica keeps documents from %04d on, so a dossier's older documents are not in it", scope.Since)
 	}
-	var missing []string
-	for _, c := range timelineCategories {
-		if len(scope.Categories) > 0 && !slices.Contains(scope.Categories, c) {
-			missing = append(missing, c)
-		}
-	}
-	if len(missing) > 0 {
+	if missing := scope.lacks(timelineCategories); len(missing) > 0 {
 		slices.Sort(missing)
 		return "the replica keeps no " + strings.Join(missing, ", ") + ", which a dossier's timeline joins"
 	}

@@ -114,13 +114,7 @@ func missingCategories(scope harvestScope, p VotesParams) []string {
 	if p.Dossier != "" {
 		need = append(slices.Clone(need), "kamerstukdossier")
 	}
-	var out []string
-	for _, c := range need {
-		if len(scope.Categories) > 0 && !slices.Contains(scope.Categories, c) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return scope.lacks(need)
 }
 
 // voteJoin reads votes from the index as of asOf, the start of the
@@ -197,6 +191,11 @@ func (j voteJoin) votes(ctx context.Context, p VotesParams) (VotesFound, string,
 	if why != "" || err != nil || (p.Dossier != "" && len(zaken) == 0) {
 		return found, why, err
 	}
+	return j.decisionsOn(ctx, p, zaken, found)
+}
+
+// decisionsOn answers p's page of the votes on zaken, into found.
+func (j voteJoin) decisionsOn(ctx context.Context, p VotesParams, zaken []localindex.Entity, found VotesFound) (VotesFound, string, error) {
 	var zaakIDs []string
 	for _, z := range zaken {
 		if why := j.newer("zaak", z); why != "" {

@@ -41,11 +41,12 @@ func voted(kind string) bool {
 
 // votes are the charts of how document id (a number, a GUID) of kind
 // (its Soort), or zaak id (a zaak number, any kind) was voted on: none,
-// and no request, for a document of a kind that is not voted on. A zaak
-// is answered from parliament (BesluitBron's replica; nil: none) when it
+// and no request, for a document of a kind that is not voted on. Both are
+// answered from parliament (BesluitBron's replica; nil: none) when it
 // holds the whole answer, with no request, each chart saying so; a
-// document is not, since the feed gives no link from a document to its
-// zaken, and neither is what the replica cannot vouch for.
+// document's through the zaken its copy in the feed names
+// (votes_document_replica.go). What the replica cannot vouch for goes to
+// the platform.
 func votes(ctx context.Context, env adapters.Env, root string, parliament ParliamentVotes, id, kind string) ([]adapters.VoteChart, error) {
 	id = strings.TrimSpace(id)
 	p := VotesParams{Limit: maxVoteCharts}
@@ -64,6 +65,11 @@ func votes(ctx context.Context, env adapters.Env, root string, parliament Parlia
 		var err error
 		if doc, err = ParseDocumentID(id); err != nil {
 			return nil, &adapters.InvalidError{Err: err}
+		}
+		if dv, ok := parliament.(ParliamentDocumentVotes); ok {
+			if a, ok, _ := dv.DocumentVotes(ctx, doc, maxVoteCharts); ok {
+				return chartsOf(a.Decisions, a.Total, a.Provenance), nil
+			}
 		}
 	}
 	get := env.Bind(ctx, platforms.TK)

@@ -153,9 +153,8 @@ func (r replicaVotes) Votes(ctx context.Context, p VotesParams) (VotesAnswer, bo
 
 // The reader's votes of a zaak come from the replica when it holds them,
 // with no request: the same charts as the platform's, each saying where
-// it was read. A document's still ask the platform (the feed gives no
-// link from a document to its zaken), and so does a zaak the replica does
-// not hold.
+// it was read (a document's: votes_document_replica_test.go). A zaak the
+// replica does not hold asks the platform.
 func TestReaderVotesOfAZaakFromTheReplica(t *testing.T) {
 	h := votesEmulator()
 	idx, _ := replicaOf(t, h)

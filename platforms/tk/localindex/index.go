@@ -33,6 +33,11 @@ import (
 // means (bleveindex.Config.Format): change it when either changes. v2
 // indexes the links, numbers and change times that votes join on
 // (lookups.go); an index of v1 is rebuilt, its harvest starting over.
+// Documents' numbers joined v2 later without a new format: a document
+// stored before has none, so a lookup by its number misses it and the
+// question goes to the platform, which answers it; the feed's next copy
+// of the document adds it (or an admin rebuild, for all at once). A new
+// format would have made every instance read the whole feed again.
 const format = "tk-syncfeed-v2"
 
 // What names the index in its failures.
@@ -47,7 +52,7 @@ const (
 	fieldHash     = "hash"     // of the entity as stored, stored only
 	fieldEntity   = "entity"   // the entity as JSON, stored only
 	// What votes and dossiers join on (lookups.go).
-	fieldNummer  = "nummer"  // a zaak's or dossier's number, lower-cased keyword
+	fieldNummer  = "nummer"  // a zaak's, dossier's or document's number, lower-cased keyword
 	fieldRefs    = "refs"    // each link as "<element>:<guid>", lower-cased keywords
 	fieldUpdated = "updated" // when the feed published it, UTC RFC 3339 keyword: ranges
 )
@@ -182,7 +187,7 @@ func document(e feed.Entity) (map[string]any, string, error) {
 	if words := wordsOf(e); len(words) > 0 {
 		doc[fieldText] = words
 	}
-	if n := e.Fields["nummer"]; n != "" && numbered[e.Category] {
+	if n := numberOf(e); n != "" {
 		doc[fieldNummer] = n
 	}
 	if refs := refTerms(e.Refs); len(refs) > 0 {

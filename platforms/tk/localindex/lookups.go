@@ -9,6 +9,8 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/besluitbron/besluitbron/platforms/tk/feed"
 )
 
 // The lookups that join entities, as tk_votes reads them from the
@@ -20,9 +22,24 @@ import (
 // links are indexed as "<element>:<guid>" terms, so either side can be
 // found from the other.
 
-// numbered are the categories whose "nummer" is indexed: a zaak
-// (2022Z17826) and a dossier (36200).
-var numbered = map[string]bool{"zaak": true, "kamerstukdossier": true}
+// numbered are the categories whose number is indexed, by the element
+// that holds it: a zaak (2022Z17826), a dossier (36200) and a document
+// (2023D41173; the feed writes documentNummer, as tkconv reads it, and a
+// newer version may write nummer).
+var numbered = map[string][]string{"zaak": {"nummer"}, "kamerstukdossier": {"nummer"}, "document": {"documentNummer", "nummer"}}
+
+// numberOf is e's number as the index keeps it; "" when its category is
+// not numbered or it gives none.
+func numberOf(e feed.Entity) string {
+	for _, name := range numbered[e.Category] {
+		for k, v := range e.Fields {
+			if strings.EqualFold(k, name) && strings.TrimSpace(v) != "" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return ""
+}
 
 // refTerms are the terms of an entity's links, lower case.
 func refTerms(refs map[string][]string) []string {
@@ -95,10 +112,10 @@ func term(field, value string) query.Query {
 	return q
 }
 
-// ByNummer reads the entities of category (zaak, kamerstukdossier) whose
-// number is nummer.
+// ByNummer reads the entities of category (zaak, kamerstukdossier,
+// document) whose number is nummer.
 func (i *Index) ByNummer(ctx context.Context, category, nummer string, max int) (Found, error) {
-	if !numbered[category] {
+	if numbered[category] == nil {
 		return Found{}, fmt.Errorf("%w: %s has no number the index keeps", ErrBadQuery, category)
 	}
 	return i.find(ctx, query.NewConjunctionQuery([]query.Query{categoryIs(category), term(fieldNummer, nummer)}), max)
