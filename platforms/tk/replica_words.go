@@ -46,13 +46,24 @@ func (w parliamentWords) open() (*localindex.Index, *harvester, string) {
 	return replica.Opened[*localindex.Index, *harvester](w.held, "a parliament index")
 }
 
-func (w parliamentWords) SearchDocuments(ctx context.Context, q localindex.Query) (LocalAnswer, bool, string) {
+// ready is the index and harvester held now and the harvest's progress,
+// when the replica can answer (it has completed a pass, read the feed
+// whole and not stopped); otherwise why it cannot.
+func (w parliamentWords) ready() (*localindex.Index, *harvester, replica.Progress, string) {
 	idx, h, why := w.open()
 	if why != "" {
-		return LocalAnswer{}, false, why
+		return nil, nil, replica.Progress{}, why
 	}
 	p := h.overall()
 	if why := replica.Unready(p); why != "" {
+		return nil, nil, p, why
+	}
+	return idx, h, p, ""
+}
+
+func (w parliamentWords) SearchDocuments(ctx context.Context, q localindex.Query) (LocalAnswer, bool, string) {
+	idx, h, p, why := w.ready()
+	if why != "" {
 		return LocalAnswer{}, false, why
 	}
 	if !h.scope.holdsDocuments() {

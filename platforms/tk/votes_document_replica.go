@@ -43,12 +43,8 @@ var documentVoteCategories = append(slices.Clone(voteCategories), "document")
 // DocumentVotes answers a document's votes from the replica held now
 // (ParliamentDocumentVotes).
 func (w parliamentWords) DocumentVotes(ctx context.Context, doc DocumentID, limit int) (VotesAnswer, bool, string) {
-	idx, h, why := w.open()
+	idx, h, prog, why := w.ready()
 	if why != "" {
-		return VotesAnswer{}, false, why
-	}
-	prog := h.overall()
-	if why := replica.Unready(prog); why != "" {
 		return VotesAnswer{}, false, why
 	}
 	if missing := h.scope.lacks(documentVoteCategories); len(missing) > 0 {

@@ -77,12 +77,8 @@ var _ ParliamentVotes = parliamentWords{}
 
 // Votes answers p from the replica held now (ParliamentVotes).
 func (w parliamentWords) Votes(ctx context.Context, p VotesParams) (VotesAnswer, bool, string) {
-	idx, h, why := w.open()
+	idx, h, prog, why := w.ready()
 	if why != "" {
-		return VotesAnswer{}, false, why
-	}
-	prog := h.overall()
-	if why := replica.Unready(prog); why != "" {
 		return VotesAnswer{}, false, why
 	}
 	if missing := missingCategories(h.scope, p); len(missing) > 0 {
