@@ -14,12 +14,13 @@ var expandTemplates = []string{
 	"besluitbron://obv/{id}{?page}", "besluitbron://tk/document/{nummer}{?page}",
 	"besluitbron://rechtspraak/{ecli}{?page}", "besluitbron://cvdr/{id}{?page}",
 	"besluitbron://opentk/{category}/{id}{?page}", "besluitbron://bwb/{id}{?date,article,page}",
+	"besluitbron://tk/entiteit/{guid}{?page}",
 	// platformTemplates ends here.
 	"besluitbron://x/{a,b}", "besluitbron://x/{+a}", "besluitbron://x/{a:3}", "besluitbron://x/{/a}",
 	"besluitbron://x/{?a*}", "besluitbron://x/{&a}", "besluitbron://x/{", "besluitbron://x/}",
 }
 
-const platformTemplates = 6
+const platformTemplates = 7
 
 // libraryExpand is the library's expansion, as ExpandURI did it alone.
 func libraryExpand(t testing.TB, template string, vars map[string]string) (string, bool) {
@@ -52,7 +53,7 @@ func FuzzExpandURI(f *testing.F) {
 			return // the platforms' ids and dates are text
 		}
 		vars := map[string]string{}
-		for k, v := range map[string]string{"id": a, "nummer": a, "ecli": a, "category": b, "a": a, "b": b, "page": b, "date": c, "article": c} {
+		for k, v := range map[string]string{"id": a, "nummer": a, "ecli": a, "guid": a, "category": b, "a": a, "b": b, "page": b, "date": c, "article": c} {
 			vars[k] = v
 		}
 		got, ok := expandSimple(template, vars)

@@ -112,8 +112,8 @@ type TimelineStep struct {
 	Chamber   string `json:"chamber,omitempty" jsonschema_description:"Tweede Kamer or Eerste Kamer, for a parliamentary step whose data says which."`
 	Title     string `json:"title" jsonschema_description:"The step's title as its platform gives it."`
 	ID        string `json:"id,omitempty" jsonschema_description:"Its id as its platform's fetch tool takes it (a document number, a publication identifier, a BWB id)."`
-	Citation  string `json:"citation,omitempty" jsonschema_description:"The Dutch citation (Kamerstukken II 2023/24, 36200 VII, nr. 12; Stb. 2018, 84; a law with the day its version was in force)."`
-	URI       string `json:"uri,omitempty" jsonschema_description:"Its besluitbron:// resource URI; absent for a step no resource holds (an activity, a decision): source_url links it."`
+	Citation  string `json:"citation,omitempty" jsonschema_description:"The Dutch citation (Kamerstukken II 2023/24, 36200 VII, nr. 12; Stb. 2018, 84; a law with the day its version was in force). A Tweede Kamer activity, decision or vote is cited by the Kamer's own numbers, as its data gives no Handelingen reference: Tweede Kamer, activiteit 2024A01234 (12 maart 2024); Tweede Kamer, besluit over zaak 2022Z17826 (12 maart 2024)."`
+	URI       string `json:"uri,omitempty" jsonschema_description:"Its besluitbron:// resource URI, which resources/read reads: a document's, a publication's, a law's; for a Tweede Kamer activity, decision or vote, the Kamer's record of it (besluitbron://tk/entiteit/{guid}: its fields, and its links to the zaken, agendapunt and activity as URIs of the same kind)."`
 	SourceURL string `json:"source_url,omitempty" jsonschema_description:"The step at its platform."`
 	Result    string `json:"result,omitempty" jsonschema_description:"A decision's result as recorded; a vote's with its totals."`
 	InForce   string `json:"in_force,omitempty" jsonschema_description:"A law version's first day in force (YYYY-MM-DD), as its platform's data gives it."`

@@ -104,7 +104,7 @@ func TestDocumentsAsResources(t *testing.T) {
 			}
 			for _, want := range []string{"besluitbron://rechtspraak/{ecli}{?page}", "besluitbron://tk/document/{nummer}{?page}",
 				"besluitbron://ob/{id}{?page}", "besluitbron://obv/{id}{?page}", "besluitbron://bwb/{id}{?date,article,page}",
-				"besluitbron://cvdr/{id}{?page}", "besluitbron://opentk/{category}/{id}{?page}"} {
+				"besluitbron://cvdr/{id}{?page}", "besluitbron://opentk/{category}/{id}{?page}", "besluitbron://tk/entiteit/{guid}{?page}"} {
 				if !have[want] {
 					t.Errorf("resources/templates/list lacks %s: %v", want, have)
 				}
@@ -179,7 +179,7 @@ func TestDocumentsAsResources(t *testing.T) {
 			}
 			before := testproc.EmulatorRequests(t, rsEmu)
 			for _, bad := range []string{"besluitbron://rechtspraak/not-an-ecli", uri + "?page=0", uri + "?page=x",
-				"besluitbron://bwb/BWBR0005537?date=yesterday", "besluitbron://bwb/" + strings.Repeat("x", 300)} {
+				"besluitbron://bwb/BWBR0005537?date=yesterday", "besluitbron://bwb/" + strings.Repeat("x", 300), "besluitbron://tk/entiteit/2023D41173"} {
 				if _, err := readResource(c, bad); !errors.Is(err, mcpgo.ErrInvalidParams) {
 					t.Errorf("malformed %s: %v, want invalid params", adapterCut(bad), err)
 				}
@@ -187,7 +187,8 @@ func TestDocumentsAsResources(t *testing.T) {
 			if got := testproc.EmulatorRequests(t, rsEmu); got != before {
 				t.Errorf("malformed references cost %d platform calls", got-before)
 			}
-			for _, missing := range []string{"besluitbron://rechtspraak/ECLI%3ANL%3AHR%3A2099%3A99999", "besluitbron://nowhere/x", "https://example.org/x"} {
+			for _, missing := range []string{"besluitbron://rechtspraak/ECLI%3ANL%3AHR%3A2099%3A99999", "besluitbron://nowhere/x", "https://example.org/x",
+				"besluitbron://tk/entiteit/00000000-0000-4000-8000-000000000000"} {
 				_, err := readResource(c, missing)
 				if !errors.Is(err, notFound) || !strings.Contains(err.Error(), "not found") {
 					t.Errorf("missing %s: %v, want resource not found", missing, err)

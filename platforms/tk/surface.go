@@ -48,6 +48,10 @@ func SurfaceWith(root string, parliament ParliamentIndex) adapters.Surface {
 		Template: "besluitbron://tk/document/{nummer}{?page}", Name: "tk-document", Title: "Parliamentary document (Tweede Kamer)",
 		Description: "A Tweede Kamer document by its number (e.g. 2023D41173) or its GUID: metadata, and its text where OpenTK serves it.",
 	}, "nummer", s.Fetch)
+	// The records a document is not: an activity, a decision, a vote, a
+	// zaak (entity_resource.go), which a timeline's steps name. s.URI
+	// stays the documents': a hit is always one.
+	s.Resources = append(s.Resources, entityKind(entitiesOf(parliament)))
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,9 @@ import (
 // totals and problems are tk_votes'. Where BesluitBron keeps the
 // SyncFeed (issue 37, point 5), the same entities are joined in the
 // replica instead, when it holds the whole answer (timeline_replica.go).
+// An activity, a decision or a vote has no document behind it: its step
+// names the Kamer's record of it (besluitbron://tk/entiteit/{guid},
+// entity_resource.go) and is cited by the Kamer's numbers.
 
 // Timeline's bounds: the documents and decisions one call reads (one
 // page each, newest first), and the zaken whose decisions it asks for
@@ -414,7 +418,8 @@ func activityStep(a TimelineActivity, d TimelineDecision, dossier string) adapte
 		title += " (agendapunt: " + d.Agendapunt + ")"
 	}
 	return adapters.TimelineStep{Date: a.Date, Kind: adapters.StepActivity, Platform: platforms.TK, Chamber: "Tweede Kamer",
-		Title: adapters.Cut(title, 300), ID: a.Nummer, SourceURL: entityURL(a.ID),
+		Title: adapters.Cut(title, 300), ID: a.Nummer, Citation: recordCitation("activiteit", a.Nummer, a.Date),
+		URI: entityURI(a.ID), SourceURL: entityURL(a.ID),
 		LinkedBy: "a decision on " + zakenOf(d.Decision) + ", a zaak of dossier " + dossier + ", was taken at it (Besluit→Agendapunt→Activiteit)"}
 }
 
@@ -424,7 +429,8 @@ func decisionStep(d TimelineDecision, dossier string) adapters.TimelineStep {
 		zs = append(zs, strings.TrimSpace(z.Soort+" "+z.Nummer+": "+cmp.Or(z.Onderwerp, z.Titel)))
 	}
 	s := adapters.TimelineStep{Date: d.Date, Kind: adapters.StepDecision, Platform: platforms.TK, Chamber: "Tweede Kamer",
-		Title: adapters.Cut(strings.Join(zs, "; "), 300), ID: d.ID, SourceURL: d.SourceURL,
+		Title: adapters.Cut(strings.Join(zs, "; "), 300), ID: d.ID, Citation: decisionCitation(d.Decision),
+		URI: entityURI(d.ID), SourceURL: d.SourceURL,
 		LinkedBy: "the Besluit→Zaak link names " + zakenOf(d.Decision) + ", a zaak of dossier " + dossier + " (Zaak→Kamerstukdossier)"}
 	if d.Vote {
 		s.Kind, s.Result = adapters.StepVote, d.Summary
@@ -436,6 +442,39 @@ func decisionStep(d TimelineDecision, dossier string) adapters.TimelineStep {
 		s.Result = strings.TrimSpace(strings.TrimSuffix(d.Result+": "+d.ResultText, ": "))
 	}
 	return s
+}
+
+// decisionCitation cites a decision (a vote too: its record is the
+// besluit) by the Kamer's numbers of the zaken it decides on and its
+// day: "Tweede Kamer, besluit over zaak 2022Z17826 (4 oktober 2022)".
+// The data gives no Handelingen reference of it; without a zaak number
+// there is none.
+func decisionCitation(d Decision) string {
+	const maxCitedZaken = 3
+	var ns []string
+	for _, z := range d.Zaken {
+		if zaakNummerRE.MatchString(z.Nummer) && !slices.Contains(ns, z.Nummer) {
+			if ns = append(ns, z.Nummer); len(ns) > maxCitedZaken {
+				break // enough to say there are more
+			}
+		}
+	}
+	if len(ns) == 0 {
+		return ""
+	}
+	c := "Tweede Kamer, besluit over zaak " + ns[0]
+	switch {
+	case len(ns) > maxCitedZaken:
+		// A citation names a few; the step's title and the record name
+		// all.
+		c = "Tweede Kamer, besluit over zaken " + strings.Join(ns[:maxCitedZaken], ", ") + " e.a."
+	case len(ns) > 1:
+		c = "Tweede Kamer, besluit over zaken " + strings.Join(ns, ", ")
+	}
+	if day := adapters.DutchDate(d.Date); day != "" {
+		c += " (" + day + ")"
+	}
+	return c
 }
 
 func zakenOf(d Decision) string {

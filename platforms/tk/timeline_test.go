@@ -33,13 +33,15 @@ func TestTimelineDecisionsRealFixture(t *testing.T) {
 		t.Fatalf("activity kind and subject %+v (names %v)", a, v.activiteit.Names())
 	}
 	s := decisionStep(d, "35727")
-	if s.Kind != adapters.StepVote || s.Result != d.Summary || s.Date != "2022-10-04" || s.URI != "" ||
+	if s.Kind != adapters.StepVote || s.Result != d.Summary || s.Date != "2022-10-04" ||
+		s.URI != "besluitbron://tk/entiteit/6b15c18f-fdc5-4ea4-bee2-a556e94d7682" || s.Citation != "Tweede Kamer, besluit over zaak 2022Z17826 (4 oktober 2022)" ||
 		s.SourceURL != "https://gegevensmagazijn.tweedekamer.nl/SyncFeed/2.0/Entiteiten/6b15c18f-fdc5-4ea4-bee2-a556e94d7682" ||
 		!strings.Contains(s.LinkedBy, "zaak 2022Z17826, a zaak of dossier 35727") || !strings.HasPrefix(s.Title, "Motie 2022Z17826: Gewijzigde motie") {
 		t.Fatalf("vote step %+v", s)
 	}
 	as := activityStep(a, d, "35727")
 	if as.Kind != adapters.StepActivity || as.ID != "2022A07659" || !strings.HasPrefix(as.Title, "Stemmingen (agendapunt: Moties ingediend bij het notaoverleg") ||
+		as.URI != "besluitbron://tk/entiteit/67a7af98-09b5-4f87-8975-a4f28e722cfe" || as.Citation != "Tweede Kamer, activiteit 2022A07659 (4 oktober 2022)" ||
 		as.SourceURL != "https://gegevensmagazijn.tweedekamer.nl/SyncFeed/2.0/Entiteiten/67a7af98-09b5-4f87-8975-a4f28e722cfe" {
 		t.Fatalf("activity step %+v", as)
 	}
