@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformcache"
 	_ "github.com/besluitbron/besluitbron/caddymodule/platformlimit"
@@ -177,8 +178,12 @@ func TestDossierTimelineThroughCacheAndBudget(t *testing.T) {
 				!strings.Contains(s["linked_by"].(string), "names dossier "+bill) {
 				t.Fatalf("document %v", s)
 			}
-		case "vote":
-			if !strings.Contains(s["result"].(string), "voor ") || !strings.Contains(s["linked_by"].(string), "a zaak of dossier "+bill) {
+		case "vote", "activity":
+			// The Kamer's record of it, cited by the Kamer's numbers.
+			if !strings.HasPrefix(s["uri"].(string), "besluitbron://tk/entiteit/") || !strings.HasPrefix(s["citation"].(string), "Tweede Kamer, ") {
+				t.Fatalf("%s %v", s["kind"], s)
+			}
+			if s["kind"] == "vote" && (!strings.Contains(s["result"].(string), "voor ") || !strings.Contains(s["linked_by"].(string), "a zaak of dossier "+bill)) {
 				t.Fatalf("vote %v", s)
 			}
 		case "publication":
@@ -204,6 +209,24 @@ func TestDossierTimelineThroughCacheAndBudget(t *testing.T) {
 	again, _, _ := callTimeline(t, c, args)
 	if log := take(); len(log) != 0 || again["from_cache"] != true || again["count"] != res["count"] {
 		t.Fatalf("the same timeline asked the platforms again: %v (from_cache %v)", log, again["from_cache"])
+	}
+
+	// A vote's URI reads back as the Kamer's record of the decision, one
+	// SyncFeed request, its zaak a URI of the same kind.
+	for _, s := range steps {
+		if s["kind"] != "vote" {
+			continue
+		}
+		read, err := readResource(c, s["uri"].(string))
+		if err != nil || len(read.Contents) == 0 {
+			t.Fatalf("%s: %v", s["uri"], err)
+		}
+		body, _ := read.Contents[0].(mcpgo.TextResourceContents)
+		if log := take(); len(log["tk"]) != 1 || !strings.Contains(log["tk"][0], "/SyncFeed/2.0/Entiteiten/") ||
+			!strings.Contains(body.Text, "besluit") || !strings.Contains(body.Text, "zaak: besluitbron://tk/entiteit/") {
+			t.Fatalf("%s: requests %v, %.600s", s["uri"], log, body.Text)
+		}
+		break
 	}
 
 	// A dossier no Staatsblad publication names: reported missing, and

@@ -137,9 +137,14 @@ func (h *Handler) stepReadURL(pg ui.Page, s adapters.TimelineStep) string {
 		// The reader shows what was voted on as a chart per party.
 		return pg.LinkQ(pathRead, url.Values{"platform": {s.Platform}, "id": {s.Votes}})
 	}
-	if s.URI == "" || s.ID == "" || s.InForce != "" || !h.offers(s.Platform) || !h.reader.Readable(s.Platform) {
-		// A law's version is not the reader's: it shows the law as in
-		// force today, so the version's own source link stands.
+	if s.Kind != adapters.StepDocument && s.Kind != adapters.StepPublication {
+		// An activity's or a decision's URI is a record of the
+		// platform's, not a document the reader fetches; a law's version
+		// is not the reader's either: it shows the law as in force
+		// today. Their source links stand.
+		return ""
+	}
+	if s.URI == "" || s.ID == "" || !h.offers(s.Platform) || !h.reader.Readable(s.Platform) {
 		return ""
 	}
 	return pg.LinkQ(pathRead, url.Values{"platform": {s.Platform}, "id": {s.ID}})

@@ -192,6 +192,21 @@ func TestDossierPage(t *testing.T) {
 		t.Fatalf("%s: %d %.1500s", paper[1], status, read)
 	}
 	h.take()
+	// An activity or a decision is a record of the Kamer's, with its URI
+	// and citation, but no document the reader fetches: only its source
+	// link.
+	records := 0
+	for _, kind := range []string{"activity", "decision"} {
+		for _, li := range regexp.MustCompile(`<li class="tl-step tl-`+kind+`">[\s\S]*?</li>`).FindAllString(body, -1) {
+			records++
+			if strings.Contains(li, `href="/lezen`) || !strings.Contains(li, "besluitbron://tk/entiteit/") || !strings.Contains(li, `class="cite">Tweede Kamer, `) {
+				t.Errorf("a %s step: %s", kind, li)
+			}
+		}
+	}
+	if records == 0 {
+		t.Errorf("no activity or decision step on the page")
+	}
 	if strings.Contains(body, `class="tl-missing"`) {
 		t.Errorf("a whole chain lists a missing link")
 	}
