@@ -133,6 +133,9 @@ type Query struct {
 	// Order is "" (best match first with words, else newest first),
 	// OrderNewest or OrderOldest.
 	Order string
+	// rangeOnly asks in force as the range of start days whatever it
+	// costs: the benchmark's side by side with startedAfter.
+	rangeOnly bool
 }
 
 // The orders a search may ask besides relevance: by date, then id.
@@ -174,28 +177,45 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		}
 	}
 	words := strings.TrimSpace(q.Words)
-	var must []query.Query
-	if words != "" {
-		must = append(must, matchAll(fieldText, words))
-	}
+	// The words are scored; everything else only filters. A filter is
+	// read without scores, so bleve ORs a day range's postings as bitmaps
+	// instead of scoring each day of it as a term: in force today is
+	// every day before today, and scored that way it cost the BWB's
+	// replica half a second a question (docs/benchmarks.md, KOOP's
+	// replicas) and gave a rare start date a higher rank.
+	var filters []query.Query
 	if org := strings.TrimSpace(q.Organisation); org != "" {
-		must = append(must, matchAll(fieldOrgWords, org))
+		filters = append(filters, matchAll(fieldOrgWords, org))
 	}
 	if len(q.Types) > 0 {
-		must = append(must, anyOf(fieldType, q.Types))
+		filters = append(filters, anyOf(fieldType, q.Types))
 	}
 	if p := strings.TrimSpace(q.Publication); p != "" {
-		must = append(must, anyOf(fieldPub, []string{p}))
+		filters = append(filters, anyOf(fieldPub, []string{p}))
 	}
 	if q.From != "" || q.To != "" {
-		must = append(must, dayRange(fieldDay, q.From, q.To))
+		filters = append(filters, dayRange(fieldDay, q.From, q.To))
 	}
+	var excluded []query.Query
 	if q.InForceOn != "" {
-		must = append(must, dayRange(fieldFrom, "", q.InForceOn), dayRange(fieldUntil, q.InForceOn, ""))
+		in, out, err := i.inForce(q.InForceOn, q.rangeOnly)
+		if err != nil {
+			return Result{}, err
+		}
+		filters, excluded = append(filters, in...), out
 	}
 	var qq query.Query = query.NewMatchAllQuery()
-	if len(must) > 0 {
-		qq = query.NewConjunctionQuery(must)
+	if words != "" {
+		qq = matchAll(fieldText, words)
+	}
+	if len(filters) > 0 {
+		b := query.NewBooleanQuery([]query.Query{qq}, nil, nil)
+		var filter query.Query = query.NewConjunctionQuery(filters)
+		if len(excluded) > 0 {
+			filter = query.NewBooleanQuery([]query.Query{filter}, nil, excluded)
+		}
+		b.AddFilter(filter)
+		qq = b
 	}
 	req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
 	req.Fields = []string{fieldGroup, fieldType, fieldOrg, fieldPub, fieldDay, fieldFrom, fieldUntil, fieldTitle, fieldCite,
@@ -222,6 +242,79 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		out.Hits = append(out.Hits, Hit{Record: r, Score: h.Score})
 	}
 	return out, nil
+}
+
+// maxRangeTerms bounds the terms inForce counts on a side of a day:
+// past it a side is a large one, and counting on costs about what the
+// range it spares would (a term a step through the field's dictionary).
+const maxRangeTerms = 2048
+
+// inForce is "in force on day" as the filter asks it: the ranges a
+// version must be in (in) and those it must not be in (out). A version
+// is in force when its start is on or before day and its end on or after
+// it. Each of the two may be asked as its range or as the other days
+// excluded; a range costs a term per distinct day it covers, and in force
+// today is every start day there ever was, while the start days after
+// today are few. An exclusion alone would let in a version with no
+// in-force period, so at most one of the two is excluded: a version with
+// a period has both a start and an end (apply), and the range asked of
+// the other holds it to having one. Of the three ways the one over the
+// fewest terms is taken, counting no further than the best so far.
+// rangeOnly asks both as ranges (the benchmark's side by side).
+func (i *Index) inForce(day string, rangeOnly bool) (in, out []query.Query, err error) {
+	started, ended := dayRange(fieldFrom, "", day), dayRange(fieldUntil, day, "")
+	if rangeOnly {
+		return []query.Query{started, ended}, nil, nil
+	}
+	count := func(field string, min, max []byte, limit int) int {
+		if err != nil || limit <= 0 {
+			return limit
+		}
+		var n int
+		n, err = i.store.Terms(field, min, max, limit)
+		return n
+	}
+	// Excluding the start days after day costs those and the end days
+	// from day on; both ranges cost the start days up to day instead of
+	// the first; excluding the end days before day costs those and the
+	// start days up to day.
+	startedAfter := count(fieldFrom, []byte(day+"\x00"), nil, maxRangeTerms)
+	endedFrom := count(fieldUntil, []byte(day), nil, maxRangeTerms)
+	way, cost := "exclude starts", startedAfter+endedFrom
+	startedUpTo := count(fieldFrom, nil, []byte(day), cost+1)
+	if startedUpTo < startedAfter {
+		way, cost = "ranges", startedUpTo+endedFrom
+	}
+	if startedUpTo < cost {
+		if endedBefore := count(fieldUntil, nil, []byte(dayBefore(day)), cost-startedUpTo); startedUpTo+endedBefore < cost {
+			way = "exclude ends"
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	excl, incl := false, true
+	switch way {
+	case "exclude starts":
+		r := query.NewTermRangeInclusiveQuery(day, "", &excl, &incl)
+		r.SetField(fieldFrom)
+		return []query.Query{ended}, []query.Query{r}, nil
+	case "exclude ends":
+		r := query.NewTermRangeInclusiveQuery("", day, &incl, &excl)
+		r.SetField(fieldUntil)
+		return []query.Query{started}, []query.Query{r}, nil
+	}
+	return []query.Query{started, ended}, nil, nil
+}
+
+// dayBefore is the last term before day in the order of terms: day with
+// its last byte lowered, enough for counting a range that ends before it.
+func dayBefore(day string) string {
+	b := []byte(day)
+	if n := len(b); n > 0 && b[n-1] > 0 {
+		b[n-1]--
+	}
+	return string(b)
 }
 
 // matchAll matches a document whose field holds every word of s.
