@@ -169,12 +169,7 @@ func (j voteJoin) timeline(ctx context.Context, d adapters.Dossier) (timelineRea
 			return r, why, nil
 		}
 	}
-	slices.SortFunc(docs.Entities, func(a, b localindex.Entity) int {
-		if c := instant(feedField(b, "datum")).Compare(instant(feedField(a, "datum"))); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
+	sortNewestFirst(docs.Entities, "datum")
 	r.docTotal = len(docs.Entities)
 	var titles []string
 	for _, e := range docs.Entities[:min(timelineDocuments, len(docs.Entities))] {
@@ -213,12 +208,7 @@ func (j voteJoin) timeline(ctx context.Context, d adapters.Dossier) (timelineRea
 	if len(zs.Entities) == 0 && len(docs.Entities) == 0 {
 		return r, "the replica holds no document and no zaak in dossier " + name, nil
 	}
-	slices.SortFunc(zs.Entities, func(a, b localindex.Entity) int {
-		if c := instant(feedField(b, "gestartOp")).Compare(instant(feedField(a, "gestartOp"))); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
+	sortNewestFirst(zs.Entities, "gestartOp")
 	page := zs.Entities[:min(timelineZaken, len(zs.Entities))]
 	r.zaken, r.zaakTotal = len(page), len(zs.Entities)
 	if len(page) == 0 {

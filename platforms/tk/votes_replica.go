@@ -346,14 +346,8 @@ func (j voteJoin) zaken(ctx context.Context, p VotesParams, found *VotesFound) (
 				return nil, why, nil
 			}
 		}
-		// Newest first (GestartOp descending, then GUID descending): the
-		// order of DossierZakenRequest.
-		slices.SortFunc(all, func(a, b localindex.Entity) int {
-			if c := instant(feedField(b, "gestartOp")).Compare(instant(feedField(a, "gestartOp"))); c != 0 {
-				return c
-			}
-			return strings.Compare(b.ID, a.ID)
-		})
+		// The order of DossierZakenRequest.
+		sortNewestFirst(all, "gestartOp")
 		found.DossierZaken = len(all)
 		page := all[min(p.Offset, len(all)):min(p.Offset+p.Limit, len(all))]
 		found.PageZaken = len(page)
@@ -371,6 +365,18 @@ func (j voteJoin) zaken(ctx context.Context, p VotesParams, found *VotesFound) (
 		}
 		return zs.Entities, "", nil
 	}
+}
+
+// sortNewestFirst orders es as OData's "$orderby=<dated> desc,Id desc"
+// does: by the date-time in field dated, newest first, then by GUID
+// descending (an entity with no date last, as OData orders null).
+func sortNewestFirst(es []localindex.Entity, dated string) {
+	slices.SortFunc(es, func(a, b localindex.Entity) int {
+		if c := instant(feedField(b, dated)).Compare(instant(feedField(a, dated))); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
 }
 
 // instant reads an OData or feed date-time; zero when it does not read.
