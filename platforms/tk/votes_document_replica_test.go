@@ -2,6 +2,7 @@ package tk
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -118,10 +119,11 @@ func TestReaderVotesOfADocumentFromTheReplica(t *testing.T) {
 // What the replica cannot vouch for is asked of the platform, and says
 // why: a document it does not hold, one stored before the index kept
 // documents' numbers (found by GUID, missed by number), one that names
-// no zaak, one that names a zaak it does not hold, and a replica that
-// keeps no documents.
+// no zaak, one that names a zaak it does not hold, one that names more
+// zaken than OData's request reads, and a replica that keeps no
+// documents.
 func TestDocumentVotesReplicaFallsBack(t *testing.T) {
-	var nameless, namelessNummer, zaakless, dangling string
+	var nameless, namelessNummer, zaakless, dangling, crowded string
 	idx, docs := documentVotesReplica(t, func(e *feed.Entity) {
 		if e.Category != "document" || !voted(e.Fields["soort"]) || len(e.Refs["zaak"]) == 0 {
 			return
@@ -137,6 +139,12 @@ func TestDocumentVotesReplicaFallsBack(t *testing.T) {
 		case dangling == "":
 			dangling = strings.ToLower(e.ID)
 			e.Refs["zaak"] = []string{"00000000-0000-0000-0000-00000000dead"}
+		case crowded == "":
+			// More zaken than OData's request of a document's zaken reads.
+			crowded = strings.ToLower(e.ID)
+			for i := range maxVoteCharts {
+				e.Refs["zaak"] = append(e.Refs["zaak"], fmt.Sprintf("00000000-0000-0000-0000-%012d", i))
+			}
 		}
 	})
 	j := voteJoin{idx: idx, asOf: emuNow}
@@ -149,6 +157,7 @@ func TestDocumentVotesReplicaFallsBack(t *testing.T) {
 		{DocumentID{GUID: "00000000-0000-0000-0000-000000000001"}, "the replica holds no document 00000000-0000-0000-0000-000000000001"},
 		{DocumentID{GUID: zaakless}, "the replica's copy of document " + zaakless + " names no zaak"},
 		{DocumentID{GUID: dangling}, "document " + dangling + " names zaak 00000000-0000-0000-0000-00000000dead, which the replica does not hold"},
+		{DocumentID{GUID: crowded}, fmt.Sprintf("document %s names %d zaken, more than the reader shows the votes of (%d)", crowded, maxVoteCharts+1, maxVoteCharts)},
 	} {
 		if _, why, err := j.documentVotes(ctx, c.doc, maxVoteCharts); err != nil || why != c.want {
 			t.Fatalf("%+v: %q (%v), want %q", c.doc, why, err, c.want)
