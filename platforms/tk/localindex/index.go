@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -417,81 +416,18 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 // descending (tk.SearchRequest's $orderby), so that pages never overlap.
 var sortNewest = []string{"-" + fieldDay, "-_id"}
 
-// fewMatches is how many matches newestFirst sorts in one search: below
-// it, sorting them all costs less than the windows' range queries.
-var fewMatches uint64 = 5000 // a var: tests lower it
+// fewMatches is how many matches newestFirst sorts in one search
+// (bleveindex.NewestFirst.FewMatches).
+var fewMatches = bleveindex.DefaultFewMatches // a var: tests lower it
 
-// windowDays are the first windows of days newestFirst reads, newest
-// first, as days back from today; the last window is open.
-var windowDays = []int{90, 360, 1440, 5760}
+// windowDays are the windows of days newestFirst reads, newest first
+// (bleveindex.NewestFirst.WindowDays).
+var windowDays = bleveindex.DefaultWindowDays
 
-// newestFirst is a page of q's matches newest first. A query matching
-// many documents (a kind, a common word) would sort every match for a
-// page of ten; so the matches are counted first (without scores), and
-// many are read one window of days at a time, newest window first, until
-// the page is full. The windows tile every day, so they change what a
-// page costs, never which hits it has; where "today" falls only moves
-// the windows.
+// newestFirst is a page of q's matches newest first, read a window of
+// days at a time when they are many (bleveindex.Index.SearchNewest).
 func (i *Index) newestFirst(ctx context.Context, must []query.Query, q Query) (uint64, search.DocumentMatchCollection, error) {
-	count := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), 0, 0, false)
-	count.Score = "none"
-	res, err := i.store.Search(ctx, count)
-	if err != nil {
-		return 0, nil, err
-	}
-	total := res.Total
-	page := func(extra query.Query, size, from int) (*bleve.SearchResult, error) {
-		qs := must
-		if extra != nil {
-			qs = append(slices.Clip(must), extra)
-		}
-		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(qs), size, from, false)
-		req.Fields = []string{fieldEntity}
-		req.SortBy(sortNewest)
-		req.Score = "none"
-		return i.store.Search(ctx, req)
-	}
-	if total <= fewMatches || uint64(q.Offset) >= total {
-		res, err := page(nil, q.Limit, q.Offset)
-		if err != nil {
-			return 0, nil, err
-		}
-		return total, res.Hits, nil
-	}
-	today := time.Now().UTC()
-	skip, need := q.Offset, q.Limit
-	var hits search.DocumentMatchCollection
-	newer := ""
-	for n := 0; n <= len(windowDays) && need > 0; n++ {
-		var window query.Query
-		if n < len(windowDays) {
-			older := today.AddDate(0, 0, -windowDays[n]).Format(time.DateOnly)
-			window = daysFrom(older, newer)
-			newer = older
-		} else {
-			// The rest: older days, and the documents without one,
-			// which the full sort puts last too.
-			window = query.NewBooleanQuery(nil, nil, []query.Query{daysFrom(newer, "")})
-		}
-		res, err := page(window, need, skip)
-		if err != nil {
-			return 0, nil, err
-		}
-		if uint64(skip) >= res.Total { // the page starts in an older window
-			skip -= int(res.Total)
-			continue
-		}
-		hits = append(hits, res.Hits...)
-		skip, need = 0, need-len(res.Hits)
-	}
-	return total, hits, nil
-}
-
-// daysFrom matches the documents dated from older (inclusive) to newer
-// (exclusive; "" open).
-func daysFrom(older, newer string) query.Query {
-	incl, excl := true, false
-	r := query.NewTermRangeInclusiveQuery(older, newer, &incl, &excl)
-	r.SetField(fieldDay)
-	return r
+	p, err := i.store.SearchNewest(ctx, query.NewConjunctionQuery(must), bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest,
+		Fields: []string{fieldEntity}, FewMatches: fewMatches, WindowDays: windowDays}, q.Limit, q.Offset, time.Now().UTC())
+	return p.Total, p.Hits, err
 }

@@ -1,0 +1,138 @@
+package bleveindex
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+)
+
+// NewestFirst says how an index orders matches newest first by a day
+// field whose terms are YYYY-MM-DD.
+type NewestFirst struct {
+	// DayField holds each document's day ("" or absent: no day).
+	DayField string
+	// Window matches the documents of the days from older (inclusive)
+	// to newer (exclusive; "" open), both YYYY-MM-DD; nil is a range
+	// over DayField's terms. An index that keeps the day as a number too
+	// (DayNumber) gives DaysFrom over it: far fewer terms a window.
+	Window func(older, newer string) query.Query
+	// Sort is the whole order, newest day first ("-"+DayField), then
+	// what breaks ties, so that pages never overlap.
+	Sort []string
+	// Fields are the stored fields each hit carries.
+	Fields []string
+	// FewMatches is how many matches are sorted in one search: below it,
+	// sorting them all costs less than the windows' searches. 0 is
+	// DefaultFewMatches.
+	FewMatches uint64
+	// WindowDays are the windows read newest first, as days back from
+	// today, each older than the one before; what is older than the last
+	// (and what has no day) is read by sorting every match. A window is
+	// a range over its days' terms, so one of many days costs about what
+	// the sort it spares would. nil is DefaultWindowDays.
+	WindowDays []int
+}
+
+// The defaults of NewestFirst.
+var (
+	DefaultFewMatches uint64 = 5000
+	DefaultWindowDays        = []int{90, 360, 1440, 5760}
+)
+
+// Page is a page of matches and how many match in all.
+type Page struct {
+	Total uint64
+	Hits  search.DocumentMatchCollection
+}
+
+// SearchNewest is the page of q's matches from offset from, newest first.
+// A query matching many documents (a kind, a common word, a year) would
+// sort every match for a page of ten; so the matches are counted first,
+// unscored, and many are read one window of recent days at a time,
+// newest window first, until the page is full. A page that starts
+// beyond the windows is the full sort's, from the offset past the
+// windows' matches. The windows and the rest tile every match, so they
+// change what a page costs, never which hits it has: where today falls
+// only moves the windows. No hit carries a score.
+func (i *Index) SearchNewest(ctx context.Context, q query.Query, o NewestFirst, size, from int, today time.Time) (Page, error) {
+	few, windows, window := o.FewMatches, o.WindowDays, o.Window
+	if few == 0 {
+		few = DefaultFewMatches
+	}
+	if windows == nil {
+		windows = DefaultWindowDays
+	}
+	if window == nil {
+		window = func(older, newer string) query.Query { return daysFrom(o.DayField, older, newer) }
+	}
+	count := bleve.NewSearchRequestOptions(q, 0, 0, false)
+	count.Score = "none"
+	res, err := i.Search(ctx, count)
+	if err != nil {
+		return Page{}, err
+	}
+	total := res.Total
+	page := func(window query.Query, size, from int) (*bleve.SearchResult, error) {
+		qq := q
+		if window != nil {
+			qq = query.NewConjunctionQuery([]query.Query{q, window})
+		}
+		req := bleve.NewSearchRequestOptions(qq, size, from, false)
+		req.Fields = o.Fields
+		req.SortBy(slices.Clone(o.Sort))
+		req.Score = "none"
+		return i.Search(ctx, req)
+	}
+	if total <= few || uint64(from) >= total {
+		res, err := page(nil, size, from)
+		if err != nil {
+			return Page{}, err
+		}
+		return Page{Total: total, Hits: res.Hits}, nil
+	}
+	out := Page{Total: total}
+	skip, need := from, size
+	newer := ""
+	var passed uint64 // the matches of the windows read
+	for _, days := range windows {
+		if need == 0 {
+			return out, nil
+		}
+		older := today.AddDate(0, 0, -days).Format(time.DateOnly)
+		res, err := page(window(older, newer), need, skip)
+		if err != nil {
+			return Page{}, err
+		}
+		newer, passed = older, passed+res.Total
+		if uint64(skip) >= res.Total { // the page starts in an older window
+			skip -= int(res.Total)
+			continue
+		}
+		out.Hits = append(out.Hits, res.Hits...)
+		skip, need = 0, need-len(res.Hits)
+	}
+	if need > 0 {
+		// The rest (older days, and the documents without one, which
+		// the full sort puts last too) comes after every match of the
+		// windows in the full sort.
+		res, err := page(nil, need, int(passed)+skip)
+		if err != nil {
+			return Page{}, err
+		}
+		out.Hits = append(out.Hits, res.Hits...)
+	}
+	return out, nil
+}
+
+// daysFrom matches the documents whose field is a day from older
+// (inclusive) to newer (exclusive; "" open).
+func daysFrom(field, older, newer string) query.Query {
+	incl, excl := true, false
+	r := query.NewTermRangeInclusiveQuery(older, newer, &incl, &excl)
+	r.SetField(field)
+	return r
+}
