@@ -1,11 +1,14 @@
 package bleveindex
 
 import (
+	"time"
+
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/nl"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/single"
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 )
 
@@ -41,6 +44,42 @@ func Keyword(analyzer string, store, docValues bool) *mapping.FieldMapping {
 	f.Analyzer = analyzer
 	f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = store, docValues, false, false
 	return f
+}
+
+// DayNumber is a day as a number (Day), indexed for ranges only: bleve
+// writes a number's terms at several precisions, so a range of a year
+// reads a few dozen terms where a YYYY-MM-DD keyword reads one a day.
+func DayNumber() *mapping.FieldMapping {
+	f := mapping.NewNumericFieldMapping()
+	f.Store, f.DocValues, f.IncludeInAll, f.IncludeTermVectors = false, false, false, false
+	return f
+}
+
+// Day is the number DayNumber holds for a YYYY-MM-DD day: days since
+// 1970-01-01; ok is false for anything else.
+func Day(s string) (n float64, ok bool) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return 0, false
+	}
+	return float64(t.Unix() / 86400), true
+}
+
+// DaysFrom matches the documents whose DayNumber field is a day from
+// older (inclusive) to newer (exclusive); "" is open, and so is a day
+// that is not YYYY-MM-DD.
+func DaysFrom(field, older, newer string) query.Query {
+	var min, max *float64
+	if n, ok := Day(older); ok {
+		min = &n
+	}
+	if n, ok := Day(newer); ok {
+		max = &n
+	}
+	incl, excl := true, false
+	r := query.NewNumericRangeInclusiveQuery(min, max, &incl, &excl)
+	r.SetField(field)
+	return r
 }
 
 // Searched is a text field searched through analyzer and not stored;

@@ -19,7 +19,7 @@ import (
 
 // format names how records become documents and what the checkpoint
 // means (bleveindex.Config.Format): change it when either changes.
-const format = "koop-sru-v1"
+const format = "koop-sru-v2"
 
 // The fields of a document.
 const (
@@ -28,7 +28,8 @@ const (
 	fieldOrg      = "org"      // stored only: the organisation as written
 	fieldOrgWords = "orgwords" // the organisation's words, searched
 	fieldPub      = "pub"      // lower-cased keyword, stored
-	fieldDay      = "day"      // YYYY-MM-DD keyword: stored, sorts, ranges
+	fieldDay      = "day"      // YYYY-MM-DD keyword: stored, sorts
+	fieldDayNum   = "daynum"   // the day as a number (bleveindex.DayNumber): ranges
 	fieldFrom     = "from"     // YYYY-MM-DD keyword, stored
 	fieldUntil    = "until"    // YYYY-MM-DD keyword (open: 9999-12-31), stored
 	fieldTitle    = "title"    // stored only
@@ -47,6 +48,7 @@ func newMapping() *mapping.IndexMappingImpl {
 		doc.AddFieldMappingsAt(k, bleveindex.Keyword(bleveindex.AnalyzerExact, true, false))
 	}
 	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(bleveindex.AnalyzerExact, true, true))
+	doc.AddFieldMappingsAt(fieldDayNum, bleveindex.DayNumber())
 	for _, k := range []string{fieldOrg, fieldTitle, fieldCite, fieldModified, fieldURL, fieldSnippet, fieldCitation} {
 		doc.AddFieldMappingsAt(k, bleveindex.StoredText())
 	}
@@ -88,6 +90,9 @@ func (i *Index) apply(records []Record, checkpoint []byte) error {
 			fieldPub: r.Publication, fieldDay: r.Date, fieldTitle: r.Title, fieldCite: r.CitationTitle,
 			fieldText: []string{r.Title, r.CitationTitle, r.Words}, fieldModified: r.Modified, fieldURL: r.URL, fieldSnippet: r.Snippet,
 			fieldCitation: r.Citation,
+		}
+		if n, ok := bleveindex.Day(r.Date); ok {
+			doc[fieldDayNum] = n
 		}
 		if r.InForceFrom != "" || r.InForceUntil != "" {
 			until := r.InForceUntil
@@ -136,6 +141,9 @@ type Query struct {
 	// rangeOnly asks in force as the range of start days whatever it
 	// costs: the benchmark's side by side with startedAfter.
 	rangeOnly bool
+	// textDays asks From..To as a range of the day's keyword terms, as
+	// before the day was a number too (the benchmark's side by side).
+	textDays bool
 }
 
 // The orders a search may ask besides relevance: by date, then id.
@@ -194,7 +202,11 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		filters = append(filters, anyOf(fieldPub, []string{p}))
 	}
 	if q.From != "" || q.To != "" {
-		filters = append(filters, dayRange(fieldDay, q.From, q.To))
+		if q.textDays {
+			filters = append(filters, dayRange(fieldDay, q.From, q.To))
+		} else {
+			filters = append(filters, daysFromTo(q.From, q.To))
+		}
 	}
 	var excluded []query.Query
 	if q.InForceOn != "" {
@@ -208,7 +220,14 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if words != "" {
 		qq = matchAll(fieldText, words)
 	}
-	if len(filters) > 0 {
+	byDate := q.Order != "" || words == ""
+	switch {
+	case len(filters) > 0 && byDate:
+		// Nothing is scored: the words and the filters are one
+		// conjunction, which leaps through the longest postings by the
+		// shortest; a filter would read every match of the words.
+		qq = query.NewBooleanQuery(append([]query.Query{qq}, filters...), nil, excluded)
+	case len(filters) > 0:
 		b := query.NewBooleanQuery([]query.Query{qq}, nil, nil)
 		var filter query.Query = query.NewConjunctionQuery(filters)
 		if len(excluded) > 0 {
@@ -217,21 +236,37 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		b.AddFilter(filter)
 		qq = b
 	}
-	req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
-	req.Fields = []string{fieldGroup, fieldType, fieldOrg, fieldPub, fieldDay, fieldFrom, fieldUntil, fieldTitle, fieldCite,
+	fields := []string{fieldGroup, fieldType, fieldOrg, fieldPub, fieldDay, fieldFrom, fieldUntil, fieldTitle, fieldCite,
 		fieldModified, fieldURL, fieldSnippet, fieldCitation}
-	switch {
-	case q.Order == OrderOldest:
-		req.SortBy([]string{fieldDay, "_id"})
-	case q.Order == OrderNewest || words == "":
-		req.SortBy([]string{"-" + fieldDay, "_id"})
+	var page bleveindex.Page
+	if q.Order == OrderNewest || (q.Order == "" && words == "") { // byDate, newest first
+		// Newest first, as the platforms answer: a page of ten of a
+		// year's publications would otherwise sort the whole year. The
+		// windows count back from the question's last day, or today.
+		today := time.Now().UTC()
+		if q.To != "" {
+			today, _ = time.Parse(time.DateOnly, q.To)
+		}
+		var err error
+		page, err = i.store.SearchNewest(ctx, qq, bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest, Fields: fields,
+			FewMatches: newestFewMatches, WindowDays: newestWindowDays, Window: daysFrom}, q.Limit, q.Offset, today)
+		if err != nil {
+			return Result{}, err
+		}
+	} else {
+		req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
+		req.Fields = fields
+		if q.Order == OrderOldest {
+			req.SortBy([]string{fieldDay, "_id"})
+		}
+		res, err := i.store.Search(ctx, req)
+		if err != nil {
+			return Result{}, err
+		}
+		page = bleveindex.Page{Total: res.Total, Hits: res.Hits}
 	}
-	res, err := i.store.Search(ctx, req)
-	if err != nil {
-		return Result{}, err
-	}
-	out := Result{Total: res.Total}
-	for _, h := range res.Hits {
+	out := Result{Total: page.Total}
+	for _, h := range page.Hits {
 		str := func(f string) string { s, _ := h.Fields[f].(string); return s }
 		r := Record{ID: h.ID, Group: str(fieldGroup), Type: str(fieldType), Organisation: str(fieldOrg), Publication: str(fieldPub),
 			Date: str(fieldDay), InForceFrom: str(fieldFrom), InForceUntil: str(fieldUntil), Title: str(fieldTitle),
@@ -243,6 +278,19 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	return out, nil
 }
+
+// sortNewest is newest first, then by id, so that pages never overlap.
+var sortNewest = []string{"-" + fieldDay, "_id"}
+
+// newestFewMatches is how many matches a newest-first search sorts in
+// one go (bleveindex.NewestFirst.FewMatches); a var: tests lower it.
+var newestFewMatches = bleveindex.DefaultFewMatches
+
+// newestWindowDays are the recent windows a newest-first search reads
+// before it sorts the rest: a quarter and a year. A window is a range
+// over its days' terms; the KOOP platforms' records spread over decades,
+// so a wider one would cost about what the sort it spares does.
+var newestWindowDays = []int{90, 360}
 
 // maxRangeTerms bounds the terms inForce counts on a side of a day:
 // past it a side is a large one, and counting on costs about what the
@@ -316,6 +364,19 @@ func dayBefore(day string) string {
 	}
 	return string(b)
 }
+
+// daysFromTo matches the records dated from..to, inclusive ("" open),
+// by the day's number: a range of a year reads a few dozen terms.
+func daysFromTo(from, to string) query.Query {
+	if t, err := time.Parse(time.DateOnly, to); err == nil {
+		to = t.AddDate(0, 0, 1).Format(time.DateOnly)
+	}
+	return daysFrom(from, to)
+}
+
+// daysFrom matches the records dated from older (inclusive) to newer
+// (exclusive; "" open): a newest-first search's window.
+func daysFrom(older, newer string) query.Query { return bleveindex.DaysFrom(fieldDayNum, older, newer) }
 
 // matchAll matches a document whose field holds every word of s.
 func matchAll(field, s string) query.Query {
