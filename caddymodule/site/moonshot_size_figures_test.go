@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/besluitbron/besluitbron/adapters"
+	"github.com/besluitbron/besluitbron/emulators/corpus"
 	"github.com/besluitbron/besluitbron/fanout"
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/figures"
@@ -80,6 +81,10 @@ import (
 // the indexes' pages, the emulators), and the platforms' caches are
 // purged between the two passes, so a question a replica cannot answer
 // goes to its platform on the measured pass too, as a new question does.
+// Both houses are asked the mix (moonQuestions) and then the coverage
+// candidates (moonCoverageCandidates): the goal's figure is the warm
+// fan-out over the candidates no platform was asked for, the questions
+// every replica covered, beside the same questions asked live.
 // Figures are logged, not asserted; what is checked is that every
 // replica's pass is complete and that no outcome failed.
 func TestFiguresMoonshotSizes(t *testing.T) {
@@ -145,11 +150,13 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 	t.Logf("after the pre-builds, freed memory returned: RSS %.0f MiB", moonRSS("VmRSS"))
 
 	questions := moonQuestions(n.questions)
+	candidates := moonCoverageCandidates()
 
 	// Today's fan-out: every question to every platform that searches
 	// words, through the emulators.
 	live := startMoonHouseSized(t, false, 1_000_000, &moonSizes{Emulators: emus})
 	before := measureMoon(t, live, questions)
+	beforeCandidates := measureMoon(t, live, candidates)
 	t.Logf("live fan-out measured: warm p50 %v p95 %v max %v", before.warm.p50, before.warm.p95, before.warm.max)
 	debug.FreeOSMemory()
 	rssLive := moonRSS("VmRSS")
@@ -163,6 +170,7 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 		catchUpRequests[k], _ = house.emus[k].seen()
 	}
 	after := measureMoon(t, house, questions)
+	afterCandidates := measureMoon(t, house, candidates)
 	debug.FreeOSMemory()
 	rssReplicas, peak := moonRSS("VmRSS"), moonRSS("VmHWM")
 
@@ -196,6 +204,7 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 			fmt.Sprintf("%v / %v", b.p50, b.p95), fmt.Sprintf("%v / %v", a.p50, a.p95))
 	}
 	t.Logf("%-12s %22d %22d", "all", sumB, sumA)
+	logCovered(t, candidates, beforeCandidates, afterCandidates)
 	if before.failed+after.failed+before.timedOut+after.timedOut > 0 {
 		t.Errorf("some outcomes failed or timed out: the latencies above are not all of answered questions")
 	}
@@ -382,11 +391,19 @@ type moonMeasure struct {
 	// local and sent split the warm pass: the questions no platform was
 	// asked for (every outcome answered from a replica, or skipped), and
 	// the rest.
-	allLocal, sent   moonLatency
-	nLocal, nSent    int
-	requests         map[string]int64           // the warm pass's, at the emulators
-	answered, local  map[string]int             // the warm pass's outcomes
-	took             map[string][]time.Duration // the warm pass's, per platform (took_ms)
+	allLocal, sent  moonLatency
+	nLocal, nSent   int
+	requests        map[string]int64           // the warm pass's, at the emulators
+	answered, local map[string]int             // the warm pass's outcomes
+	took            map[string][]time.Duration // the warm pass's, per platform (took_ms)
+	// byQuestion is the warm pass's latency of each question, in order;
+	// covered says which asked no platform.
+	byQuestion     []time.Duration
+	covered        []bool
+	tookByQuestion []map[string]time.Duration // each platform's took_ms
+	// tookCovered is the warm pass's took_ms per platform, over the
+	// covered questions only.
+	tookCovered      map[string][]time.Duration
 	failed, timedOut int
 }
 
@@ -396,7 +413,8 @@ type moonMeasure struct {
 // measured, its platform requests counted at the emulators.
 func measureMoon(t *testing.T, h moonHouse, questions []moonQuestion) moonMeasure {
 	t.Helper()
-	m := moonMeasure{requests: map[string]int64{}, answered: map[string]int{}, local: map[string]int{}, took: map[string][]time.Duration{}}
+	m := moonMeasure{requests: map[string]int64{}, answered: map[string]int{}, local: map[string]int{}, took: map[string][]time.Duration{},
+		tookCovered: map[string][]time.Duration{}}
 	pass := func(count bool) moonLatency {
 		h.purgeCaches(t)
 		lat := make([]time.Duration, 0, len(questions))
@@ -418,9 +436,11 @@ func measureMoon(t *testing.T, h moonHouse, questions []moonQuestion) moonMeasur
 				continue
 			}
 			asked := false
+			took := map[string]time.Duration{}
 			for _, o := range res.Outcomes {
 				if o.State != fanout.StateSkipped {
-					m.took[o.Platform] = append(m.took[o.Platform], time.Duration(o.TookMS)*time.Millisecond)
+					took[o.Platform] = time.Duration(o.TookMS) * time.Millisecond
+					m.took[o.Platform] = append(m.took[o.Platform], took[o.Platform])
 				}
 				switch o.State {
 				case fanout.StateAnswered, fanout.StateCache:
@@ -439,10 +459,16 @@ func measureMoon(t *testing.T, h moonHouse, questions []moonQuestion) moonMeasur
 					t.Logf("%s failed on %q: %s", o.Platform, q.words, o.Error)
 				}
 			}
+			m.byQuestion = append(m.byQuestion, lat[len(lat)-1])
+			m.tookByQuestion = append(m.tookByQuestion, took)
+			m.covered = append(m.covered, !asked)
 			if asked {
 				sent = append(sent, lat[len(lat)-1])
 			} else {
 				local = append(local, lat[len(lat)-1])
+				for k, d := range took {
+					m.tookCovered[k] = append(m.tookCovered[k], d)
+				}
 			}
 		}
 		if count {
@@ -459,4 +485,73 @@ func measureMoon(t *testing.T, h moonHouse, questions []moonQuestion) moonMeasur
 	m.cold = pass(false)
 	m.warm = pass(true)
 	return m
+}
+
+// moonCoverageCandidates are questions drawn so that many are covered by
+// every replica, the moonshot goal's condition: each word the generated
+// corpora's titles share most, the policy topics (corpus.Topics: OBV's,
+// OB's and some of TK's titles) and the generated CVDR's subjects and
+// organisations (cvdremulator.TitleVocabulary: its titles name nothing
+// else), asked once for any date and once for one year of 2024 to 2026
+// (fixed seed); and each year of 2006 to 2026 as a word. Which of them every replica covers is not decided here:
+// the house's answers tell (moonMeasure.covered, no platform asked).
+func moonCoverageCandidates() []moonQuestion {
+	r := corpus.Rand(36, "moonshot coverage candidates")
+	words := slices.Concat(corpus.Topics, cvdremulator.TitleVocabulary())
+	slices.Sort(words)
+	words = slices.Compact(words)
+	out := make([]moonQuestion, 0, 2*len(words)+2*21)
+	for _, w := range words {
+		y := 2024 + r.IntN(3)
+		out = append(out, moonQuestion{words: w}, moonQuestion{words: w, from: fmt.Sprintf("%d-01-01", y), to: fmt.Sprintf("%d-12-31", y)})
+	}
+	// A year, which every generator writes in titles (TestMoonshot's
+	// question): alone, and for the dates of that year.
+	for y := 2006; y <= 2026; y++ {
+		out = append(out, moonQuestion{words: strconv.Itoa(y)}, moonQuestion{words: strconv.Itoa(y), from: fmt.Sprintf("%d-01-01", y), to: fmt.Sprintf("%d-12-31", y)})
+	}
+	return out
+}
+
+// logCovered logs the goal's figure: the warm fan-out over the candidate
+// questions that no platform was asked for with the replicas (every
+// replica covered them), beside the same questions asked live in the
+// same run, and each platform's own time over them.
+func logCovered(t *testing.T, candidates []moonQuestion, live, replicas moonMeasure) {
+	t.Helper()
+	var fromReplicas, liveSame []time.Duration
+	var words []string
+	for i, c := range replicas.covered {
+		if !c {
+			continue
+		}
+		fromReplicas = append(fromReplicas, replicas.byQuestion[i])
+		liveSame = append(liveSame, live.byQuestion[i])
+		q := candidates[i]
+		w := q.words
+		if q.from != "" {
+			w += " (" + q.from[:4] + ")"
+		}
+		slowest := ""
+		for k, d := range replicas.tookByQuestion[i] {
+			if slowest == "" || d > replicas.tookByQuestion[i][slowest] || (d == replicas.tookByQuestion[i][slowest] && k < slowest) {
+				slowest = k
+			}
+		}
+		words = append(words, fmt.Sprintf("%s %v (slowest %s %v)", w, replicas.byQuestion[i].Round(100*time.Microsecond), slowest, replicas.tookByQuestion[i][slowest]))
+	}
+	r, l := moonPercentiles(fromReplicas), moonPercentiles(liveSame)
+	var each []string
+	for _, k := range moonPlatforms {
+		each = append(each, fmt.Sprintf("%s %d", k, replicas.local[k]))
+	}
+	t.Logf("coverage candidates: %d; covered by every replica (no platform asked, warm pass): %d; answered from each replica: %s",
+		len(candidates), len(fromReplicas), strings.Join(each, ", "))
+	t.Logf("covered questions, warm fan-out from the replicas: p50 %v p95 %v max %v; the same questions live: p50 %v p95 %v max %v",
+		r.p50, r.p95, r.max, l.p50, l.p95, l.max)
+	for _, k := range moonPlatforms {
+		p := moonPercentiles(replicas.tookCovered[k])
+		t.Logf("covered questions, %-12s took p50 %v p95 %v max %v (%d outcomes)", k, p.p50, p.p95, p.max, len(replicas.tookCovered[k]))
+	}
+	t.Logf("covered questions: %s", strings.Join(words, ", "))
 }

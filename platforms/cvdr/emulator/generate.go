@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,17 @@ var (
 		"onroerendezaakbelastingen", "rioolheffing", "toeristenbelasting", "bijstand", "re-integratie", "inburgering",
 		"wegen", "grondwater", "dijken", "natuur", "verkeer", "bouwen"}
 )
+
+// TitleVocabulary is what the generated regulations' titles name besides
+// their heads: every subject and every organisation, once each. Figures
+// draw from it the questions a generated CVDR can answer.
+func TitleVocabulary() []string {
+	out := slices.Clone(generatedSubjects)
+	for _, o := range generatedOrgs {
+		out = append(out, o.name)
+	}
+	return out
+}
 
 func draw(n int, part string) int {
 	h := fnv.New32a()
