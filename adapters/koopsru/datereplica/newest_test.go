@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -124,10 +126,20 @@ func TestNewestFirstByWindowsIsTheFullSort(t *testing.T) {
 // and no word at all.
 //
 //	go test -run '^$' -bench NewestFirst -benchtime 100x ./adapters/koopsru/datereplica/
+//
+// DATEREPLICA_BENCH_RECORDS sets another number of records (3000000: the
+// millions Official Publications holds).
 func BenchmarkNewestFirst(b *testing.B) {
+	n := 200_000
+	if v := os.Getenv("DATEREPLICA_BENCH_RECORDS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
+			b.Fatalf("DATEREPLICA_BENCH_RECORDS %q: a whole number of at least 1000", v)
+		}
+	}
 	idx := openIndexB(b)
 	to := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	records := newestCorpus(200_000, to)
+	records := newestCorpus(n, to)
 	for len(records) > 0 {
 		n := min(len(records), 10_000)
 		if err := idx.apply(records[:n], []byte("1")); err != nil {
