@@ -239,7 +239,7 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	fields := []string{fieldGroup, fieldType, fieldOrg, fieldPub, fieldDay, fieldFrom, fieldUntil, fieldTitle, fieldCite,
 		fieldModified, fieldURL, fieldSnippet, fieldCitation}
 	var page bleveindex.Page
-	if q.Order == OrderNewest || (q.Order == "" && words == "") { // byDate, newest first
+	if byDate && q.Order != OrderOldest {
 		// Newest first, as the platforms answer: a page of ten of a
 		// year's publications would otherwise sort the whole year. The
 		// windows count back from the question's last day, or today.
@@ -287,9 +287,10 @@ var sortNewest = []string{"-" + fieldDay, "_id"}
 var newestFewMatches = bleveindex.DefaultFewMatches
 
 // newestWindowDays are the recent windows a newest-first search reads
-// before it sorts the rest: a quarter and a year. A window is a range
-// over its days' terms; the KOOP platforms' records spread over decades,
-// so a wider one would cost about what the sort it spares does.
+// before it sorts the rest: a quarter and a year. The KOOP platforms'
+// records spread over decades, so a page that a year's matches do not
+// fill lies among most of the rest, and a wider window would spare
+// little of the sort.
 var newestWindowDays = []int{90, 360}
 
 // maxRangeTerms bounds the terms inForce counts on a side of a day:
