@@ -82,6 +82,24 @@ func DaysFrom(field, older, newer string) query.Query {
 	return r
 }
 
+// DaysFromTo matches the documents whose DayNumber field is a day from
+// from to to, both inclusive ("" open).
+func DaysFromTo(field, from, to string) query.Query {
+	if t, err := time.Parse(time.DateOnly, to); err == nil {
+		to = t.AddDate(0, 0, 1).Format(time.DateOnly)
+	}
+	return DaysFrom(field, from, to)
+}
+
+// EveryWord matches a document whose field holds every one of words, as
+// the field's analyzer reads them.
+func EveryWord(field, words string) query.Query {
+	m := query.NewMatchQuery(words)
+	m.SetField(field)
+	m.SetOperator(query.MatchQueryOperatorAnd)
+	return m
+}
+
 // Searched is a text field searched through analyzer and not stored;
 // never in _all, no term vectors (no phrase query reads positions).
 func Searched(analyzer string) *mapping.FieldMapping {

@@ -193,7 +193,7 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	// replicas) and gave a rare start date a higher rank.
 	var filters []query.Query
 	if org := strings.TrimSpace(q.Organisation); org != "" {
-		filters = append(filters, matchAll(fieldOrgWords, org))
+		filters = append(filters, bleveindex.EveryWord(fieldOrgWords, org))
 	}
 	if len(q.Types) > 0 {
 		filters = append(filters, anyOf(fieldType, q.Types))
@@ -205,7 +205,7 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		if q.textDays {
 			filters = append(filters, dayRange(fieldDay, q.From, q.To))
 		} else {
-			filters = append(filters, daysFromTo(q.From, q.To))
+			filters = append(filters, bleveindex.DaysFromTo(fieldDayNum, q.From, q.To))
 		}
 	}
 	var excluded []query.Query
@@ -218,7 +218,7 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	var qq query.Query = query.NewMatchAllQuery()
 	if words != "" {
-		qq = matchAll(fieldText, words)
+		qq = bleveindex.EveryWord(fieldText, words)
 	}
 	byDate := q.Order != "" || words == ""
 	switch {
@@ -366,26 +366,9 @@ func dayBefore(day string) string {
 	return string(b)
 }
 
-// daysFromTo matches the records dated from..to, inclusive ("" open),
-// by the day's number: a range of a year reads a few dozen terms.
-func daysFromTo(from, to string) query.Query {
-	if t, err := time.Parse(time.DateOnly, to); err == nil {
-		to = t.AddDate(0, 0, 1).Format(time.DateOnly)
-	}
-	return daysFrom(from, to)
-}
-
 // daysFrom matches the records dated from older (inclusive) to newer
 // (exclusive; "" open): a newest-first search's window.
 func daysFrom(older, newer string) query.Query { return bleveindex.DaysFrom(fieldDayNum, older, newer) }
-
-// matchAll matches a document whose field holds every word of s.
-func matchAll(field, s string) query.Query {
-	m := query.NewMatchQuery(s)
-	m.SetField(field)
-	m.SetOperator(query.MatchQueryOperatorAnd)
-	return m
-}
 
 // dayRange matches a day field from..to, inclusive ("" open).
 func dayRange(field, from, to string) query.Query {

@@ -366,10 +366,7 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 	}
 	must := []query.Query{categoryIs("document")}
 	if w := strings.TrimSpace(q.Words); w != "" {
-		m := query.NewMatchQuery(w)
-		m.SetField(fieldText)
-		m.SetOperator(query.MatchQueryOperatorAnd)
-		must = append(must, m)
+		must = append(must, bleveindex.EveryWord(fieldText, w))
 	}
 	if s := strings.TrimSpace(q.Soort); s != "" {
 		t := query.NewTermQuery(strings.ToLower(s))

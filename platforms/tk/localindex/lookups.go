@@ -10,6 +10,8 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
+
 	"github.com/besluitbron/besluitbron/platforms/tk/feed"
 )
 
@@ -161,10 +163,7 @@ func (i *Index) Linking(ctx context.Context, category, link string, ids []string
 // holds every word of words, as SearchDocuments matches them (Dutch
 // stemming).
 func (i *Index) WithWords(ctx context.Context, category, words string, max int) (Found, error) {
-	m := query.NewMatchQuery(words)
-	m.SetField(fieldText)
-	m.SetOperator(query.MatchQueryOperatorAnd)
-	return i.find(ctx, query.NewConjunctionQuery([]query.Query{categoryIs(category), m}), max)
+	return i.find(ctx, query.NewConjunctionQuery([]query.Query{categoryIs(category), bleveindex.EveryWord(fieldText, words)}), max)
 }
 
 // ChangedAfter reads the entities of category the feed published after
