@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,13 +28,14 @@ import (
 
 // format names how records become documents and what the checkpoint
 // means (bleveindex.Config.Format): change it when either changes.
-const format = "obv-export-v3"
+const format = "obv-export-v4"
 
 // The fields of a document.
 const (
 	fieldType   = "type"   // lower-cased keyword, stored
 	fieldSource = "source" // lower-cased keyword, stored
-	fieldDay    = "day"    // YYYY-MM-DD keyword: stored, sorts, ranges
+	fieldDay    = "day"    // YYYY-MM-DD keyword: stored, sorts
+	fieldDayNum = "daynum" // the day as a number (bleveindex.DayNumber): ranges
 	fieldTitle  = "title"  // stored only
 	fieldText   = "text"   // title and other words, Dutch analyzer, searched
 	fieldHash   = "hash"   // the record's content_hash, stored only
@@ -54,6 +56,7 @@ func newMapping() *mapping.IndexMappingImpl {
 	doc.AddFieldMappingsAt(fieldType, exact())
 	doc.AddFieldMappingsAt(fieldSource, exact())
 	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(keyword.Name, true, true))
+	doc.AddFieldMappingsAt(fieldDayNum, bleveindex.DayNumber())
 	doc.AddFieldMappingsAt(fieldTitle, bleveindex.StoredText())
 	doc.AddFieldMappingsAt(fieldText, bleveindex.Searched(nl.AnalyzerName))
 	doc.AddFieldMappingsAt(fieldHash, bleveindex.StoredText())
@@ -163,10 +166,14 @@ func (i *Index) ApplyMarked(records []export.ExportRecord, mark string, checkpoi
 			a.Unchanged++
 			continue
 		}
-		ops = append(ops, bleveindex.Upsert(r.EntityID, map[string]any{
+		doc := map[string]any{
 			fieldType: d.Type, fieldSource: d.Source, fieldDay: d.Date, fieldTitle: d.Title,
 			fieldText: []string{d.Title, d.Words}, fieldHash: d.Hash, fieldAt: stamp(r), fieldMark: mark, fieldURL: d.URL,
-		}))
+		}
+		if n, ok := bleveindex.Day(d.Date); ok {
+			doc[fieldDayNum] = n
+		}
+		ops = append(ops, bleveindex.Upsert(r.EntityID, doc))
 		a.Stored++
 	}
 	if err := i.store.Apply(ops, checkpoint); err != nil {
@@ -358,18 +365,13 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if q.Order != "" && q.Order != OrderNewest && q.Order != OrderOldest {
 		return Result{}, fmt.Errorf("%w: order %q, want %s or %s", ErrBadQuery, q.Order, OrderNewest, OrderOldest)
 	}
-	var must []query.Query
-	if w := strings.TrimSpace(q.Words); w != "" {
-		m := query.NewMatchQuery(w)
-		m.SetField(fieldText)
-		m.SetOperator(query.MatchQueryOperatorAnd)
-		must = append(must, m)
-	}
+	words := strings.TrimSpace(q.Words)
+	var filters []query.Query
 	if len(q.Sources) > 0 {
-		must = append(must, anyOf(fieldSource, q.Sources))
+		filters = append(filters, anyOf(fieldSource, q.Sources))
 	}
 	if len(q.Types) > 0 {
-		must = append(must, anyOf(fieldType, q.Types))
+		filters = append(filters, anyOf(fieldType, q.Types))
 	}
 	if q.From != "" || q.To != "" {
 		for _, d := range []string{q.From, q.To} {
@@ -377,38 +379,105 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 				return Result{}, fmt.Errorf("%w: date %q, want YYYY-MM-DD", ErrBadQuery, d)
 			}
 		}
-		incl := true // "" is an open end (bleve's TermRangeQuery)
-		r := query.NewTermRangeInclusiveQuery(q.From, q.To, &incl, &incl)
-		r.SetField(fieldDay)
-		must = append(must, r)
+		filters = append(filters, bleveindex.DaysFromTo(fieldDayNum, q.From, q.To))
 	}
-	var qq query.Query = query.NewMatchAllQuery()
-	if len(must) > 0 {
-		qq = query.NewConjunctionQuery(must)
-	}
-	if strings.TrimSpace(q.Words) == "" && len(q.Types) == 0 {
+	var excluded []query.Query
+	if words == "" && len(q.Types) == 0 {
 		// Only a search without words or types could find a tombstone.
-		qq = query.NewBooleanQuery([]query.Query{qq}, nil, []query.Query{typeIs(typeGone)})
+		excluded = append(excluded, typeIs(typeGone))
 	}
-	req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
-	req.Fields = []string{fieldType, fieldSource, fieldDay, fieldTitle, fieldURL}
-	switch {
-	case q.Order == OrderOldest:
-		req.SortBy([]string{fieldDay, "_id"})
-	case q.Order == OrderNewest || strings.TrimSpace(q.Words) == "":
-		req.SortBy([]string{"-" + fieldDay, "_id"})
+	fields := []string{fieldType, fieldSource, fieldDay, fieldTitle, fieldURL}
+	var page bleveindex.Page
+	if words == "" || q.Order != "" {
+		// Nothing is scored: the words and the filters are one
+		// conjunction, which leaps through the longest postings by the
+		// shortest.
+		must := filters
+		if words != "" {
+			must = append([]query.Query{matchWords(words)}, filters...)
+		}
+		var qq query.Query = query.NewMatchAllQuery()
+		if len(must) > 0 {
+			qq = query.NewConjunctionQuery(must)
+		}
+		if len(excluded) > 0 {
+			qq = query.NewBooleanQuery([]query.Query{qq}, nil, excluded)
+		}
+		var err error
+		if page, err = i.byDay(ctx, qq, q, fields); err != nil {
+			return Result{}, err
+		}
+	} else {
+		// Best match first: the words alone are scored. The filters only
+		// narrow (bleve's boolean filter, unscored), so a filter never
+		// reorders the words' matches, and a range of days is read as
+		// one union of its days' postings instead of being scored as
+		// hundreds of terms beside the words.
+		b := query.NewBooleanQuery([]query.Query{matchWords(words)}, nil, nil)
+		if len(filters) > 0 {
+			b.AddFilter(query.NewConjunctionQuery(filters))
+		}
+		req := bleve.NewSearchRequestOptions(b, q.Limit, q.Offset, false)
+		req.Fields = fields
+		res, err := i.store.Search(ctx, req)
+		if err != nil {
+			return Result{}, err
+		}
+		page = bleveindex.Page{Total: res.Total, Hits: res.Hits}
 	}
-	res, err := i.store.Search(ctx, req)
-	if err != nil {
-		return Result{}, err
-	}
-	out := Result{Total: res.Total}
-	for _, h := range res.Hits {
+	out := Result{Total: page.Total}
+	for _, h := range page.Hits {
 		str := func(f string) string { s, _ := h.Fields[f].(string); return s }
 		out.Hits = append(out.Hits, Hit{ID: h.ID, Type: str(fieldType), Source: str(fieldSource),
 			Title: str(fieldTitle), Date: str(fieldDay), URL: str(fieldURL), Score: h.Score})
 	}
 	return out, nil
+}
+
+// matchWords matches a document holding every one of words, as the
+// Dutch analyzer reads them.
+func matchWords(words string) query.Query { return bleveindex.EveryWord(fieldText, words) }
+
+// The orders by day: the entity's day, then its id, so that pages never
+// overlap. Entities without a day come last in both.
+var (
+	sortNewest = []string{"-" + fieldDay, "_id"}
+	sortOldest = []string{fieldDay, "_id"}
+)
+
+// fewMatches and windowDays are how byDay reads newest first
+// (bleveindex.NewestFirst); vars, so that tests reach the windows with a
+// small index.
+var (
+	fewMatches = bleveindex.DefaultFewMatches
+	windowDays = bleveindex.DefaultWindowDays
+)
+
+// byDay is a page of qq's matches, unscored, in q's order by day. Newest
+// first (the default without words) reads many matches a window of
+// recent days at a time (bleveindex.Index.SearchNewest), counting back
+// from the question's last day or today: a page of ten of a million
+// entities would otherwise sort the million.
+func (i *Index) byDay(ctx context.Context, qq query.Query, q Query, fields []string) (bleveindex.Page, error) {
+	if q.Order == OrderOldest {
+		req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
+		req.Fields = fields
+		req.SortBy(slices.Clone(sortOldest))
+		req.Score = "none"
+		res, err := i.store.Search(ctx, req)
+		if err != nil {
+			return bleveindex.Page{}, err
+		}
+		return bleveindex.Page{Total: res.Total, Hits: res.Hits}, nil
+	}
+	today := time.Now().UTC()
+	if q.To != "" {
+		today, _ = time.Parse(time.DateOnly, q.To) // checked by Search
+	}
+	return i.store.SearchNewest(ctx, qq, bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest, Fields: fields,
+		FewMatches: fewMatches, WindowDays: windowDays, Window: func(older, newer string) query.Query {
+			return bleveindex.DaysFrom(fieldDayNum, older, newer)
+		}}, q.Limit, q.Offset, today)
 }
 
 // anyOf matches a document whose field is one of values (lower-cased as

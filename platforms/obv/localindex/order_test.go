@@ -1,0 +1,180 @@
+package localindex
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/besluitbron/besluitbron/platforms/obv/export"
+)
+
+// orderCorpus is an index of n entities in four sources and three types,
+// dated over 2010 to 2026 (many on a shared day, one in nine without a
+// day), titled from a few words so that a word matches many entities
+// with titles of different lengths, and so different scores.
+func orderCorpus(t *testing.T, n int) *Index {
+	t.Helper()
+	idx, _, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = idx.Close() })
+	r := rand.New(rand.NewPCG(35, 8))
+	vocabulary := []string{"begroting", "woningbouw", "motie", "verkeersveiligheid", "subsidie", "raadsvoorstel", "jeugdzorg", "2024"}
+	sources := []string{"soest", "utrecht", "zeist", "baarn"}
+	types := []string{"document", "meeting", "motion"}
+	start := time.Date(2010, 1, 1, 0, 0, 0, 0, time.UTC)
+	var records []export.ExportRecord
+	for i := range n {
+		var words []string
+		for range 1 + r.IntN(6) {
+			words = append(words, vocabulary[r.IntN(len(vocabulary))])
+		}
+		payload := fmt.Sprintf(`{"name":%q}`, strings.Join(words, " "))
+		if i%9 != 0 {
+			day := start.AddDate(0, 0, r.IntN(6200)/7*7) // every seventh day: many share one
+			payload = fmt.Sprintf(`{"name":%q,"date":%q}`, strings.Join(words, " "), day.Format(time.DateOnly))
+		}
+		records = append(records, export.ExportRecord{Op: export.OpUpsert, Time: "2026-10-01T12:00:00Z",
+			EntityID: fmt.Sprintf("document:x:gemeente:%d", i), EntityType: types[r.IntN(len(types))],
+			SourceKey: sources[r.IntN(len(sources))], ContentHash: fmt.Sprintf("sha256:%d", i), Payload: []byte(payload)})
+	}
+	for len(records) > 0 {
+		k := min(500, len(records))
+		if _, err := idx.Apply(records[:k], []byte("c")); err != nil {
+			t.Fatal(err)
+		}
+		records = records[k:]
+	}
+	return idx
+}
+
+// every is every match of q, page by page.
+func every(t *testing.T, idx *Index, q Query) []Hit {
+	t.Helper()
+	var out []Hit
+	for q.Limit, q.Offset = 100, 0; ; q.Offset += 100 {
+		res, err := idx.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res.Hits...)
+		if len(res.Hits) < 100 {
+			if uint64(len(out)) != res.Total {
+				t.Fatalf("%+v: %d hits read, total %d", q, len(out), res.Total)
+			}
+			return out
+		}
+	}
+}
+
+// A filter narrows a best-match search and never reorders it: the hits
+// with a source, a type or days asked are the hits of the words alone
+// that have them, in the same order with the same scores; the first and
+// last day asked are included.
+func TestFiltersNarrowBestMatchNeverReorder(t *testing.T) {
+	idx := orderCorpus(t, 3000)
+	for _, words := range []string{"begroting", "motie subsidie", "2024", "jeugdzorg woningbouw"} {
+		all := every(t, idx, Query{Words: words})
+		if len(all) < 100 {
+			t.Fatalf("%q matches %d: the corpus is too small to test", words, len(all))
+		}
+		from, to := all[len(all)/3].Date, all[len(all)/2].Date
+		if from > to {
+			from, to = to, from
+		}
+		for _, f := range []struct {
+			q    Query
+			keep func(Hit) bool
+		}{
+			{Query{Sources: []string{"zeist"}}, func(h Hit) bool { return h.Source == "zeist" }},
+			{Query{Types: []string{"motion", "meeting"}}, func(h Hit) bool { return h.Type != "document" }},
+			{Query{From: from, To: to}, func(h Hit) bool { return h.Date != "" && from <= h.Date && h.Date <= to }},
+			{Query{To: from}, func(h Hit) bool { return h.Date != "" && h.Date <= from }},
+			{Query{Sources: []string{"soest", "baarn"}, From: from}, func(h Hit) bool {
+				return (h.Source == "soest" || h.Source == "baarn") && h.Date != "" && h.Date >= from
+			}},
+		} {
+			q := f.q
+			q.Words = words
+			want := slices.DeleteFunc(slices.Clone(all), func(h Hit) bool { return !f.keep(h) })
+			got := every(t, idx, q)
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Fatalf("%+v: %d hits, want %d, the words' own hits in their order (first differing: %s)", q, len(got), len(want), firstDiff(got, want))
+			}
+		}
+	}
+}
+
+// Newest first is the full sort by day (newest first, then id; entities
+// without a day last) on every page, however the windows of days fall;
+// oldest first is its mirror with the dayless last too.
+func TestNewestFirstIsTheFullSort(t *testing.T) {
+	idx := orderCorpus(t, 3000)
+	savedFew, savedWindows := fewMatches, windowDays
+	fewMatches, windowDays = 10, []int{30, 400, 2000}
+	t.Cleanup(func() { fewMatches, windowDays = savedFew, savedWindows })
+	byDay := func(newest bool) func(a, b Hit) int {
+		return func(a, b Hit) int {
+			switch {
+			case a.Date == "" && b.Date != "":
+				return 1
+			case b.Date == "" && a.Date != "":
+				return -1
+			case a.Date != b.Date && newest:
+				return cmp.Compare(b.Date, a.Date)
+			case a.Date != b.Date:
+				return cmp.Compare(a.Date, b.Date)
+			}
+			return cmp.Compare(a.ID, b.ID)
+		}
+	}
+	noScore := func(hs []Hit) []Hit {
+		for i := range hs {
+			hs[i].Score = 0
+		}
+		return hs
+	}
+	for _, base := range []Query{{Words: "begroting"}, {Words: "2024 motie"}, {}, {Sources: []string{"utrecht"}},
+		{Words: "subsidie", To: "2016-06-30"}, {Words: "woningbouw", From: "2012-01-05", To: "2025-03-31"}} {
+		for _, order := range []string{OrderNewest, OrderOldest} {
+			q := base
+			q.Order = order
+			if base.Words == "" && order == OrderNewest {
+				q.Order = "" // newest first is the default without words
+			}
+			want := noScore(every(t, idx, base)) // every match, in any order
+			slices.SortFunc(want, byDay(order != OrderOldest))
+			for _, limit := range []int{1, 7, 100} {
+				for _, offset := range []int{0, 3, 10, 95, len(want) / 2, len(want) - 2} {
+					if offset < 0 || offset > len(want) {
+						continue
+					}
+					q.Limit, q.Offset = limit, offset
+					res, err := idx.Search(context.Background(), q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					end := min(len(want), offset+limit)
+					if res.Total != uint64(len(want)) || !slices.Equal(noScore(res.Hits), want[offset:end]) {
+						t.Fatalf("%+v: total %d (want %d), page differs: %s", q, res.Total, len(want), firstDiff(res.Hits, want[offset:end]))
+					}
+				}
+			}
+		}
+	}
+}
+
+func firstDiff(got, want []Hit) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("at %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(got), len(want))
+}
