@@ -31,13 +31,14 @@ import (
 // format names how entities become documents and what the checkpoint
 // means (bleveindex.Config.Format): change it when either changes. v2
 // indexes the links, numbers and change times that votes join on
-// (lookups.go); an index of v1 is rebuilt, its harvest starting over.
+// (lookups.go); v3 the day as a number too (fieldDayNum); an index of an
+// older format is rebuilt, its harvest starting over.
 // Documents' numbers joined v2 later without a new format: a document
 // stored before has none, so a lookup by its number misses it and the
 // question goes to the platform, which answers it; the feed's next copy
 // of the document adds it (or an admin rebuild, for all at once). A new
 // format would have made every instance read the whole feed again.
-const format = "tk-syncfeed-v2"
+const format = "tk-syncfeed-v3"
 
 // What names the index in its failures.
 const What = "parliament index"
@@ -46,7 +47,8 @@ const What = "parliament index"
 const (
 	fieldCategory = "category" // the entity's type, lower case: keyword
 	fieldSoort    = "soort"    // a document's kind, lower-cased keyword
-	fieldDay      = "day"      // YYYY-MM-DD keyword: sorts, ranges
+	fieldDay      = "day"      // YYYY-MM-DD keyword: sorts
+	fieldDayNum   = "daynum"   // the day as a number (bleveindex.DayNumber): ranges
 	fieldText     = "text"     // the words searched, Dutch analyzer
 	fieldHash     = "hash"     // of the entity as stored, stored only
 	fieldEntity   = "entity"   // the entity as JSON, stored only
@@ -62,6 +64,7 @@ func newMapping() *mapping.IndexMappingImpl {
 	doc.AddFieldMappingsAt(fieldCategory, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
 	doc.AddFieldMappingsAt(fieldSoort, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
 	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(keyword.Name, false, true))
+	doc.AddFieldMappingsAt(fieldDayNum, bleveindex.DayNumber())
 	doc.AddFieldMappingsAt(fieldText, bleveindex.Searched(nl.AnalyzerName))
 	doc.AddFieldMappingsAt(fieldNummer, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
 	doc.AddFieldMappingsAt(fieldRefs, bleveindex.Keyword(bleveindex.AnalyzerExact, false, false))
@@ -179,6 +182,9 @@ func document(e feed.Entity) (map[string]any, string, error) {
 	doc := map[string]any{fieldCategory: e.Category, fieldHash: hash, fieldEntity: string(full)}
 	if d := DayOf(e); d != "" {
 		doc[fieldDay] = d
+		if n, ok := bleveindex.Day(d); ok {
+			doc[fieldDayNum] = n
+		}
 	}
 	if s := e.Fields["soort"]; s != "" {
 		doc[fieldSoort] = s
@@ -379,10 +385,7 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 				return Result{}, fmt.Errorf("%w: date %q, want YYYY-MM-DD", ErrBadQuery, d)
 			}
 		}
-		incl := true // "" is an open end (bleve's TermRangeQuery)
-		r := query.NewTermRangeInclusiveQuery(q.From, q.To, &incl, &incl)
-		r.SetField(fieldDay)
-		must = append(must, r)
+		must = append(must, bleveindex.DaysFromTo(fieldDayNum, q.From, q.To))
 	}
 	var total uint64
 	var hits search.DocumentMatchCollection
@@ -422,9 +425,16 @@ var fewMatches = bleveindex.DefaultFewMatches // a var: tests lower it
 var windowDays = bleveindex.DefaultWindowDays
 
 // newestFirst is a page of q's matches newest first, read a window of
-// days at a time when they are many (bleveindex.Index.SearchNewest).
+// days at a time when they are many (bleveindex.Index.SearchNewest),
+// counting back from the question's last day or today.
 func (i *Index) newestFirst(ctx context.Context, must []query.Query, q Query) (uint64, search.DocumentMatchCollection, error) {
+	today := time.Now().UTC()
+	if q.To != "" {
+		today, _ = time.Parse(time.DateOnly, q.To) // checked by SearchDocuments
+	}
 	p, err := i.store.SearchNewest(ctx, query.NewConjunctionQuery(must), bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest,
-		Fields: []string{fieldEntity}, FewMatches: fewMatches, WindowDays: windowDays}, q.Limit, q.Offset, time.Now().UTC())
+		Fields: []string{fieldEntity}, FewMatches: fewMatches, WindowDays: windowDays, Window: func(older, newer string) query.Query {
+			return bleveindex.DaysFrom(fieldDayNum, older, newer)
+		}}, q.Limit, q.Offset, today)
 	return p.Total, p.Hits, err
 }

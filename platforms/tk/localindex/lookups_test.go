@@ -154,7 +154,7 @@ func TestOldFormatRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if !report.Rebuilt || !strings.Contains(report.Reason, `mapping stamp "tk-syncfeed-v1-0123456789abcdef01234567", this build writes tk-syncfeed-v2-`) ||
+	if !report.Rebuilt || !strings.Contains(report.Reason, `mapping stamp "tk-syncfeed-v1-0123456789abcdef01234567", this build writes tk-syncfeed-v3-`) ||
 		ix.Checkpoint() != nil {
 		t.Fatalf("%+v, checkpoint %q", report, ix.Checkpoint())
 	}
