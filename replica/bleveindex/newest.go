@@ -49,6 +49,21 @@ type Page struct {
 	Hits  search.DocumentMatchCollection
 }
 
+// SearchPage runs req and returns its page: its hits and how many match.
+func (i *Index) SearchPage(ctx context.Context, req *bleve.SearchRequest) (Page, error) {
+	res, err := i.Search(ctx, req)
+	if err != nil {
+		return Page{}, err
+	}
+	return Page{Total: res.Total, Hits: res.Hits}, nil
+}
+
+// Stored is the text a hit's stored field holds ("" none).
+func Stored(h *search.DocumentMatch, field string) string {
+	s, _ := h.Fields[field].(string)
+	return s
+}
+
 // SearchNewest is the page of q's matches from offset from, newest first.
 // A query matching many documents (a kind, a common word, a year) would
 // sort every match for a page of ten; so the matches are counted first,

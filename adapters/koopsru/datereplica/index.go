@@ -259,15 +259,14 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		if q.Order == OrderOldest {
 			req.SortBy([]string{fieldDay, "_id"})
 		}
-		res, err := i.store.Search(ctx, req)
-		if err != nil {
+		var err error
+		if page, err = i.store.SearchPage(ctx, req); err != nil {
 			return Result{}, err
 		}
-		page = bleveindex.Page{Total: res.Total, Hits: res.Hits}
 	}
 	out := Result{Total: page.Total}
 	for _, h := range page.Hits {
-		str := func(f string) string { s, _ := h.Fields[f].(string); return s }
+		str := func(f string) string { return bleveindex.Stored(h, f) }
 		r := Record{ID: h.ID, Group: str(fieldGroup), Type: str(fieldType), Organisation: str(fieldOrg), Publication: str(fieldPub),
 			Date: str(fieldDay), InForceFrom: str(fieldFrom), InForceUntil: str(fieldUntil), Title: str(fieldTitle),
 			CitationTitle: str(fieldCite), Modified: str(fieldModified), URL: str(fieldURL), Snippet: str(fieldSnippet), Citation: str(fieldCitation)}

@@ -228,7 +228,7 @@ func (i *Index) heldOf(ids []string) (map[string]heldEntity, error) {
 		return nil, err
 	}
 	for _, h := range res.Hits {
-		str := func(f string) string { s, _ := h.Fields[f].(string); return s }
+		str := func(f string) string { return bleveindex.Stored(h, f) }
 		e := heldEntity{hash: str(fieldHash), mark: str(fieldMark), gone: str(fieldType) == typeGone}
 		e.at, _ = time.Parse(time.RFC3339Nano, str(fieldAt))
 		out[h.ID] = e
@@ -419,15 +419,14 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		}
 		req := bleve.NewSearchRequestOptions(b, q.Limit, q.Offset, false)
 		req.Fields = fields
-		res, err := i.store.Search(ctx, req)
-		if err != nil {
+		var err error
+		if page, err = i.store.SearchPage(ctx, req); err != nil {
 			return Result{}, err
 		}
-		page = bleveindex.Page{Total: res.Total, Hits: res.Hits}
 	}
 	out := Result{Total: page.Total}
 	for _, h := range page.Hits {
-		str := func(f string) string { s, _ := h.Fields[f].(string); return s }
+		str := func(f string) string { return bleveindex.Stored(h, f) }
 		out.Hits = append(out.Hits, Hit{ID: h.ID, Type: str(fieldType), Source: str(fieldSource),
 			Title: str(fieldTitle), Date: str(fieldDay), URL: str(fieldURL), Score: h.Score})
 	}
@@ -464,11 +463,7 @@ func (i *Index) byDay(ctx context.Context, qq query.Query, q Query, fields []str
 		req.Fields = fields
 		req.SortBy(slices.Clone(sortOldest))
 		req.Score = "none"
-		res, err := i.store.Search(ctx, req)
-		if err != nil {
-			return bleveindex.Page{}, err
-		}
-		return bleveindex.Page{Total: res.Total, Hits: res.Hits}, nil
+		return i.store.SearchPage(ctx, req)
 	}
 	today := time.Now().UTC()
 	if q.To != "" {
