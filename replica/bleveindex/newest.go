@@ -15,11 +15,10 @@ import (
 type NewestFirst struct {
 	// DayField holds each document's day ("" or absent: no day).
 	DayField string
-	// Window matches the documents of the days from older (inclusive)
-	// to newer (exclusive; "" open), both YYYY-MM-DD; nil is a range
-	// over DayField's terms. An index that keeps the day as a number too
-	// (DayNumber) gives DaysFrom over it: far fewer terms a window.
-	Window func(older, newer string) query.Query
+	// DayNumberField holds the same days as numbers (DayNumber): each
+	// window is then a range of it (DaysFrom), a few dozen terms where a
+	// range over DayField's terms reads one a day. "": DayField's terms.
+	DayNumberField string
 	// Sort is the whole order, newest day first ("-"+DayField), then
 	// what breaks ties, so that pages never overlap.
 	Sort []string
@@ -70,19 +69,26 @@ func Stored(h *search.DocumentMatch, field string) string {
 // unscored, and many are read one window of recent days at a time,
 // newest window first, until the page is full. A page that starts
 // beyond the windows is the full sort's, from the offset past the
-// windows' matches. The windows and the rest tile every match, so they
-// change what a page costs, never which hits it has: where today falls
-// only moves the windows. No hit carries a score.
-func (i *Index) SearchNewest(ctx context.Context, q query.Query, o NewestFirst, size, from int, today time.Time) (Page, error) {
-	few, windows, window := o.FewMatches, o.WindowDays, o.Window
+// windows' matches. The windows count back from last, the question's
+// last day (YYYY-MM-DD), or from today when it is "" or no day. The
+// windows and the rest tile every match, so they change what a page
+// costs, never which hits it has: where they start only moves them. No
+// hit carries a score.
+func (i *Index) SearchNewest(ctx context.Context, q query.Query, o NewestFirst, size, from int, last string) (Page, error) {
+	few, windows := o.FewMatches, o.WindowDays
 	if few == 0 {
 		few = DefaultFewMatches
 	}
 	if windows == nil {
 		windows = DefaultWindowDays
 	}
-	if window == nil {
-		window = func(older, newer string) query.Query { return daysFrom(o.DayField, older, newer) }
+	window := func(older, newer string) query.Query { return daysFrom(o.DayField, older, newer) }
+	if o.DayNumberField != "" {
+		window = func(older, newer string) query.Query { return DaysFrom(o.DayNumberField, older, newer) }
+	}
+	today, err := time.Parse(time.DateOnly, last)
+	if err != nil {
+		today = time.Now().UTC()
 	}
 	count := bleve.NewSearchRequestOptions(q, 0, 0, false)
 	count.Score = "none"

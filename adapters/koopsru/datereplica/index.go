@@ -243,13 +243,9 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		// Newest first, as the platforms answer: a page of ten of a
 		// year's publications would otherwise sort the whole year. The
 		// windows count back from the question's last day, or today.
-		today := time.Now().UTC()
-		if q.To != "" {
-			today, _ = time.Parse(time.DateOnly, q.To)
-		}
 		var err error
-		page, err = i.store.SearchNewest(ctx, qq, bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest, Fields: fields,
-			FewMatches: newestFewMatches, WindowDays: newestWindowDays, Window: daysFrom}, q.Limit, q.Offset, today)
+		page, err = i.store.SearchNewest(ctx, qq, bleveindex.NewestFirst{DayField: fieldDay, DayNumberField: fieldDayNum, Sort: sortNewest, Fields: fields,
+			FewMatches: newestFewMatches, WindowDays: newestWindowDays}, q.Limit, q.Offset, q.To)
 		if err != nil {
 			return Result{}, err
 		}
@@ -364,10 +360,6 @@ func dayBefore(day string) string {
 	}
 	return string(b)
 }
-
-// daysFrom matches the records dated from older (inclusive) to newer
-// (exclusive; "" open): a newest-first search's window.
-func daysFrom(older, newer string) query.Query { return bleveindex.DaysFrom(fieldDayNum, older, newer) }
 
 // dayRange matches a day field from..to, inclusive ("" open).
 func dayRange(field, from, to string) query.Query {

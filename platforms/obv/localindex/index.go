@@ -465,14 +465,8 @@ func (i *Index) byDay(ctx context.Context, qq query.Query, q Query, fields []str
 		req.Score = "none"
 		return i.store.SearchPage(ctx, req)
 	}
-	today := time.Now().UTC()
-	if q.To != "" {
-		today, _ = time.Parse(time.DateOnly, q.To) // checked by Search
-	}
-	return i.store.SearchNewest(ctx, qq, bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest, Fields: fields,
-		FewMatches: fewMatches, WindowDays: windowDays, Window: func(older, newer string) query.Query {
-			return bleveindex.DaysFrom(fieldDayNum, older, newer)
-		}}, q.Limit, q.Offset, today)
+	return i.store.SearchNewest(ctx, qq, bleveindex.NewestFirst{DayField: fieldDay, DayNumberField: fieldDayNum, Sort: sortNewest,
+		Fields: fields, FewMatches: fewMatches, WindowDays: windowDays}, q.Limit, q.Offset, q.To)
 }
 
 // anyOf matches a document whose field is one of values (lower-cased as

@@ -184,7 +184,7 @@ func (i *Index) searchBefore(ctx context.Context, q Query) (Result, error) {
 		must = append(must, r)
 	}
 	p, err := i.store.SearchNewest(ctx, query.NewConjunctionQuery(must), bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest,
-		Fields: []string{fieldEntity}, FewMatches: fewMatches, WindowDays: windowDays}, q.Limit, q.Offset, time.Now().UTC())
+		Fields: []string{fieldEntity}, FewMatches: fewMatches, WindowDays: windowDays}, q.Limit, q.Offset, "")
 	if err != nil {
 		return Result{}, err
 	}

@@ -428,13 +428,7 @@ var windowDays = bleveindex.DefaultWindowDays
 // days at a time when they are many (bleveindex.Index.SearchNewest),
 // counting back from the question's last day or today.
 func (i *Index) newestFirst(ctx context.Context, must []query.Query, q Query) (uint64, search.DocumentMatchCollection, error) {
-	today := time.Now().UTC()
-	if q.To != "" {
-		today, _ = time.Parse(time.DateOnly, q.To) // checked by SearchDocuments
-	}
-	p, err := i.store.SearchNewest(ctx, query.NewConjunctionQuery(must), bleveindex.NewestFirst{DayField: fieldDay, Sort: sortNewest,
-		Fields: []string{fieldEntity}, FewMatches: fewMatches, WindowDays: windowDays, Window: func(older, newer string) query.Query {
-			return bleveindex.DaysFrom(fieldDayNum, older, newer)
-		}}, q.Limit, q.Offset, today)
+	p, err := i.store.SearchNewest(ctx, query.NewConjunctionQuery(must), bleveindex.NewestFirst{DayField: fieldDay, DayNumberField: fieldDayNum,
+		Sort: sortNewest, Fields: []string{fieldEntity}, FewMatches: fewMatches, WindowDays: windowDays}, q.Limit, q.Offset, q.To)
 	return p.Total, p.Hits, err
 }
