@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
 
@@ -30,8 +31,9 @@ type Index struct {
 
 	// generation counts the batches written; generationKey carries it in
 	// each batch and the generation file beside the index repeats it
-	// after the batch is on disk (see load). Guarded by writeMu.
-	generation uint64
+	// after the batch is on disk (see load). Changed under writeMu;
+	// atomic so that Generation reads it while a batch is written.
+	generation atomic.Uint64
 
 	// mu guards bl, broken and checkpoint. Searches and writes hold it for
 	// reading while they use bl; breaking and closing take it for writing,
@@ -74,11 +76,11 @@ func (i *Index) Apply(ops []Op, checkpoint []byte) error {
 
 	i.writeMu.Lock()
 	defer i.writeMu.Unlock()
-	next := i.generation + 1
+	next := i.generation.Load() + 1
 	if err := i.write(ops, checkpoint, next); err != nil {
 		return err
 	}
-	i.generation = next
+	i.generation.Store(next)
 	if err := writeFileAtomic(filepath.Join(i.dir, DirName, GenerationFileName), strconv.AppendUint(nil, next, 10)); err != nil {
 		return i.fail(replica.ErrWriteFailed, err)
 	}
@@ -123,6 +125,11 @@ func (i *Index) write(ops []Op, checkpoint []byte, generation uint64) error {
 	}
 	return nil
 }
+
+// Generation counts the batches applied so far: it changes with every
+// Apply, so what is computed from the documents (a count per source)
+// holds as long as the generation it was computed at.
+func (i *Index) Generation() uint64 { return i.generation.Load() }
 
 // Checkpoint returns the checkpoint of the last batch applied (or the one
 // found when opened); nil when none was ever written.

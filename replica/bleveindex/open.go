@@ -255,11 +255,13 @@ func (i *Index) load() (err error) {
 	if err != nil {
 		return err
 	}
+	var held uint64
 	if len(raw) > 0 {
-		if i.generation, err = strconv.ParseUint(string(raw), 10, 64); err != nil {
+		if held, err = strconv.ParseUint(string(raw), 10, 64); err != nil {
 			return fmt.Errorf("generation %.40q: %w", raw, err)
 		}
 	}
+	i.generation.Store(held)
 	switch written, err := os.ReadFile(filepath.Join(i.dir, DirName, GenerationFileName)); {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:
@@ -271,8 +273,8 @@ func (i *Index) load() (err error) {
 		if err != nil {
 			return fmt.Errorf("generation file %.40q: %w", written, err)
 		}
-		if n > i.generation {
-			return fmt.Errorf("the index holds %d batches but %d were written: part of it was lost", i.generation, n)
+		if n > held {
+			return fmt.Errorf("the index holds %d batches but %d were written: part of it was lost", held, n)
 		}
 	}
 	if i.checkpoint, err = i.bl.GetInternal([]byte(checkpointKey)); err != nil {

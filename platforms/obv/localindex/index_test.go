@@ -249,3 +249,47 @@ func TestSweepRemovesWhatTheSnapshotNoLongerHolds(t *testing.T) {
 		t.Fatalf("second sweep: %d %v", removed, err)
 	}
 }
+
+// The counts /status shows (all, and each source's) follow every batch:
+// asked again after a batch that adds, deletes or changes nothing, each
+// says what the index holds then, not what it held when first counted.
+func TestCountsFollowEveryBatch(t *testing.T) {
+	idx, _, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idx.Close()
+	at := "2026-10-01T10:00:00.000Z"
+	inUtrecht := func(r export.ExportRecord) export.ExportRecord {
+		r.SourceKey = "utrecht"
+		return r
+	}
+	check := func(step string, all, soest, utrecht uint64) {
+		t.Helper()
+		for range 2 { // counted, then kept
+			n, err := idx.Count()
+			s, err2 := idx.CountSource("soest")
+			u, err3 := idx.CountSource("Utrecht")
+			if err != nil || err2 != nil || err3 != nil || n != all || s != soest || u != utrecht {
+				t.Fatalf("%s: all %d soest %d utrecht %d (%v %v %v), want %d %d %d", step, n, s, u, err, err2, err3, all, soest, utrecht)
+			}
+		}
+	}
+	check("empty", 0, 0, 0)
+	if _, err := idx.Apply([]export.ExportRecord{rec("s1", at, "een"), rec("s2", at, "twee"), inUtrecht(rec("u1", at, "drie"))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("three stored", 3, 2, 1)
+	if _, err := idx.Apply([]export.ExportRecord{rec("s2", "2026-10-02T10:00:00.000Z", "")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("one deleted", 2, 1, 1)
+	if got, err := idx.Apply([]export.ExportRecord{rec("s1", at, "een")}, nil); err != nil || got.Unchanged != 1 {
+		t.Fatalf("a repeat: %+v %v", got, err)
+	}
+	check("a repeat", 2, 1, 1)
+	if _, err := idx.Apply([]export.ExportRecord{inUtrecht(rec("u2", at, "vier"))}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check("one more in utrecht", 3, 1, 2)
+}
