@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,6 +81,9 @@ func (m *moonEmulator) seen() (int64, []string) {
 type moonHouse struct {
 	base, admin string
 	emus        map[string]*moonEmulator
+	// proc is the house's own process (the product binary) for the
+	// sized figures; nil when the house runs in the test's process.
+	proc *testproc.Process
 }
 
 // startMoonHouse starts the six emulators on small deterministic corpora
@@ -117,6 +121,13 @@ type moonSizes struct {
 	// once, so the caller waits for a pass of the house's own.
 	Replicas string
 }
+
+// A sized house runs as its own process, the product binary
+// (testproc.Start), as it would be deployed: in the test's process its
+// garbage collector would also mark the emulators' corpora, about
+// 470 MiB at the real sizes against the house's own few MiB, and each
+// cycle (about half a second of CPU) would land on the questions
+// measured beside it.
 
 // startMoonHouseSized is startMoonHouse with sizes (nil: the small
 // corpora, as startMoonHouse).
@@ -198,7 +209,7 @@ func startMoonHouseSized(t *testing.T, replicas bool, capacity int, sizes *moonS
 		platformBlocks.WriteString("\t\t}")
 	}
 	all := strings.Join(moonPlatforms, " ")
-	testcaddy.Load(t, fmt.Sprintf(`{
+	config := fmt.Sprintf(`{
 	admin 127.0.0.1:%d
 	auto_https off
 	persist_config off
@@ -221,8 +232,17 @@ http://:%d {%s
 		deadline 1m
 	}
 }
-`, adminPort, dir("caddy.log"), kept.String(), platformBlocks.String(), port, routes.String(), all, all))
-	if replicas && sizes == nil {
+`, adminPort, dir("caddy.log"), kept.String(), platformBlocks.String(), port, routes.String(), all, all)
+	if sizes != nil {
+		path := dir("Caddyfile")
+		if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		h.proc = testproc.Start(t, path, dir("xdg"), h.base+"/status.json")
+		return h
+	}
+	testcaddy.Load(t, config)
+	if replicas {
 		h.awaitReplicas(t)
 	}
 	return h
@@ -269,6 +289,14 @@ func (h moonHouse) awaitReplicas(t *testing.T) {
 		if code, body := adminPost(t, h.admin+"/besluitbron/replica/"+k+"/pause"); code != http.StatusOK || !strings.Contains(body, `"paused":true`) {
 			t.Fatalf("pausing the %s replica: %d %s", k, code, body)
 		}
+	}
+}
+
+// stop ends a house that runs as its own process (a sized one), so that
+// the next one measured runs alone.
+func (h moonHouse) stop() {
+	if h.proc != nil {
+		h.proc.Kill()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -70,6 +71,13 @@ import (
 //	MOON_QUESTIONS       distinct questions (default 200)
 //	MOON_DIR             where the replicas' folders go (default the
 //	                     test's temporary folder)
+//	MOON_COVERED_ONLY    1: reuse the folders an earlier run left under
+//	                     MOON_DIR (same sizes), skip the live house and
+//	                     the mix, and measure only the coverage
+//	                     candidates and the rounds (about 6 minutes)
+//	MOON_COVERED_ROUNDS  rounds of the covered questions (default 10)
+//	MOON_CPUPROFILE      a file for the CPU profile of those rounds
+//	MOON_HEAPPROFILE     a file for the heap profile after them
 //
 // The full run:
 //
@@ -97,7 +105,17 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 		root = t.TempDir()
 	}
 	root = filepath.Join(root, fmt.Sprintf("moon-%d-%d-%d-%d-%d", n.obv, n.tk, n.bwb, n.cvdr, n.obScale))
-	if err := os.RemoveAll(root); err != nil {
+	coveredOnly := os.Getenv("MOON_COVERED_ONLY") == "1"
+	if coveredOnly {
+		if _, err := os.Stat(filepath.Join(root, "council")); err != nil {
+			t.Fatalf("MOON_COVERED_ONLY reuses an earlier run's replicas: %v", err)
+		}
+		// The house harvests the case-law replica itself, small: anew,
+		// so that its pass is one of this house's (awaitOwnPass).
+		if err := os.RemoveAll(filepath.Join(root, "caselaw")); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := os.RemoveAll(root); err != nil {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -138,12 +156,15 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 	var blocks strings.Builder
 	for _, k := range keeps {
 		dir := filepath.Join(root, k.dir)
+		fmt.Fprintf(&blocks, "\n\t\treplica %s {\n\t\t\tdir %s\n\t\t\t%s\n\t\t}", k.key, dir, k.block)
+		if coveredOnly {
+			continue
+		}
 		b := prebuildReplica(t, k.key, dir, k.scope, emus[k.key])
 		pre[k.key] = b
 		t.Logf("pre-built %-4s %10d records in %6d pages, %v (%.0f records/s); %.1f MiB on disk; RSS %.0f MiB (peak %.0f)",
 			k.key, b.records, b.pages, b.wall.Round(time.Millisecond), float64(b.records)/b.wall.Seconds(),
 			figures.MiB(moonDirSize(t, dir)), moonRSS("VmRSS"), moonRSS("VmHWM"))
-		fmt.Fprintf(&blocks, "\n\t\treplica %s {\n\t\t\tdir %s\n\t\t\t%s\n\t\t}", k.key, dir, k.block)
 	}
 	fmt.Fprintf(&blocks, "\n\t\tcaselaw {\n\t\t\tdir %s\n\t\t\tsince 2026-11-01\n\t\t}", filepath.Join(root, "caselaw"))
 	debug.FreeOSMemory()
@@ -151,6 +172,21 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 
 	questions := moonQuestions(n.questions)
 	candidates := moonCoverageCandidates()
+	if coveredOnly {
+		started := time.Now()
+		house := startMoonHouseSized(t, true, 1_000_000, &moonSizes{Emulators: emus, Replicas: blocks.String()})
+		awaitOwnPass(t, house, started)
+		afterCandidates := measureMoon(t, house, candidates)
+		logCovered(t, candidates, moonMeasure{}, afterCandidates)
+		var covered []moonQuestion
+		for i, c := range afterCandidates.covered {
+			if c {
+				covered = append(covered, candidates[i])
+			}
+		}
+		repeatCovered(t, house, root, covered, moonEnv("MOON_COVERED_ROUNDS", 10))
+		return
+	}
 
 	// Today's fan-out: every question to every platform that searches
 	// words, through the emulators.
@@ -158,8 +194,8 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 	before := measureMoon(t, live, questions)
 	beforeCandidates := measureMoon(t, live, candidates)
 	t.Logf("live fan-out measured: warm p50 %v p95 %v max %v", before.warm.p50, before.warm.p95, before.warm.max)
-	debug.FreeOSMemory()
-	rssLive := moonRSS("VmRSS")
+	rssLive := live.rss("VmRSS")
+	live.stop()
 
 	// The replicas: the house resumes each from its folder.
 	started := time.Now()
@@ -171,8 +207,7 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 	}
 	after := measureMoon(t, house, questions)
 	afterCandidates := measureMoon(t, house, candidates)
-	debug.FreeOSMemory()
-	rssReplicas, peak := moonRSS("VmRSS"), moonRSS("VmHWM")
+	rssReplicas, peak := house.rss("VmRSS"), house.rss("VmHWM")
 
 	// The figures.
 	t.Logf("sizes: OBV large export %d records; TK %d Documents (%d re-sent, %d deleted); BWB %d regulations; CVDR %d regulations; OB scale %d; %d distinct questions",
@@ -184,7 +219,7 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 		t.Logf("%-12s %10d %8d %10v %12v %8d %10.1f", k, caught[k].records, b.pages, b.wall.Round(time.Second), caught[k].after.Round(time.Millisecond),
 			catchUpRequests[k], figures.MiB(moonDirSize(t, dir)))
 	}
-	t.Logf("RSS (one process: the test, the emulators, the house): live house %.0f MiB, with the replicas %.0f MiB, peak %.0f MiB", rssLive, rssReplicas, peak)
+	t.Logf("RSS of the house's process: live house %.0f MiB; with the replicas %.0f MiB, peak %.0f MiB", rssLive, rssReplicas, peak)
 	for _, r := range []struct {
 		name string
 		m    moonMeasure
@@ -219,7 +254,7 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 			covered = append(covered, candidates[i])
 		}
 	}
-	repeatCovered(t, house, covered, moonEnv("MOON_COVERED_ROUNDS", 10))
+	repeatCovered(t, house, root, covered, moonEnv("MOON_COVERED_ROUNDS", 10))
 	if before.failed+after.failed+before.timedOut+after.timedOut > 0 {
 		t.Errorf("some outcomes failed or timed out: the latencies above are not all of answered questions")
 	}
@@ -513,19 +548,40 @@ func askMoon(t *testing.T, h moonHouse, q moonQuestion) (time.Duration, fanout.R
 
 // repeatCovered asks the covered questions of h rounds times more, one
 // after the other, each round in the same order, and logs the fan-out's
-// latency over every sample, and each question's own p50 and largest.
+// latency over every sample, each question's own p50 and largest, and
+// each platform's took_ms. Per round it logs what ran beside the
+// questions: the process's CPU time against the round's wall time, the
+// garbage collector's cycles and CPU, and the segment files of each
+// replica's index under root (a change means bleve merged or wrote).
 // A sample that asked a platform after all is counted and left out.
-func repeatCovered(t *testing.T, h moonHouse, qs []moonQuestion, rounds int) {
+func repeatCovered(t *testing.T, h moonHouse, root string, qs []moonQuestion, rounds int) {
 	t.Helper()
 	if len(qs) == 0 {
 		return
 	}
+	profiled := make(chan struct{})
+	if f := os.Getenv("MOON_CPUPROFILE"); f != "" {
+		// Caddy's admin endpoint profiles the house's process for a
+		// fixed time; 30 s outlasts the rounds, and an idle process
+		// adds no samples.
+		go func() {
+			defer close(profiled)
+			h.adminProfile(t, "profile?seconds=30", f)
+		}()
+	} else {
+		close(profiled)
+	}
 	var all []time.Duration
 	each := make([][]time.Duration, len(qs))
+	took := map[string][]time.Duration{}
 	asked := 0
-	for range rounds {
+	for round := range rounds {
+		began, cpu, cycles := time.Now(), h.cpu(), h.gcCycles(t)
+		var asking time.Duration
+		var these []time.Duration
 		for i, q := range qs {
-			took, res := askMoon(t, h, q)
+			d, res := askMoon(t, h, q)
+			asking += d
 			local := true
 			for _, o := range res.Outcomes {
 				if o.State != fanout.StateSkipped && !strings.Contains(o.Provenance, "complete up to") {
@@ -536,10 +592,25 @@ func repeatCovered(t *testing.T, h moonHouse, qs []moonQuestion, rounds int) {
 				asked++
 				continue
 			}
-			all = append(all, took)
-			each[i] = append(each[i], took)
+			for _, o := range res.Outcomes {
+				if o.State != fanout.StateSkipped {
+					took[o.Platform] = append(took[o.Platform], time.Duration(o.TookMS)*time.Millisecond)
+				}
+			}
+			all = append(all, d)
+			these = append(these, d)
+			each[i] = append(each[i], d)
 		}
+		wall, cpuUsed := time.Since(began), h.cpu()-cpu
+		p := moonPercentiles(these)
+		t.Logf("round %d: p50 %v max %v; wall %v, asking %v; the house's CPU %v (%.2f cores over the wall), %d GC cycles; segment files %s",
+			round+1, p.p50, p.max, wall.Round(time.Millisecond), asking.Round(time.Millisecond), cpuUsed.Round(10*time.Millisecond),
+			cpuUsed.Seconds()/wall.Seconds(), h.gcCycles(t)-cycles, moonSegmentFiles(root))
 	}
+	if f := os.Getenv("MOON_HEAPPROFILE"); f != "" {
+		h.adminProfile(t, "heap?gc=1", f)
+	}
+	<-profiled
 	p := moonPercentiles(all)
 	t.Logf("covered questions asked %d rounds more (%d samples, %d left out for asking a platform): p50 %v p95 %v max %v",
 		rounds, len(all), asked, p.p50, p.p95, p.max)
@@ -553,6 +624,74 @@ func repeatCovered(t *testing.T, h moonHouse, qs []moonQuestion, rounds int) {
 		per = append(per, fmt.Sprintf("%s p50 %v max %v", name, qp.p50, qp.max))
 	}
 	t.Logf("each covered question over the rounds: %s", strings.Join(per, ", "))
+	for _, k := range moonPlatforms {
+		tp := moonPercentiles(took[k])
+		t.Logf("over the rounds, %-12s took p50 %v p95 %v max %v (%d outcomes)", k, tp.p50, tp.p95, tp.max, len(took[k]))
+	}
+}
+
+// cpu is the CPU time the house's process has used.
+func (h moonHouse) cpu() time.Duration { return figures.CPUOf(h.proc.Pid()) }
+
+// rss is a kB figure of the house's process's status, in MiB.
+func (h moonHouse) rss(key string) float64 {
+	return float64(figures.ProcKBOf(h.proc.Pid(), key)) / 1024
+}
+
+// gcCycles is how many garbage collections the house's process has
+// completed, from its Go collector's metrics on the admin endpoint.
+func (h moonHouse) gcCycles(t *testing.T) int {
+	t.Helper()
+	for _, line := range strings.Split(get(t, h.admin+"/metrics", nil), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_gc_duration_seconds_count "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				t.Fatalf("go_gc_duration_seconds_count %q: %v", v, err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("the house's metrics name no go_gc_duration_seconds_count")
+	return 0
+}
+
+// adminProfile writes the house's profile (Caddy's admin endpoint,
+// /debug/pprof/<what>) to file.
+func (h moonHouse) adminProfile(t *testing.T, what, file string) {
+	res, err := http.Get(h.admin + "/debug/pprof/" + what)
+	if err != nil {
+		t.Errorf("profiling the house: %v", err)
+		return
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err == nil && res.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: %.200s", res.Status, b)
+	}
+	if err == nil {
+		err = os.WriteFile(file, b, 0o644)
+	}
+	if err != nil {
+		t.Errorf("profiling the house (%s): %v", what, err)
+	}
+}
+
+// moonSegmentFiles counts the index segment files (.zap) in each
+// replica folder under root, "council 12, parliament 3, ...".
+func moonSegmentFiles(root string) string {
+	entries, _ := os.ReadDir(root)
+	var out []string
+	for _, e := range entries {
+		n := 0
+		filepath.WalkDir(filepath.Join(root, e.Name()), func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(d.Name(), ".zap") {
+				n++
+			}
+			return nil
+		})
+		out = append(out, fmt.Sprintf("%s %d", e.Name(), n))
+	}
+	return strings.Join(out, ", ")
 }
 
 // moonCoverageCandidates are questions drawn so that many are covered by
@@ -594,7 +733,9 @@ func logCovered(t *testing.T, candidates []moonQuestion, live, replicas moonMeas
 			continue
 		}
 		fromReplicas = append(fromReplicas, replicas.byQuestion[i])
-		liveSame = append(liveSame, live.byQuestion[i])
+		if i < len(live.byQuestion) { // none asked live with MOON_COVERED_ONLY
+			liveSame = append(liveSame, live.byQuestion[i])
+		}
 		q := candidates[i]
 		w := q.words
 		if q.from != "" {

@@ -292,6 +292,9 @@ func StartBinary(t testing.TB, binary, caddyfilePath, xdgDir, healthURL string, 
 	}
 }
 
+// Pid is the child's process id.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Log returns what the process printed so far.
 func (p *Process) Log() string {
 	p.mu.Lock()
