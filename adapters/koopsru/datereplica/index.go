@@ -19,7 +19,7 @@ import (
 
 // format names how records become documents and what the checkpoint
 // means (bleveindex.Config.Format): change it when either changes.
-const format = "koop-sru-v2"
+const format = "koop-sru-v3"
 
 // The fields of a document.
 const (
@@ -32,6 +32,8 @@ const (
 	fieldDayNum   = "daynum"   // the day as a number (bleveindex.DayNumber): ranges
 	fieldFrom     = "from"     // YYYY-MM-DD keyword, stored
 	fieldUntil    = "until"    // YYYY-MM-DD keyword (open: 9999-12-31), stored
+	fieldFromNum  = "fromnum"  // the first day in force as a number (open: 0001-01-01)
+	fieldUntilNum = "untilnum" // the last day in force as a number (open: 9999-12-31)
 	fieldTitle    = "title"    // stored only
 	fieldCite     = "cite"     // stored only
 	fieldText     = "text"     // title, citation title and words, Dutch analyzer
@@ -48,7 +50,9 @@ func newMapping() *mapping.IndexMappingImpl {
 		doc.AddFieldMappingsAt(k, bleveindex.Keyword(bleveindex.AnalyzerExact, true, false))
 	}
 	doc.AddFieldMappingsAt(fieldDay, bleveindex.Keyword(bleveindex.AnalyzerExact, true, true))
-	doc.AddFieldMappingsAt(fieldDayNum, bleveindex.DayNumber())
+	for _, k := range []string{fieldDayNum, fieldFromNum, fieldUntilNum} {
+		doc.AddFieldMappingsAt(k, bleveindex.DayNumber())
+	}
 	for _, k := range []string{fieldOrg, fieldTitle, fieldCite, fieldModified, fieldURL, fieldSnippet, fieldCitation} {
 		doc.AddFieldMappingsAt(k, bleveindex.StoredText())
 	}
@@ -100,6 +104,16 @@ func (i *Index) apply(records []Record, checkpoint []byte) error {
 				until = openUntil
 			}
 			doc[fieldFrom], doc[fieldUntil] = r.InForceFrom, until
+			from := r.InForceFrom
+			if from == "" {
+				from = openFrom
+			}
+			if n, ok := bleveindex.Day(from); ok {
+				doc[fieldFromNum] = n
+			}
+			if n, ok := bleveindex.Day(until); ok {
+				doc[fieldUntilNum] = n
+			}
 		}
 		ops = append(ops, bleveindex.Upsert(r.ID, doc))
 	}
@@ -141,6 +155,10 @@ type Query struct {
 	// rangeOnly asks in force as the range of start days whatever it
 	// costs: the benchmark's side by side with startedAfter.
 	rangeOnly bool
+	// termInForce asks in force over the keyword days (inForce), as
+	// before the period's days were numbers too (the benchmark's side by
+	// side).
+	termInForce bool
 	// textDays asks From..To as a range of the day's keyword terms, as
 	// before the day was a number too (the benchmark's side by side).
 	textDays bool
@@ -209,12 +227,20 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		}
 	}
 	var excluded []query.Query
-	if q.InForceOn != "" {
+	switch {
+	case q.InForceOn != "" && (q.termInForce || q.rangeOnly):
 		in, out, err := i.inForce(q.InForceOn, q.rangeOnly)
 		if err != nil {
 			return Result{}, err
 		}
 		filters, excluded = append(filters, in...), out
+	case q.InForceOn != "":
+		// In force on the day: a period begun by then and not ended
+		// before it. As numbers each side reads a few dozen terms
+		// whatever the day; as keyword days it read one term a day
+		// (inForce), up to thousands. A version without a period has
+		// neither number.
+		filters = append(filters, bleveindex.DaysFromTo(fieldFromNum, "", q.InForceOn), bleveindex.DaysFromTo(fieldUntilNum, q.InForceOn, ""))
 	}
 	var qq query.Query = query.NewMatchAllQuery()
 	if words != "" {

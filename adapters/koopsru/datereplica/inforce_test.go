@@ -46,10 +46,11 @@ func inForce(r Record, day string) bool {
 	return r.InForceFrom <= day && (r.InForceUntil == "" || r.InForceUntil >= day)
 }
 
-// The in-force filter is asked as two ranges, or with the start days
-// after the day or the end days before it excluded (inForce): each way
-// gives exactly the versions in force, with and without words, on days
-// where each exclusion is the cheaper one.
+// The in-force filter, asked over the period's days as numbers (what
+// Search asks), or over the keyword days as two ranges, or with the
+// start days after the day or the end days before it excluded (inForce,
+// as before): each way gives exactly the versions in force, with and
+// without words, on days where each exclusion is the cheaper one.
 func TestInForceFilterIsExact(t *testing.T) {
 	days := []string{"1996-01-01", "1999-06-30", "2005-03-01", "2011-07-15", "2020-02-29", "2026-12-01", "2027-06-01", "2040-01-01"}
 	idx := openIndex(t, t.TempDir())
@@ -87,11 +88,14 @@ func TestInForceFilterIsExact(t *testing.T) {
 				}
 			}
 			slices.Sort(want)
-			for _, rangeOnly := range []bool{false, true} {
+			for _, asked := range []struct {
+				name                   string
+				termInForce, rangeOnly bool
+			}{{name: "days as numbers"}, {name: "keyword days, " + way, termInForce: true}, {name: "keyword days, two ranges", rangeOnly: true}} {
 				var got []string
 				total := uint64(0)
 				for offset := 0; ; offset += 100 {
-					res, err := idx.Search(ctx, Query{Words: words, InForceOn: day, Limit: 100, Offset: offset, rangeOnly: rangeOnly})
+					res, err := idx.Search(ctx, Query{Words: words, InForceOn: day, Limit: 100, Offset: offset, termInForce: asked.termInForce, rangeOnly: asked.rangeOnly})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -105,7 +109,7 @@ func TestInForceFilterIsExact(t *testing.T) {
 				}
 				slices.Sort(got)
 				if total != uint64(len(want)) || !slices.Equal(got, want) {
-					t.Fatalf("in force on %s, words %q (%s, ranges only %v): %d found (total %d), want %d", day, words, way, rangeOnly, len(got), total, len(want))
+					t.Fatalf("in force on %s, words %q (%s): %d found (total %d), want %d", day, words, asked.name, len(got), total, len(want))
 				}
 			}
 		}
@@ -150,10 +154,11 @@ func versionChains(n int) []Record {
 	return out
 }
 
-// BenchmarkInForce: a word search in force today over 30,000 versions
-// (about the BWB's, versionChains), side by side: both days as ranges,
-// the start days after today excluded (what Search asks there), and the
-// words alone.
+// BenchmarkInForce: a word search in force over 30,000 versions (about
+// the BWB's, versionChains), side by side: today as both keyword day
+// ranges, as the start days after it excluded (inForce's way there), and
+// as numbers (what Search asks); a day years back over keyword days and
+// as numbers; and the words alone.
 //
 //	go test -run '^$' -bench InForce -benchtime 200x ./adapters/koopsru/datereplica/
 func BenchmarkInForce(b *testing.B) {
@@ -163,12 +168,15 @@ func BenchmarkInForce(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, way := range []struct {
-		name      string
-		on        string
-		rangeOnly bool
-	}{{"two-ranges", "2026-12-01", true}, {"start-days-after-today-excluded", "2026-12-01", false}, {"no-date-filter", "", false}} {
+		name        string
+		on          string
+		rangeOnly   bool
+		termInForce bool
+	}{{"two-ranges", "2026-12-01", true, false}, {"start-days-after-today-excluded", "2026-12-01", false, true},
+		{"days-as-numbers", "2026-12-01", false, false}, {"past-day-keyword-days", "2014-12-31", false, true},
+		{"past-day-as-numbers", "2014-12-31", false, false}, {"no-date-filter", "", false, false}} {
 		b.Run(way.name, func(b *testing.B) {
-			q := Query{Words: "woningbouw", InForceOn: way.on, rangeOnly: way.rangeOnly}
+			q := Query{Words: "woningbouw", InForceOn: way.on, rangeOnly: way.rangeOnly, termInForce: way.termInForce}
 			for b.Loop() {
 				if _, err := idx.Search(ctx, q); err != nil {
 					b.Fatal(err)

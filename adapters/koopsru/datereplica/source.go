@@ -69,6 +69,10 @@ type Record struct {
 // openUntil is the end of a version nothing ended yet.
 const openUntil = "9999-12-31"
 
+// openFrom is the first day in force of a version whose period has an
+// end but no start, as its number (fieldFromNum) holds it.
+const openFrom = "0001-01-01"
+
 // inScope tells whether r is within a replica that keeps since on
 // (YYYY-MM-DD; "" everything): a version in force on or after since, or
 // anything else dated on or after it.
