@@ -47,6 +47,7 @@ import (
 // and its own harvester reads the emulator's whole feed in process
 // (replicatest.Fetch: no Caddy, no budget, a fake clock), until its first
 // pass is complete, as the obv and tk figures tests do. Then the house
+// (the product binary in a process of its own, moonSizes says why)
 // starts on those folders: each replica resumes from its checkpoint and
 // asks the platform, through the house's route, only what changed since
 // (the emulators are the same, their clocks fixed, so nothing has), and
