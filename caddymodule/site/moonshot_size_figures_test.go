@@ -26,6 +26,7 @@ import (
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/internal/figures"
 	"github.com/besluitbron/besluitbron/internal/replicatest"
+	"github.com/besluitbron/besluitbron/internal/testproc"
 	"github.com/besluitbron/besluitbron/platforms"
 	bwbemulator "github.com/besluitbron/besluitbron/platforms/bwb/emulator"
 	cvdremulator "github.com/besluitbron/besluitbron/platforms/cvdr/emulator"
@@ -119,6 +120,10 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	// The house's binary is built now, from the tree the pre-builds are
+	// compiled from: built later, after an edit that changes an index's
+	// format, it would rebuild the pre-built folders on opening them.
+	testproc.Binary(t)
 
 	// The emulators, each on a clock that stands still: what the
 	// pre-build reads is what the house's route finds. OBV's clock is
@@ -178,13 +183,7 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 		awaitOwnPass(t, house, started)
 		afterCandidates := measureMoon(t, house, candidates)
 		logCovered(t, candidates, moonMeasure{}, afterCandidates)
-		var covered []moonQuestion
-		for i, c := range afterCandidates.covered {
-			if c {
-				covered = append(covered, candidates[i])
-			}
-		}
-		repeatCovered(t, house, root, covered, moonEnv("MOON_COVERED_ROUNDS", 10))
+		repeatCovered(t, house, root, coveredOf(afterCandidates, candidates), moonEnv("MOON_COVERED_ROUNDS", 10))
 		return
 	}
 
@@ -242,18 +241,12 @@ func TestFiguresMoonshotSizes(t *testing.T) {
 	logCovered(t, candidates, beforeCandidates, afterCandidates)
 	// Every question found covered, the mix's and the candidates', asked
 	// again round after round: nine or ten samples make no p95.
-	var covered []moonQuestion
 	for i, c := range after.covered {
 		if c {
-			covered = append(covered, questions[i])
 			t.Logf("covered question of the mix: %q %s..%s, %v", questions[i].words, questions[i].from, questions[i].to, after.byQuestion[i])
 		}
 	}
-	for i, c := range afterCandidates.covered {
-		if c {
-			covered = append(covered, candidates[i])
-		}
-	}
+	covered := append(coveredOf(after, questions), coveredOf(afterCandidates, candidates)...)
 	repeatCovered(t, house, root, covered, moonEnv("MOON_COVERED_ROUNDS", 10))
 	if before.failed+after.failed+before.timedOut+after.timedOut > 0 {
 		t.Errorf("some outcomes failed or timed out: the latencies above are not all of answered questions")
@@ -550,8 +543,8 @@ func askMoon(t *testing.T, h moonHouse, q moonQuestion) (time.Duration, fanout.R
 // after the other, each round in the same order, and logs the fan-out's
 // latency over every sample, each question's own p50 and largest, and
 // each platform's took_ms. Per round it logs what ran beside the
-// questions: the process's CPU time against the round's wall time, the
-// garbage collector's cycles and CPU, and the segment files of each
+// questions: the house's CPU time against the round's wall time, its
+// garbage collections, and the segment files of each
 // replica's index under root (a change means bleve merged or wrote).
 // A sample that asked a platform after all is counted and left out.
 func repeatCovered(t *testing.T, h moonHouse, root string, qs []moonQuestion, rounds int) {
@@ -628,6 +621,18 @@ func repeatCovered(t *testing.T, h moonHouse, root string, qs []moonQuestion, ro
 		tp := moonPercentiles(took[k])
 		t.Logf("over the rounds, %-12s took p50 %v p95 %v max %v (%d outcomes)", k, tp.p50, tp.p95, tp.max, len(took[k]))
 	}
+}
+
+// coveredOf are the questions of qs that m found covered (no platform
+// asked), in order.
+func coveredOf(m moonMeasure, qs []moonQuestion) []moonQuestion {
+	var out []moonQuestion
+	for i, c := range m.covered {
+		if c {
+			out = append(out, qs[i])
+		}
+	}
+	return out
 }
 
 // cpu is the CPU time the house's process has used.
