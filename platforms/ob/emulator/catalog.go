@@ -130,6 +130,8 @@ type catalog struct {
 	byID map[string]*pub
 	from time.Time
 	now  time.Time // the day (midnight UTC) the catalogue was built for
+
+	modified modifiedOrder // narrow.go
 }
 
 // RealisticScale makes about 300,000 publications over the twenty years

@@ -95,7 +95,7 @@ func (h *handler) search(ver sruVersion, cql, startS, maxS, schema string, hasQu
 	}
 	match := compile(pq.root)
 	var hits []*pub
-	for _, p := range h.visible() {
+	for _, p := range h.catalog().candidates(pq.root, h.visible()) {
 		if match(p) {
 			hits = append(hits, p)
 		}
