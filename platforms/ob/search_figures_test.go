@@ -33,7 +33,26 @@ import (
 //	OB_FIGURES_SCALE  the emulator's Scale (default emulator.RealisticScale,
 //	                  20: about 300,000 publications; 200: about 3 million)
 //	OB_FIGURES_DIR    where the index goes (default the test's folder)
+//	OB_FIGURES_INDEX  an index folder an earlier pass left (the sized
+//	                  moonshot's publications, say): its questions are
+//	                  asked without a pass of their own
 func TestFiguresReplicaAtScale(t *testing.T) {
+	if dir := os.Getenv("OB_FIGURES_INDEX"); dir != "" {
+		idx, _, err := publications(t).Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = idx.Close() })
+		ix := idx.(*datereplica.Index)
+		held, _ := ix.Count()
+		size, err := replica.DirSize(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d publications held; %.0f MiB on disk", dir, held, figures.MiB(size))
+		askReplica(t, ix)
+		return
+	}
 	scale := emulator.RealisticScale
 	if v := os.Getenv("OB_FIGURES_SCALE"); v != "" {
 		var err error
@@ -81,6 +100,12 @@ func TestFiguresReplicaAtScale(t *testing.T) {
 	t.Logf("scale %d: %d publications held after %d pages in %v (%.0f a second, in process); %.0f MiB on disk; RSS %.0f MiB (peak %.0f, the emulator's corpus included); %d days not read whole",
 		scale, held, pages.Load(), wall.Round(time.Second), float64(held)/wall.Seconds(), figures.MiB(size),
 		float64(figures.ProcKB("VmRSS"))/1024, float64(figures.ProcKB("VmHWM"))/1024, len(hv.Progress().Unread))
+	askReplica(t, ix)
+}
+
+// askReplica asks ix the figure's questions, round after round, and logs
+// each kind's percentiles.
+func askReplica(t *testing.T, ix *datereplica.Index) {
 
 	// The questions: each topic, and each year of 2006 to 2026 as a word.
 	var words []string
