@@ -100,6 +100,34 @@ func EveryWord(field, words string) query.Query {
 	return m
 }
 
+// EveryTerm is EveryWord for a search that is not scored: the terms the
+// analyzer m gives field make of words, each a term query, joined with
+// conj (an unscored search's other conditions). Unscored, bleve ANDs
+// term postings as bitmaps when every part of a conjunction is a term
+// or a range of terms; EveryWord is a conjunction of its own inside the
+// outer one, which bleve then walks match by match to count them. A
+// year's question of Official Publications at 3 million counted its
+// 124,000 matches that way (docs/benchmarks.md, the moonshot's ninth
+// run). Words that give no term (stop words alone) match nothing, as
+// EveryWord's do.
+func EveryTerm(m mapping.IndexMapping, field, words string, conj ...query.Query) query.Query {
+	tokens := m.AnalyzerNamed(m.AnalyzerNameForPath(field)).Analyze([]byte(words))
+	if len(tokens) == 0 {
+		return query.NewMatchNoneQuery()
+	}
+	parts := make([]query.Query, 0, len(tokens)+len(conj))
+	for _, t := range tokens {
+		tq := query.NewTermQuery(string(t.Term))
+		tq.SetField(field)
+		parts = append(parts, tq)
+	}
+	parts = append(parts, conj...)
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return query.NewConjunctionQuery(parts)
+}
+
 // Searched is a text field searched through analyzer and not stored;
 // never in _all, no term vectors (no phrase query reads positions).
 func Searched(analyzer string) *mapping.FieldMapping {

@@ -248,10 +248,14 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	}
 	byDate := q.Order != "" || words == ""
 	switch {
+	case byDate && words != "" && len(excluded) == 0:
+		// Nothing is scored: the words' terms and the filters are one
+		// conjunction, which bleve ANDs as bitmaps where it can
+		// (bleveindex.EveryTerm) and otherwise leaps through the
+		// longest postings by the shortest; a filter apart would read
+		// every match of the words.
+		qq = bleveindex.EveryTerm(i.store.Bleve().Mapping(), fieldText, words, filters...)
 	case len(filters) > 0 && byDate:
-		// Nothing is scored: the words and the filters are one
-		// conjunction, which leaps through the longest postings by the
-		// shortest; a filter would read every match of the words.
 		qq = query.NewBooleanQuery(append([]query.Query{qq}, filters...), nil, excluded)
 	case len(filters) > 0:
 		b := query.NewBooleanQuery([]query.Query{qq}, nil, nil)

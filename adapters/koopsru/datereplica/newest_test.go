@@ -229,3 +229,54 @@ func TestDatesFromToAreExact(t *testing.T) {
 		}
 	}
 }
+
+// The words of an unscored search are the terms the field's analyzer
+// makes, joined with the filters (bleveindex.EveryTerm); a scored search
+// asks them as one match query (EveryWord). Both find the same records:
+// one word, two, a form the Dutch stemmer folds, stop words alone, a word
+// no record holds, with and without filters.
+func TestUnscoredWordsMatchAsScored(t *testing.T) {
+	to := time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC)
+	idx := openIndex(t, t.TempDir())
+	if err := idx.apply(newestCorpus(600, to), []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(q Query) []string {
+		t.Helper()
+		var out []string
+		for off := 0; ; off += 100 {
+			q.Limit, q.Offset = 100, off
+			res, err := idx.Search(context.Background(), q)
+			if err != nil {
+				t.Fatalf("%+v: %v", q, err)
+			}
+			for _, h := range res.Hits {
+				out = append(out, h.ID)
+			}
+			if len(res.Hits) < 100 {
+				slices.Sort(out)
+				return append(out, fmt.Sprint("total ", res.Total))
+			}
+		}
+	}
+	matched := 0
+	for _, q := range []Query{
+		{Words: "woningbouw"},
+		{Words: "besluit stikstof"},
+		{Words: "besluiten"},
+		{Words: "de het"},
+		{Words: "kernenergie"},
+		{Words: "jeugdzorg", Types: []string{"regeling"}},
+		{Words: "besluit", Organisation: "Kampen", From: "2001-03-01", To: "2020-12-31"},
+	} {
+		scored := ids(q)
+		q.Order = OrderNewest
+		if unscored := ids(q); !slices.Equal(unscored, scored) {
+			t.Fatalf("%q: newest first found %d, best match %d", q.Words, len(unscored), len(scored))
+		}
+		matched += len(scored) - 1
+	}
+	if matched < 500 {
+		t.Fatalf("the questions matched %d records in all: too few to tell", matched)
+	}
+}
