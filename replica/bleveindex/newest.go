@@ -65,8 +65,8 @@ func Stored(h *search.DocumentMatch, field string) string {
 
 // SearchNewest is the page of q's matches from offset from, newest first.
 // A query matching many documents (a kind, a common word, a year) would
-// sort every match for a page of ten; so the matches are counted first,
-// unscored, and many are read one window of recent days at a time,
+// sort every match for a page of ten; so the matches are counted first
+// (CountMatches), and many are read one window of recent days at a time,
 // newest window first, until the page is full. A page that starts
 // beyond the windows is the full sort's, from the offset past the
 // windows' matches. The windows count back from last, the question's
@@ -90,13 +90,10 @@ func (i *Index) SearchNewest(ctx context.Context, q query.Query, o NewestFirst, 
 	if err != nil {
 		today = time.Now().UTC()
 	}
-	count := bleve.NewSearchRequestOptions(q, 0, 0, false)
-	count.Score = "none"
-	res, err := i.Search(ctx, count)
+	total, err := i.CountMatches(ctx, q)
 	if err != nil {
 		return Page{}, err
 	}
-	total := res.Total
 	page := func(window query.Query, size, from int) (*bleve.SearchResult, error) {
 		qq := q
 		if window != nil {

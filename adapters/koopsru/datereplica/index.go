@@ -211,7 +211,7 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	// replicas) and gave a rare start date a higher rank.
 	var filters []query.Query
 	if org := strings.TrimSpace(q.Organisation); org != "" {
-		filters = append(filters, bleveindex.EveryWord(fieldOrgWords, org))
+		filters = append(filters, bleveindex.EveryTerm(i.store.Bleve().Mapping(), fieldOrgWords, org))
 	}
 	if len(q.Types) > 0 {
 		filters = append(filters, anyOf(fieldType, q.Types))

@@ -433,16 +433,15 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	fields := []string{fieldType, fieldSource, fieldDay, fieldTitle, fieldURL}
 	var page bleveindex.Page
 	if words == "" || q.Order != "" {
-		// Nothing is scored: the words and the filters are one
-		// conjunction, which leaps through the longest postings by the
-		// shortest.
-		must := filters
-		if words != "" {
-			must = append([]query.Query{matchWords(words)}, filters...)
-		}
+		// Nothing is scored: the words' terms and the filters are one
+		// conjunction, which bleve ANDs as bitmaps and SearchNewest
+		// counts without visiting the matches (bleveindex.EveryTerm).
 		var qq query.Query = query.NewMatchAllQuery()
-		if len(must) > 0 {
-			qq = query.NewConjunctionQuery(must)
+		switch {
+		case words != "":
+			qq = bleveindex.EveryTerm(i.store.Bleve().Mapping(), fieldText, words, filters...)
+		case len(filters) > 0:
+			qq = query.NewConjunctionQuery(filters)
 		}
 		if len(excluded) > 0 {
 			qq = query.NewBooleanQuery([]query.Query{qq}, nil, excluded)

@@ -212,3 +212,34 @@ func firstDiff(got, want []Hit) string {
 	}
 	return fmt.Sprintf("lengths %d and %d", len(got), len(want))
 }
+
+// A search ordered by day finds what the best-match search of the same
+// words and filters finds: its words are asked as terms beside the
+// filters (bleveindex.EveryTerm), the best match's as a scored match
+// query with the filters apart.
+func TestOrderedWordsMatchAsBestMatch(t *testing.T) {
+	idx := orderCorpus(t, 2000, orderWords)
+	ids := func(hs []Hit) []string {
+		var out []string
+		for _, h := range hs {
+			out = append(out, h.ID)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, q := range []Query{{Words: "begroting"}, {Words: "2024 motie"}, {Words: "moties"}, {Words: "de begroting"},
+		{Words: "de"}, {Words: "onbekendwoord"}, {Words: "subsidie", Sources: []string{"zeist", "baarn"}},
+		{Words: "woningbouw", Types: []string{"motion"}, From: "2012-01-05", To: "2025-03-31"}, {Words: "jeugdzorg 2024", To: "2016-06-30"}} {
+		best := ids(every(t, idx, q))
+		for _, order := range []string{OrderNewest, OrderOldest} {
+			o := q
+			o.Order = order
+			if got := ids(every(t, idx, o)); !slices.Equal(got, best) {
+				t.Fatalf("%+v: %d matches, the best-match search %d", o, len(got), len(best))
+			}
+		}
+		if q.Words == "begroting" && len(best) < 100 {
+			t.Fatalf("%q matches %d: the corpus does not test it", q.Words, len(best))
+		}
+	}
+}

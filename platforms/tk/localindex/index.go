@@ -370,9 +370,11 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 	if q.Limit < 1 || q.Limit > MaxLimit || q.Offset < 0 {
 		return Result{}, fmt.Errorf("%w: limit %d, offset %d", ErrBadQuery, q.Limit, q.Offset)
 	}
+	words := strings.TrimSpace(q.Words)
+	scored := q.Relevance && words != ""
 	must := []query.Query{categoryIs("document")}
-	if w := strings.TrimSpace(q.Words); w != "" {
-		must = append(must, bleveindex.EveryWord(fieldText, w))
+	if scored {
+		must = append(must, bleveindex.EveryWord(fieldText, words))
 	}
 	if s := strings.TrimSpace(q.Soort); s != "" {
 		t := query.NewTermQuery(strings.ToLower(s))
@@ -387,10 +389,16 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 		}
 		must = append(must, bleveindex.DaysFromTo(fieldDayNum, q.From, q.To))
 	}
+	if !scored && words != "" {
+		// Unscored, the words' terms join the filters in one
+		// conjunction, which bleve ANDs as bitmaps and SearchNewest
+		// counts without visiting the matches (bleveindex.EveryTerm).
+		must = []query.Query{bleveindex.EveryTerm(i.store.Bleve().Mapping(), fieldText, words, must...)}
+	}
 	var total uint64
 	var hits search.DocumentMatchCollection
 	var err error
-	if q.Relevance && strings.TrimSpace(q.Words) != "" {
+	if scored {
 		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), q.Limit, q.Offset, false)
 		req.Fields = []string{fieldEntity}
 		res, err := i.store.Search(ctx, req)
