@@ -21,13 +21,13 @@ import (
 // when it has ANDed the postings as bitmaps; a year's question of
 // Official Publications at 3 million walked 124,000 matches for its
 // count, in every replica at once (docs/benchmarks.md, the moonshot).
-// Where q is made only of what countBitmaps reads (terms, numeric ranges
+// Where q is made only of what the bitmaps read (terms, numeric ranges
 // and their conjunctions, disjunctions and exclusions, each naming its
 // field), the count is the cardinality of the postings' bitmaps,
 // combined segment by segment; anything else is counted by bleve's own
 // search. TestCountMatchesIsBleves holds the two to each other.
 func (i *Index) CountMatches(ctx context.Context, q query.Query) (uint64, error) {
-	n, ok, err := i.countBitmaps(ctx, q)
+	n, ok, err := i.CountFromBitmaps(ctx, q)
 	if err != nil || ok {
 		return n, err
 	}
@@ -40,11 +40,11 @@ func (i *Index) CountMatches(ctx context.Context, q query.Query) (uint64, error)
 	return res.Total, nil
 }
 
-// countBitmaps counts q's matches from the postings' bitmaps; ok is
-// false when q holds a part it does not read (then nothing is counted).
+// CountFromBitmaps counts q's matches from the postings' bitmaps; ok is
+// false when q holds a part they do not read (then nothing is counted).
 // Guarded as Search is: a panic inside bleve's segments marks the index
 // corrupt.
-func (i *Index) countBitmaps(ctx context.Context, q query.Query) (uint64, bool, error) {
+func (i *Index) CountFromBitmaps(ctx context.Context, q query.Query) (uint64, bool, error) {
 	if !readable(q) {
 		return 0, false, nil
 	}
@@ -90,8 +90,7 @@ func countSegments(ctx context.Context, bl bleve.Index, q query.Query) (n uint64
 		if err := ctx.Err(); err != nil {
 			return 0, false, err
 		}
-		s := segmentDocs{seg: seg, dicts: map[string]segment.TermDictionary{}}
-		bm, read, err := s.matches(q)
+		bm, read, err := segmentMatches(seg, q)
 		if err != nil || !read {
 			return 0, false, err
 		}
@@ -100,7 +99,34 @@ func countSegments(ctx context.Context, bl bleve.Index, q query.Query) (n uint64
 	return n, true, nil
 }
 
-// readable says whether countBitmaps reads every part of q: a term or a
+// SegmentMatches is the bitmap of q's live matches in one segment of a
+// scorch snapshot, for a search beside bleve's that reads the matches
+// itself; ok is false when q holds a part the bitmaps do not read. The
+// bitmap may be the segment's own: read it, never change it.
+func SegmentMatches(seg *scorch.SegmentSnapshot, q query.Query) (bm *roaring.Bitmap, ok bool, err error) {
+	if !readable(q) {
+		return nil, false, nil
+	}
+	return segmentMatches(seg, q)
+}
+
+// segmentMatches reads q's matches over every document of the segment,
+// deleted ones too, and takes the deleted out once at the end: each
+// term's bitmap is then the segment's own, not a copy less the deleted
+// made term by term. Taking them out last gives the same set, for AND,
+// OR and AND NOT alike.
+func segmentMatches(seg *scorch.SegmentSnapshot, q query.Query) (*roaring.Bitmap, bool, error) {
+	bm, read, err := segmentDocs{seg: seg, dicts: map[string]segment.TermDictionary{}}.matches(q)
+	if err != nil || !read {
+		return nil, read, err
+	}
+	if del := seg.Deleted(); del != nil && !del.IsEmpty() {
+		bm = roaring.AndNot(bm, del)
+	}
+	return bm, true, nil
+}
+
+// readable says whether the bitmaps read every part of q: a term or a
 // numeric range of a named field, a conjunction or disjunction (of at
 // least one; a disjunction wanting at most one) of such, and a boolean
 // query of a must or a filter with exclusions, no should.
@@ -140,14 +166,14 @@ func allReadable(qs []query.Query) bool {
 }
 
 // segmentDocs reads one segment's matches as bitmaps of its document
-// numbers, deleted documents left out. A bitmap it returns may be the
-// segment's own: read it, never change it.
+// numbers, deleted documents included (segmentMatches takes them out). A
+// bitmap it returns may be the segment's own: read it, never change it.
 type segmentDocs struct {
 	seg   *scorch.SegmentSnapshot
 	dicts map[string]segment.TermDictionary
 }
 
-// matches is the bitmap of q's live matches in the segment; read is
+// matches is the bitmap of q's matches in the segment; read is
 // false when a postings list cannot be read as a bitmap.
 func (s segmentDocs) matches(q query.Query) (bm *roaring.Bitmap, read bool, err error) {
 	switch q := q.(type) {
@@ -167,7 +193,9 @@ func (s segmentDocs) matches(q query.Query) (bm *roaring.Bitmap, read bool, err 
 	case *query.MatchNoneQuery:
 		return roaring.New(), true, nil
 	case *query.MatchAllQuery:
-		return s.seg.DocNumbersLive(), true, nil
+		all := roaring.New()
+		all.AddRange(0, s.seg.Segment().Count())
+		return all, true, nil
 	case *query.ConjunctionQuery:
 		parts, read, err := s.each(q.Conjuncts)
 		if err != nil || !read {
@@ -222,7 +250,7 @@ func (s segmentDocs) each(qs []query.Query) ([]*roaring.Bitmap, bool, error) {
 	return parts, true, nil
 }
 
-// postings is the bitmap of the live documents whose field holds term.
+// postings is the bitmap of the documents whose field holds term.
 func (s segmentDocs) postings(field string, term []byte) (*roaring.Bitmap, bool, error) {
 	dict, ok := s.dicts[field]
 	if !ok {
@@ -232,7 +260,7 @@ func (s segmentDocs) postings(field string, term []byte) (*roaring.Bitmap, bool,
 		}
 		s.dicts[field] = dict
 	}
-	pl, err := dict.PostingsList(term, s.seg.Deleted(), nil)
+	pl, err := dict.PostingsList(term, nil, nil)
 	if err != nil {
 		return nil, false, err
 	}

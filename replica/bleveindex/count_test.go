@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,7 +30,7 @@ type countDoc struct {
 
 // countIndex is an index of docs documents in several segments, with
 // deleted and replaced documents among them, drawn from seed.
-func countIndex(t *testing.T, docs int, seed uint64) *Index {
+func countIndex(t testing.TB, docs int, seed uint64) *Index {
 	t.Helper()
 	im := NewMapping()
 	dm := mapping.NewDocumentStaticMapping()
@@ -37,7 +39,11 @@ func countIndex(t *testing.T, docs int, seed uint64) *Index {
 	dm.AddFieldMappingsAt("day", DayNumber())
 	dm.AddFieldMappingsAt("n", DayNumber())
 	im.DefaultMapping = dm
-	ix, _ := open(t, t.TempDir(), Config{What: "count index", Mapping: im, Format: "count-v1"})
+	ix, _, err := Open(t.TempDir(), Config{What: "count index", Mapping: im, Format: "count-v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
 	r := rand.New(rand.NewPCG(seed, 1))
 	doc := func() countDoc {
 		var d countDoc
@@ -80,7 +86,7 @@ var (
 	countKinds = []string{"Motie", "Brief", "Besluit", "Verslag"}
 )
 
-// randomCountQuery is a query countBitmaps reads, of depth at most depth.
+// randomCountQuery is a query the bitmaps read (CountFromBitmaps), of depth at most depth.
 func randomCountQuery(r *rand.Rand, ix *Index, depth int) query.Query {
 	leaf := func() query.Query {
 		switch r.IntN(5) {
@@ -146,7 +152,7 @@ func randomCountQuery(r *rand.Rand, ix *Index, depth int) query.Query {
 }
 
 // bleveCount is the total bleve's own unscored search gives.
-func bleveCount(t *testing.T, ix *Index, q query.Query) uint64 {
+func bleveCount(t testing.TB, ix *Index, q query.Query) uint64 {
 	t.Helper()
 	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
 	req.Score = "none"
@@ -171,7 +177,7 @@ func TestCountMatchesIsBleves(t *testing.T) {
 	for k := range 600 {
 		q := randomCountQuery(r, ix, 2)
 		want := bleveCount(t, ix, q)
-		got, ok, err := ix.countBitmaps(context.Background(), q)
+		got, ok, err := ix.CountFromBitmaps(context.Background(), q)
 		if err != nil || !ok {
 			t.Fatalf("query %d: read %v, %v; it is made of what the bitmaps read", k, ok, err)
 		}
@@ -187,7 +193,7 @@ func TestCountMatchesIsBleves(t *testing.T) {
 		t.Fatalf("only %d of 600 queries match anything; the test reads too little", nonzero)
 	}
 	m := EveryWord("words", "besluit gemeente")
-	if _, ok, _ := ix.countBitmaps(context.Background(), m); ok {
+	if _, ok, _ := ix.CountFromBitmaps(context.Background(), m); ok {
 		t.Fatal("a match query was read from the bitmaps")
 	}
 	got, err := ix.CountMatches(context.Background(), query.NewConjunctionQuery([]query.Query{m, DaysFrom("day", "2020-01-01", "")}))
@@ -275,4 +281,53 @@ func snapshotSegments(t *testing.T, ix *Index) []*scorch.SegmentSnapshot {
 	}
 	defer r.Close()
 	return r.(*scorch.IndexSnapshot).Segments()
+}
+
+// BenchmarkCountMatches: the count of a word in a year (the moonshot's
+// tail: a term and a range of days), of a word alone and of every live
+// document but one kind, side by side: bleve's unscored search, which
+// walks every match through its collector, and the bitmaps.
+//
+//	go test -run '^$' -bench CountMatches -benchtime 50x ./replica/bleveindex/
+//
+// BLEVEINDEX_BENCH_DOCS sets the documents (default 200,000).
+func BenchmarkCountMatches(b *testing.B) {
+	n := 200_000
+	if v := os.Getenv("BLEVEINDEX_BENCH_DOCS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
+			b.Fatalf("BLEVEINDEX_BENCH_DOCS %q: a whole number of at least 1000", v)
+		}
+	}
+	ix := countIndex(b, n, 5)
+	m := ix.Bleve().Mapping()
+	kind := query.NewTermQuery("Motie")
+	kind.SetField("kind")
+	for _, q := range []struct {
+		name string
+		q    query.Query
+	}{
+		{"word-in-a-year", EveryTerm(m, "words", "2024", DaysFrom("day", "2020-01-01", "2021-01-01"))},
+		{"word", EveryTerm(m, "words", "gemeente")},
+		{"all-but-a-kind", query.NewBooleanQuery([]query.Query{query.NewMatchAllQuery()}, nil, []query.Query{kind})},
+	} {
+		want := bleveCount(b, ix, q.q)
+		b.Run(q.name+"/bleve", func(b *testing.B) {
+			for b.Loop() {
+				req := bleve.NewSearchRequestOptions(q.q, 0, 0, false)
+				req.Score = "none"
+				if res, err := ix.Search(context.Background(), req); err != nil || res.Total != want {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(q.name+"/bitmaps", func(b *testing.B) {
+			for b.Loop() {
+				if got, ok, err := ix.CountFromBitmaps(context.Background(), q.q); err != nil || !ok || got != want {
+					b.Fatalf("%d %v %v, want %d", got, ok, err, want)
+				}
+			}
+			b.ReportMetric(float64(want), "matches")
+		})
+	}
 }

@@ -6,15 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
-	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/scorer"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // The faster path beside bleve, for the queries that are only words (and
@@ -23,7 +25,7 @@ import (
 // two common words matching 175,000 of 1,000,000 decisions the slowest
 // (docs/benchmarks/caselaw.md, "side by side with SQLite FTS5"). Here the
 // segments' posting bitmaps are ANDed (as bleve's own conjunction does
-// first), the count is their cardinality, and each match is scored in one
+// first; bleveindex.SegmentMatches), and each match is scored in one
 // loop with bleve's own BM25 formula and statistics, keeping the best in a
 // heap ordered as bleve's collector orders them (score, then the order of
 // the index). The page's stored fields are then loaded by bleve.
@@ -86,66 +88,6 @@ func (i *Index) withSnapshot(f func(*scorch.IndexSnapshot) error) (err error) {
 		return errNoFastPath
 	}
 	return f(is)
-}
-
-// matches is the AND of the terms' postings in one segment, less its
-// deleted decisions; nil when none match.
-func matches(ss *scorch.SegmentSnapshot, terms []fieldTerm) (*roaring.Bitmap, error) {
-	var bm *roaring.Bitmap
-	for _, t := range terms {
-		dict, err := ss.Segment().Dictionary(t.field)
-		if err != nil {
-			return nil, err
-		}
-		pl, err := dict.PostingsList([]byte(t.term), ss.Deleted(), nil)
-		if err != nil {
-			return nil, err
-		}
-		it, ok := pl.Iterator(false, false, false, nil).(segment.OptimizablePostingsIterator)
-		if !ok {
-			return nil, errNoFastPath
-		}
-		b := it.ActualBitmap()
-		if b == nil {
-			b = roaring.New()
-			if n, ok := it.DocNum1Hit(); ok {
-				b.Add(uint32(n))
-			}
-		}
-		if bm == nil {
-			bm = b.Clone() // the segment's own bitmap: never changed
-		} else {
-			bm.And(b)
-		}
-		if bm.IsEmpty() {
-			return nil, nil
-		}
-	}
-	return bm, nil
-}
-
-// fastCount is the number of decisions that match every term, or
-// errNoFastPath.
-func (i *Index) fastCount(p plan) (uint64, error) {
-	must, filters, ok := termsOf(p)
-	if !ok {
-		return 0, errNoFastPath
-	}
-	terms := append(must, filters...)
-	var total uint64
-	err := i.withSnapshot(func(is *scorch.IndexSnapshot) error {
-		for _, ss := range is.Segments() {
-			bm, err := matches(ss, terms)
-			if err != nil {
-				return err
-			}
-			if bm != nil {
-				total += bm.GetCardinality()
-			}
-		}
-		return nil
-	})
-	return total, err
 }
 
 // termScorer is one word's part of the score, as bleve's TermQueryScorer
@@ -257,7 +199,7 @@ func (h *worstFirst) Pop() any {
 
 // fastBestFirst is bestFirst's answer by the fast path, or errNoFastPath.
 func (i *Index) fastBestFirst(ctx context.Context, p plan) (uint64, search.DocumentMatchCollection, error) {
-	must, filters, ok := termsOf(p)
+	must, _, ok := termsOf(p)
 	if !ok || len(must) == 0 {
 		return 0, nil, errNoFastPath
 	}
@@ -269,18 +211,23 @@ func (i *Index) fastBestFirst(ctx context.Context, p plan) (uint64, search.Docum
 		if err != nil {
 			return err
 		}
-		terms := append(append([]fieldTerm(nil), must...), filters...)
+		// Every word and filter, ANDed segment by segment from their
+		// postings' bitmaps, as bleve's conjunction does first.
+		all := query.NewConjunctionQuery(append(slices.Clone(p.must), p.filters...))
 		its := make([]segment.PostingsIterator, len(sc))
 		var hit uint64
 		for n, ss := range is.Segments() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			bm, err := matches(ss, terms)
+			bm, ok, err := bleveindex.SegmentMatches(ss, all)
 			if err != nil {
 				return err
 			}
-			if bm == nil {
+			if !ok {
+				return errNoFastPath
+			}
+			if bm.IsEmpty() {
 				continue
 			}
 			total += bm.GetCardinality()

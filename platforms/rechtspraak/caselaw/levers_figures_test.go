@@ -57,7 +57,7 @@ func TestFiguresLevers(t *testing.T) {
 					_, err := ix.store.Search(ctx, req)
 					return err
 				}},
-				{"count by the segments' bitmaps", func() error { _, err := ix.fastCount(p); return err }},
+				{"count by the segments' bitmaps", func() error { _, _, err := ix.store.CountFromBitmaps(ctx, p.boolean()); return err }},
 			}
 			if p.byDate {
 				parts = append(parts,

@@ -190,19 +190,11 @@ func (i *Index) windows(p plan, upTo time.Time, total uint64, want int) []time.T
 	return append(bounds, time.Time{})
 }
 
-// count is the number of matches of p: by the segments' bitmaps when p is
-// only terms (fastpath.go), otherwise by bleve without scores.
+// count is the number of matches of p: by the segments' bitmaps where
+// they read p, otherwise by bleve without scores
+// (bleveindex.Index.CountMatches).
 func (i *Index) count(ctx context.Context, p plan) (uint64, error) {
-	if total, err := i.fastCount(p); err == nil {
-		return total, nil
-	}
-	req := bleve.NewSearchRequestOptions(p.boolean(), 0, 0, false)
-	req.Score = "none"
-	res, err := i.store.Search(ctx, req)
-	if err != nil {
-		return 0, err
-	}
-	return res.Total, nil
+	return i.store.CountMatches(ctx, p.boolean())
 }
 
 // outside reports whether the window [older, newer) misses the query's
