@@ -189,6 +189,22 @@ func TestCountMatchesIsBleves(t *testing.T) {
 			nonzero++
 		}
 	}
+	// Counted within a query's matches, a second query counts what the
+	// two match together.
+	for k := range 300 {
+		q, w := randomCountQuery(r, ix, 2), randomCountQuery(r, ix, 2)
+		m, ok, err := ix.MatchesOf(context.Background(), q)
+		if err != nil || !ok {
+			t.Fatalf("within %d: read %v, %v", k, ok, err)
+		}
+		got, ok, err := m.CountWithin(context.Background(), w)
+		_ = m.Close()
+		both := query.NewConjunctionQuery([]query.Query{q, w})
+		if want := bleveCount(t, ix, both); err != nil || !ok || got != want {
+			js, _ := query.DumpQuery(ix.Bleve().Mapping(), both)
+			t.Fatalf("within %d: counted %d (%v, %v), bleve finds %d: %s", k, got, ok, err, want, js)
+		}
+	}
 	if nonzero < 300 {
 		t.Fatalf("only %d of 600 queries match anything; the test reads too little", nonzero)
 	}

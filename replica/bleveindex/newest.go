@@ -90,8 +90,17 @@ func (i *Index) SearchNewest(ctx context.Context, q query.Query, o NewestFirst, 
 	if err != nil {
 		today = time.Now().UTC()
 	}
-	total, err := i.CountMatches(ctx, q)
+	// Where the bitmaps read q, its matches are read once (MatchesOf) and
+	// each window below is counted within them; otherwise bleve counts.
+	matches, countable, err := i.MatchesOf(ctx, q)
 	if err != nil {
+		return Page{}, err
+	}
+	var total uint64
+	if countable {
+		defer matches.Close()
+		total = matches.Total
+	} else if total, err = i.CountMatches(ctx, q); err != nil {
 		return Page{}, err
 	}
 	page := func(window query.Query, size, from int) (*bleve.SearchResult, error) {
@@ -114,24 +123,67 @@ func (i *Index) SearchNewest(ctx context.Context, q query.Query, o NewestFirst, 
 	}
 	out := Page{Total: total}
 	skip, need := from, size
-	newer := ""
 	var passed uint64 // the matches of the windows read
-	for _, days := range leadWindows(total, from+size, windows) {
+	// Where the window's matches can be counted from the bitmaps, a
+	// window is counted before it is read: one the page skips whole is
+	// not searched, and one holding more than splitAbove matches is read
+	// as its newer half, then its older half. The lead windows assume
+	// the matches spread evenly over the years; a year's word asked of
+	// any date crowds them into that year, whose fixed window sorted
+	// tens of thousands for a page of ten.
+	splitAbove := max(few/4, 1)
+	var read func(older, newer time.Time, open bool) error
+	read = func(older, newer time.Time, open bool) error {
 		if need == 0 {
-			return out, nil
+			return nil
 		}
-		older := today.AddDate(0, 0, -days).Format(time.DateOnly)
-		res, err := page(window(older, newer), need, skip)
+		w := window(older.Format(time.DateOnly), "")
+		if !open {
+			w = window(older.Format(time.DateOnly), newer.Format(time.DateOnly))
+		}
+		if countable {
+			n, ok, err := matches.CountWithin(ctx, w)
+			if err != nil {
+				return err
+			}
+			if ok && uint64(skip) >= n { // the page starts in an older window
+				skip -= int(n)
+				passed += n
+				return nil
+			}
+			if days := int(newer.Sub(older).Hours() / 24); ok && n > splitAbove && days > 1 {
+				mid := older.AddDate(0, 0, days/2)
+				if err := read(mid, newer, open); err != nil {
+					return err
+				}
+				return read(older, mid, false)
+			}
+		}
+		res, err := page(w, need, skip)
 		if err != nil {
-			return Page{}, err
+			return err
 		}
-		newer, passed = older, passed+res.Total
-		if uint64(skip) >= res.Total { // the page starts in an older window
+		passed += res.Total
+		if uint64(skip) >= res.Total {
 			skip -= int(res.Total)
-			continue
+			return nil
 		}
 		out.Hits = append(out.Hits, res.Hits...)
 		skip, need = 0, need-len(res.Hits)
+		return nil
+	}
+	// The first window is open towards the future: it also holds what is
+	// dated after the question's last day.
+	newer, open := today.AddDate(0, 0, 1), true
+	for _, days := range leadWindows(total, from+size, windows) {
+		older := today.AddDate(0, 0, -days)
+		if err := read(older, newer, open); err != nil {
+			return Page{}, err
+		}
+		if need == 0 {
+			return out, nil
+		}
+		newer, open = older, false
 	}
 	if need > 0 {
 		// The rest (older days, and the documents without one, which
