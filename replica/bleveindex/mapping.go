@@ -111,13 +111,13 @@ func EveryWord(field, words string) query.Query {
 // run). Words that give no term (stop words alone) match nothing, as
 // EveryWord's do.
 func EveryTerm(m mapping.IndexMapping, field, words string, conj ...query.Query) query.Query {
-	tokens := m.AnalyzerNamed(m.AnalyzerNameForPath(field)).Analyze([]byte(words))
-	if len(tokens) == 0 {
+	terms := WordsOf(m, field, words)
+	if len(terms) == 0 {
 		return query.NewMatchNoneQuery()
 	}
-	parts := make([]query.Query, 0, len(tokens)+len(conj))
-	for _, t := range tokens {
-		tq := query.NewTermQuery(string(t.Term))
+	parts := make([]query.Query, 0, len(terms)+len(conj))
+	for _, t := range terms {
+		tq := query.NewTermQuery(t.Term)
 		tq.SetField(field)
 		parts = append(parts, tq)
 	}
@@ -126,6 +126,17 @@ func EveryTerm(m mapping.IndexMapping, field, words string, conj ...query.Query)
 		return parts[0]
 	}
 	return query.NewConjunctionQuery(parts)
+}
+
+// WordsOf are the terms the analyzer m gives field makes of words, one
+// per token, in their order: what a match query of words asks.
+func WordsOf(m mapping.IndexMapping, field, words string) []Word {
+	tokens := m.AnalyzerNamed(m.AnalyzerNameForPath(field)).Analyze([]byte(words))
+	out := make([]Word, len(tokens))
+	for k, t := range tokens {
+		out[k] = Word{Field: field, Term: string(t.Term)}
+	}
+	return out
 }
 
 // Searched is a text field searched through analyzer and not stored;

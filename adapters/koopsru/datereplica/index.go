@@ -247,24 +247,27 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		qq = bleveindex.EveryWord(fieldText, words)
 	}
 	byDate := q.Order != "" || words == ""
+	var filter query.Query // best match first: what selects without a score
 	switch {
-	case byDate && words != "" && len(excluded) == 0:
+	case !byDate:
+		if len(filters) > 0 {
+			filter = query.NewConjunctionQuery(filters)
+		}
+		if len(excluded) > 0 {
+			if filter == nil {
+				filter = query.NewMatchAllQuery()
+			}
+			filter = query.NewBooleanQuery([]query.Query{filter}, nil, excluded)
+		}
+	case words != "" && len(excluded) == 0:
 		// Nothing is scored: the words' terms and the filters are one
 		// conjunction, which bleve ANDs as bitmaps where it can
 		// (bleveindex.EveryTerm) and otherwise leaps through the
 		// longest postings by the shortest; a filter apart would read
 		// every match of the words.
 		qq = bleveindex.EveryTerm(i.store.Bleve().Mapping(), fieldText, words, filters...)
-	case len(filters) > 0 && byDate:
-		qq = query.NewBooleanQuery(append([]query.Query{qq}, filters...), nil, excluded)
 	case len(filters) > 0:
-		b := query.NewBooleanQuery([]query.Query{qq}, nil, nil)
-		var filter query.Query = query.NewConjunctionQuery(filters)
-		if len(excluded) > 0 {
-			filter = query.NewBooleanQuery([]query.Query{filter}, nil, excluded)
-		}
-		b.AddFilter(filter)
-		qq = b
+		qq = query.NewBooleanQuery(append([]query.Query{qq}, filters...), nil, excluded)
 	}
 	fields := []string{fieldGroup, fieldType, fieldOrg, fieldPub, fieldDay, fieldFrom, fieldUntil, fieldTitle, fieldCite,
 		fieldModified, fieldURL, fieldSnippet, fieldCitation}
@@ -279,12 +282,18 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+	} else if !byDate {
+		// Best match first: the words scored, the rest only selecting
+		// (bleveindex.Index.SearchBestFirst).
+		var err error
+		page, err = i.store.SearchBestFirst(ctx, bleveindex.WordsOf(i.store.Bleve().Mapping(), fieldText, words), filter, q.Limit, q.Offset, fields)
+		if err != nil {
+			return Result{}, err
+		}
 	} else {
 		req := bleve.NewSearchRequestOptions(qq, q.Limit, q.Offset, false)
 		req.Fields = fields
-		if q.Order == OrderOldest {
-			req.SortBy([]string{fieldDay, "_id"})
-		}
+		req.SortBy([]string{fieldDay, "_id"})
 		var err error
 		if page, err = i.store.SearchPage(ctx, req); err != nil {
 			return Result{}, err

@@ -456,14 +456,8 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		// reorders the words' matches, and a range of days is read as
 		// one union of its days' postings instead of being scored as
 		// hundreds of terms beside the words.
-		b := query.NewBooleanQuery([]query.Query{matchWords(words)}, nil, nil)
-		if len(filters) > 0 {
-			b.AddFilter(query.NewConjunctionQuery(filters))
-		}
-		req := bleve.NewSearchRequestOptions(b, q.Limit, q.Offset, false)
-		req.Fields = fields
 		var err error
-		if page, err = i.store.SearchPage(ctx, req); err != nil {
+		if page, err = i.bestFirst(ctx, words, filters, q, fields); err != nil {
 			return Result{}, err
 		}
 	}
@@ -476,9 +470,16 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	return out, nil
 }
 
-// matchWords matches a document holding every one of words, as the
-// Dutch analyzer reads them.
-func matchWords(words string) query.Query { return bleveindex.EveryWord(fieldText, words) }
+// bestFirst is a page of the entities holding every one of words (as
+// the Dutch analyzer reads them), best match first, among those filters
+// match (bleveindex.Index.SearchBestFirst).
+func (i *Index) bestFirst(ctx context.Context, words string, filters []query.Query, q Query, fields []string) (bleveindex.Page, error) {
+	var filter query.Query
+	if len(filters) > 0 {
+		filter = query.NewConjunctionQuery(filters)
+	}
+	return i.store.SearchBestFirst(ctx, bleveindex.WordsOf(i.store.Bleve().Mapping(), fieldText, words), filter, q.Limit, q.Offset, fields)
+}
 
 // The orders by day: the entity's day, then its id, so that pages never
 // overlap. Entities without a day come last in both.

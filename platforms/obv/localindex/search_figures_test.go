@@ -16,6 +16,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/emulators/corpus"
 	"github.com/besluitbron/besluitbron/internal/figures"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // TestFiguresCouncilQuestions times the questions the fan-out asks the
@@ -120,7 +121,7 @@ func TestFiguresCouncilQuestions(t *testing.T) {
 // were unscored and its newest first read windows of days: words and
 // filters in one scored conjunction, every match sorted by day.
 func (i *Index) searchBefore(ctx context.Context, q Query) (Result, error) {
-	must := []query.Query{matchWords(q.Words)}
+	must := []query.Query{bleveindex.EveryWord(fieldText, q.Words)}
 	if q.From != "" || q.To != "" {
 		incl := true
 		r := query.NewTermRangeInclusiveQuery(q.From, q.To, &incl, &incl)

@@ -87,15 +87,18 @@ func onOneSnapshot(t *testing.T, ix *Index, f func()) {
 // segmentIDs names the segments of the index's current snapshot.
 func segmentIDs(t *testing.T, ix *Index) []uint64 {
 	t.Helper()
-	var ids []uint64
-	err := ix.withSnapshot(func(is *scorch.IndexSnapshot) error {
-		for _, ss := range is.Segments() {
-			ids = append(ids, ss.Id())
-		}
-		return nil
-	})
+	adv, err := ix.store.Bleve().Advanced()
 	if err != nil {
 		t.Fatal(err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var ids []uint64
+	for _, ss := range r.(*scorch.IndexSnapshot).Segments() {
+		ids = append(ids, ss.Id())
 	}
 	return ids
 }
