@@ -130,8 +130,11 @@ func (i *Index) SearchNewest(ctx context.Context, q query.Query, o NewestFirst, 
 	// as its newer half, then its older half. The lead windows assume
 	// the matches spread evenly over the years; a year's word asked of
 	// any date crowds them into that year, whose fixed window sorted
-	// tens of thousands for a page of ten.
-	splitAbove := max(few/4, 1)
+	// tens of thousands for a page of ten. A count within the matches
+	// costs less than a search, so windows are split until one holds
+	// about twice the page's end (at least a fiftieth of few, so that
+	// a page does not cost a count a day).
+	splitAbove := max(few/50, 2*uint64(from+size), 1)
 	var read func(older, newer time.Time, open bool) error
 	read = func(older, newer time.Time, open bool) error {
 		if need == 0 {
