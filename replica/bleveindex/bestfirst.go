@@ -70,19 +70,11 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 	keep := from + size
 	var best worstFirst
 	err = i.guarded("scoring the index's matches", func() error {
-		adv, err := i.bl.Advanced()
-		if err != nil {
-			return err
-		}
-		r, err := adv.Reader()
-		if err != nil {
+		r, is, err := i.snapshot()
+		if err != nil || is == nil {
 			return err
 		}
 		defer r.Close()
-		is, isScorch := r.(*scorch.IndexSnapshot)
-		if !isScorch {
-			return nil
-		}
 		sc, scored, err := scorers(is, words)
 		if err != nil || !scored {
 			return err

@@ -2,7 +2,6 @@ package bleveindex
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/blevesearch/bleve/v2"
@@ -10,8 +9,6 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
-
-	"github.com/besluitbron/besluitbron/replica"
 )
 
 // CountMatches is how many documents q matches: what an unscored bleve
@@ -71,12 +68,8 @@ func (i *Index) MatchesOf(ctx context.Context, q query.Query) (m *Matches, ok bo
 		return nil, false, nil
 	}
 	err = i.guarded("reading the index's matches", func() error {
-		adv, err := i.bl.Advanced()
-		if err != nil {
-			return err
-		}
-		r, err := adv.Reader()
-		if err != nil {
+		r, snap, err := i.snapshot()
+		if err != nil || snap == nil {
 			return err
 		}
 		defer func() { // also when bleve panics below
@@ -84,10 +77,6 @@ func (i *Index) MatchesOf(ctx context.Context, q query.Query) (m *Matches, ok bo
 				_ = r.Close()
 			}
 		}()
-		snap, isScorch := r.(*scorch.IndexSnapshot)
-		if !isScorch {
-			return nil
-		}
 		m = &Matches{ix: i, reader: r, segs: snap.Segments()}
 		for _, seg := range m.segs {
 			if err := ctx.Err(); err != nil {
@@ -140,29 +129,6 @@ func (m *Matches) CountWithin(ctx context.Context, w query.Query) (n uint64, ok 
 
 // Close lets the snapshot's segments go.
 func (m *Matches) Close() error { return m.reader.Close() }
-
-// guarded runs f as Search runs bleve: refused once the index is broken,
-// and a panic inside bleve's segments marks the index corrupt.
-func (i *Index) guarded(what string, f func() error) error {
-	i.mu.RLock()
-	if i.broken != nil {
-		defer i.mu.RUnlock()
-		return i.broken
-	}
-	err, panicked := func() (err error, panicked bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				err, panicked = fmt.Errorf("%s panicked: %v", what, r), true
-			}
-		}()
-		return f(), false
-	}()
-	i.mu.RUnlock()
-	if panicked {
-		return i.fail(replica.ErrCorrupt, err)
-	}
-	return err
-}
 
 // SegmentMatches is the bitmap of q's live matches in one segment of a
 // scorch snapshot, for a search beside bleve's that reads the matches

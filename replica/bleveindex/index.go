@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/besluitbron/besluitbron/replica"
 )
@@ -91,17 +93,7 @@ func (i *Index) Apply(ops []Op, checkpoint []byte) error {
 }
 
 func (i *Index) write(ops []Op, checkpoint []byte, generation uint64) error {
-	i.mu.RLock()
-	if i.broken != nil {
-		defer i.mu.RUnlock()
-		return i.broken
-	}
-	err, panicked := func() (err error, panicked bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				err, panicked = fmt.Errorf("writing the index panicked: %v", r), true
-			}
-		}()
+	err := i.guarded("writing the index", func() error {
 		b := i.bl.NewBatch()
 		for _, op := range ops {
 			if op.Doc == nil {
@@ -109,21 +101,18 @@ func (i *Index) write(ops []Op, checkpoint []byte, generation uint64) error {
 				continue
 			}
 			if err := b.Index(op.ID, op.Doc); err != nil {
-				return err, false
+				return err
 			}
 		}
 		b.SetInternal([]byte(checkpointKey), checkpoint)
 		b.SetInternal([]byte(generationKey), strconv.AppendUint(nil, generation, 10))
-		return i.bl.Batch(b), false
-	}()
-	i.mu.RUnlock()
-	switch {
-	case panicked:
-		return i.fail(replica.ErrCorrupt, err)
-	case err != nil:
+		return i.bl.Batch(b)
+	})
+	var unavailable *replica.UnavailableError
+	if err != nil && !errors.As(err, &unavailable) { // bleve's own failure, not a panic or a broken index
 		return i.fail(replica.ErrWriteFailed, err)
 	}
-	return nil
+	return err
 }
 
 // Generation counts the batches applied so far: it changes with every
@@ -143,26 +132,59 @@ func (i *Index) Checkpoint() []byte {
 // file gone bad) makes the index unavailable (ErrCorrupt); it never
 // reaches the caller. A failed or closed index returns its
 // *replica.UnavailableError.
-func (i *Index) Search(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+func (i *Index) Search(ctx context.Context, req *bleve.SearchRequest) (res *bleve.SearchResult, err error) {
+	err = i.guarded("searching the index", func() error {
+		res, err = i.bl.SearchInContext(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// guarded runs f as Search runs bleve: refused with the index's
+// *replica.UnavailableError once it is broken, and a panic inside bleve
+// (a segment file gone bad) makes the index unavailable (ErrCorrupt) and
+// is returned as that error, never reaching the caller as a panic.
+func (i *Index) guarded(what string, f func() error) error {
 	i.mu.RLock()
 	if i.broken != nil {
 		defer i.mu.RUnlock()
-		return nil, i.broken
+		return i.broken
 	}
-	res, err, panicked := func() (res *bleve.SearchResult, err error, panicked bool) {
+	err, panicked := func() (err error, panicked bool) {
 		defer func() {
 			if r := recover(); r != nil {
-				err, panicked = fmt.Errorf("searching the index panicked: %v", r), true
+				err, panicked = fmt.Errorf("%s panicked: %v", what, r), true
 			}
 		}()
-		res, err = i.bl.SearchInContext(ctx, req)
-		return res, err, false
+		return f(), false
 	}()
 	i.mu.RUnlock()
 	if panicked {
-		return nil, i.fail(replica.ErrCorrupt, err)
+		return i.fail(replica.ErrCorrupt, err)
 	}
-	return res, err
+	return err
+}
+
+// snapshot is a reader of the index's current scorch snapshot, for what
+// reads its segments beside bleve's searches; nil (and no error) when
+// the index is not scorch. Close it when done. Call it inside guarded.
+func (i *Index) snapshot() (index.IndexReader, *scorch.IndexSnapshot, error) {
+	adv, err := i.bl.Advanced()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, nil, err
+	}
+	is, ok := r.(*scorch.IndexSnapshot)
+	if !ok {
+		return nil, nil, r.Close()
+	}
+	return r, is, nil
 }
 
 // Terms counts the terms of field from min to max (inclusive; nil:
