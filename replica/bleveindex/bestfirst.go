@@ -51,7 +51,7 @@ func BestFirstQuery(words []Word, filter query.Query) query.Query {
 // BM25; ask bleve then. TestBestFirstIsBleves holds it to bleve's pages,
 // totals and scores.
 func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query, size, from int, fields []string) (p Page, ok bool, err error) {
-	if len(words) == 0 || (filter != nil && !readable(filter)) {
+	if len(words) == 0 || size < 1 || from < 0 || (filter != nil && !readable(filter)) {
 		return Page{}, false, nil
 	}
 	all := make([]query.Query, 0, len(words)+1)
@@ -69,7 +69,7 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 	conj := query.NewConjunctionQuery(all)
 	keep := from + size
 	var best worstFirst
-	err = i.guarded("scoring the index's matches", func() error {
+	fellBack, err := i.besideBleve("scoring the index's matches", func() error {
 		r, is, err := i.snapshot()
 		if err != nil || is == nil {
 			return err
@@ -141,7 +141,7 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 		ok = true
 		return nil
 	})
-	if err != nil || !ok {
+	if err != nil || !ok || fellBack {
 		return Page{}, false, err
 	}
 	// Best first: the heap's order reversed.

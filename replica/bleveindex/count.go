@@ -67,7 +67,7 @@ func (i *Index) MatchesOf(ctx context.Context, q query.Query) (m *Matches, ok bo
 	if !readable(q) {
 		return nil, false, nil
 	}
-	err = i.guarded("reading the index's matches", func() error {
+	fellBack, err := i.besideBleve("reading the index's matches", func() error {
 		r, snap, err := i.snapshot()
 		if err != nil || snap == nil {
 			return err
@@ -92,7 +92,7 @@ func (i *Index) MatchesOf(ctx context.Context, q query.Query) (m *Matches, ok bo
 		ok = true
 		return nil
 	})
-	if err != nil || !ok {
+	if err != nil || !ok || fellBack {
 		return nil, false, err
 	}
 	return m, true, nil
@@ -104,7 +104,7 @@ func (m *Matches) CountWithin(ctx context.Context, w query.Query) (n uint64, ok 
 	if !readable(w) {
 		return 0, false, nil
 	}
-	err = m.ix.guarded("counting the index's matches", func() error {
+	fellBack, err := m.ix.besideBleve("counting the index's matches", func() error {
 		for k, seg := range m.segs {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -121,7 +121,7 @@ func (m *Matches) CountWithin(ctx context.Context, w query.Query) (n uint64, ok 
 		ok = true
 		return nil
 	})
-	if err != nil || !ok {
+	if err != nil || !ok || fellBack {
 		return 0, false, err
 	}
 	return n, true, nil

@@ -421,3 +421,20 @@ func snapshotSegmentIDs(t *testing.T, ix *Index) []uint64 {
 	}
 	return ids
 }
+
+// A panic while reading the segments beside bleve is not taken for a
+// corrupt index: the caller asks bleve instead, and the index stays
+// open. The same panic inside bleve's own search marks it corrupt.
+func TestPanicBesideBleveFallsBack(t *testing.T) {
+	ix := countIndex(t, 200, 19)
+	fellBack, err := ix.besideBleve("a read beside bleve", func() error { panic("a mistake of ours") })
+	if !fellBack || err != nil || ix.Err() != nil {
+		t.Fatalf("fell back %v, %v; index %v", fellBack, err, ix.Err())
+	}
+	if got, err := ix.CountMatches(context.Background(), EveryTerm(ix.Bleve().Mapping(), "words", "raad")); err != nil || got == 0 {
+		t.Fatalf("after the fall back: %d, %v", got, err)
+	}
+	if err := ix.guarded("bleve's search", func() error { panic("a segment gone bad") }); err == nil || ix.Err() == nil {
+		t.Fatalf("a panic inside bleve's own search: %v; index %v", err, ix.Err())
+	}
+}

@@ -148,24 +148,40 @@ func (i *Index) Search(ctx context.Context, req *bleve.SearchRequest) (res *blev
 // (a segment file gone bad) makes the index unavailable (ErrCorrupt) and
 // is returned as that error, never reaching the caller as a panic.
 func (i *Index) guarded(what string, f func() error) error {
-	i.mu.RLock()
-	if i.broken != nil {
-		defer i.mu.RUnlock()
-		return i.broken
-	}
-	err, panicked := func() (err error, panicked bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				err, panicked = fmt.Errorf("%s panicked: %v", what, r), true
-			}
-		}()
-		return f(), false
-	}()
-	i.mu.RUnlock()
+	err, panicked := i.recovering(what, f)
 	if panicked {
 		return i.fail(replica.ErrCorrupt, err)
 	}
 	return err
+}
+
+// besideBleve runs f, a read of the segments beside bleve's own searches
+// (count.go, bestfirst.go), as guarded does, except that a panic in it
+// is not taken for a corrupt index: it may be this package's own
+// mistake, so the caller is told to ask bleve instead (fellBack), which
+// finds a segment gone bad itself.
+func (i *Index) besideBleve(what string, f func() error) (fellBack bool, err error) {
+	err, panicked := i.recovering(what, f)
+	if panicked {
+		return true, nil
+	}
+	return false, err
+}
+
+// recovering runs f under the index's read lock, refused once the index
+// is broken, with a panic in f returned as an error.
+func (i *Index) recovering(what string, f func() error) (err error, panicked bool) {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	if i.broken != nil {
+		return i.broken, false
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err, panicked = fmt.Errorf("%s panicked: %v", what, r), true
+		}
+	}()
+	return f(), false
 }
 
 // snapshot is a reader of the index's current scorch snapshot, for what

@@ -66,7 +66,8 @@ func Stored(h *search.DocumentMatch, field string) string {
 // SearchNewest is the page of q's matches from offset from, newest first.
 // A query matching many documents (a kind, a common word, a year) would
 // sort every match for a page of ten; so the matches are counted first
-// (CountMatches), and many are read one window of recent days at a time,
+// (from the bitmaps, MatchesOf, or by bleve where they do not read q),
+// and many are read one window of recent days at a time,
 // newest window first, until the page is full. A page that starts
 // beyond the windows is the full sort's, from the offset past the
 // windows' matches. The windows count back from last, the question's
