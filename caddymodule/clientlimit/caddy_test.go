@@ -182,19 +182,16 @@ func TestInCaddy(t *testing.T) {
 
 	t.Run("a reload keeps the state", func(t *testing.T) {
 		// Same limits, other response: 203.0.113.1 is still out of room.
-		cfg := testcaddy.Adapt(t, fmt.Sprintf(caddyfileTmpl, admin, port, shapedPort, 3, "v2"))
-		if err := caddy.Load(cfg, true); err != nil {
-			t.Fatal(err)
-		}
+		// testcaddy.Reload returns once the old config's sockets (the
+		// site's and the admin endpoint's) are closed: a request right
+		// after caddy.Load could be queued on one and reset.
+		testcaddy.Reload(t, fmt.Sprintf(caddyfileTmpl, admin, port, shapedPort, 3, "v2"))
 		a := get(t, base+"/mcp/raad", "203.0.113.1")
 		if a.code != 429 || a.hdr.Get("Retry-After") != "60" {
 			t.Fatalf("after reload: %d %v %q, want still 429", a.code, a.hdr, a.body)
 		}
 		// A larger burst gives exactly the extra room, not a fresh bucket.
-		cfg = testcaddy.Adapt(t, fmt.Sprintf(caddyfileTmpl, admin, port, shapedPort, 4, "v3"))
-		if err := caddy.Load(cfg, true); err != nil {
-			t.Fatal(err)
-		}
+		testcaddy.Reload(t, fmt.Sprintf(caddyfileTmpl, admin, port, shapedPort, 4, "v3"))
 		if a := get(t, base+"/mcp/raad", "203.0.113.1"); a.code != 200 || a.body != "raad v3" {
 			t.Fatalf("after raising the burst to 4: %d %q", a.code, a.body)
 		}

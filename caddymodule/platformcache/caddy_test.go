@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/besluitbron/besluitbron/cache"
 	"github.com/besluitbron/besluitbron/internal/testcaddy"
 	"github.com/besluitbron/besluitbron/internal/testproc"
@@ -203,9 +201,7 @@ func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 	// A reload keeps the same store objects and what they hold.
 	before := storeOf("obv")
 	reloaded := strings.Replace(testConfig(admin, port, u.srv.URL, "1.0.0"), "memory 16MiB", "memory 32MiB", 1)
-	if err := caddy.Load(testcaddy.Adapt(t, reloaded), true); err != nil {
-		t.Fatal(err)
-	}
+	testcaddy.Reload(t, reloaded) // and its admin endpoint's old socket closed: the purge below asks it
 	if storeOf("obv") != before {
 		t.Fatal("reload replaced the store")
 	}
@@ -217,9 +213,7 @@ func TestInCaddyKindsStatusAdminMetricsReload(t *testing.T) {
 		t.Fatalf("after reload: %q", resp.Header.Get("Cache-Status"))
 	}
 	// A reload with another version override: the entry drops when asked.
-	if err := caddy.Load(testcaddy.Adapt(t, testConfig(admin, port, u.srv.URL, "2.0.0")), true); err != nil {
-		t.Fatal(err)
-	}
+	testcaddy.Reload(t, testConfig(admin, port, u.srv.URL, "2.0.0"))
 	if storeOf("obv") != before {
 		t.Fatal("version reload replaced the store")
 	}

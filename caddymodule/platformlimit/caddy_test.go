@@ -305,7 +305,7 @@ http://127.0.0.1:%d {
 			t.Fatalf("status %d", resp.StatusCode)
 		}
 	}
-	testcaddy.Load(t, cfg(20))
+	testcaddy.Reload(t, cfg(20)) // returns once the old admin endpoint is closed too
 	st := adminStatus(t, admin, "ob")
 	if st.Capacity != 20 || st.UnitsSpent != 4 || st.Available != 6 || len(st.Heaviest) != 1 || st.Heaviest[0].Used != 4 {
 		t.Fatalf("after the reload: %+v; want capacity 20, 4 units spent, 6 left, app:x's usage kept", st)

@@ -2,6 +2,7 @@ package testcaddy
 
 import (
 	"bufio"
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -30,10 +31,15 @@ import (
 const oldListenerWait = 10 * time.Second
 
 // runningListenerSockets returns the socket inodes of this process that
-// listen on the TCP ports of the running config's HTTP servers; nil where
-// /proc does not tell.
-func runningListenerSockets() map[string]bool {
+// listen on the TCP ports of the running config's HTTP servers, and on
+// the extra ports (an admin endpoint's); nil where /proc does not tell.
+func runningListenerSockets(extra ...int) map[string]bool {
 	ports := runningHTTPPorts()
+	if len(ports) > 0 {
+		for _, p := range extra {
+			ports[p] = true
+		}
+	}
 	if len(ports) == 0 {
 		return nil
 	}
@@ -90,6 +96,42 @@ func runningHTTPPorts() map[int]bool {
 		}
 	}
 	return ports
+}
+
+// adminPort is the TCP port of cfg's admin endpoint (JSON; Caddy's
+// default when it names none), or none when it is off or not TCP. Caddy
+// starts a new config's admin endpoint on its SO_REUSEPORT socket beside
+// the old one and stops the old one in the background ("stopped previous
+// server"), so a request sent right after the load could be queued on the
+// old socket and reset when it closes.
+func adminPort(cfg []byte) []int {
+	var c struct {
+		Admin *struct {
+			Disabled bool   `json:"disabled"`
+			Listen   string `json:"listen"`
+		} `json:"admin"`
+	}
+	if json.Unmarshal(cfg, &c) != nil {
+		return nil
+	}
+	listen := caddy.DefaultAdminListen
+	if c.Admin != nil {
+		if c.Admin.Disabled {
+			return nil
+		}
+		if c.Admin.Listen != "" {
+			listen = c.Admin.Listen
+		}
+	}
+	_, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return nil
+	}
+	return []int{n}
 }
 
 // ownSockets returns the inodes of the sockets this process holds open.

@@ -92,12 +92,14 @@ func WithoutPersistence(t testing.TB, cfg []byte) []byte {
 }
 
 // Reload loads a new config over the running one, as `caddy reload` does,
-// and returns once the old config's HTTP listeners are closed
+// and returns once the old config's HTTP listeners, and its admin
+// endpoint's where the new config keeps the address, are closed
 // (oldlisteners.go): a new connection then reaches the new config.
 func Reload(t testing.TB, caddyfileText string) {
 	t.Helper()
-	old := runningListenerSockets()
-	if err := caddy.Load(WithoutPersistence(t, Adapt(t, caddyfileText)), true); err != nil {
+	cfg := WithoutPersistence(t, Adapt(t, caddyfileText))
+	old := runningListenerSockets(adminPort(cfg)...)
+	if err := caddy.Load(cfg, true); err != nil {
 		t.Fatalf("reloading config: %v", err)
 	}
 	waitClosed(t, old)
