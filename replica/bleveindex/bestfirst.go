@@ -9,9 +9,11 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/scorer"
+	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
@@ -51,8 +53,11 @@ func BestFirstQuery(words []Word, filter query.Query) query.Query {
 // BM25; ask bleve then. TestBestFirstIsBleves holds it to bleve's pages,
 // totals and scores.
 func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query, size, from int, fields []string) (p Page, ok bool, err error) {
-	if len(words) == 0 || size < 1 || from < 0 || (filter != nil && !readable(filter)) {
+	if len(words) == 0 || size < 1 || from < 0 || from > math.MaxInt32 || (filter != nil && !readable(filter)) {
 		return Page{}, false, nil
+	}
+	if im, isImpl := i.bl.Mapping().(*mapping.IndexMappingImpl); !isImpl || im.ScoringModel != index.BM25Scoring {
+		return Page{}, false, nil // bleve scores by tf-idf: not this loop's formula
 	}
 	all := make([]query.Query, 0, len(words)+1)
 	for _, w := range words {

@@ -438,3 +438,19 @@ func TestPanicBesideBleveFallsBack(t *testing.T) {
 		t.Fatalf("a panic inside bleve's own search: %v; index %v", err, ix.Err())
 	}
 }
+
+// An index scored by tf-idf (bleve's default) is not answered beside
+// bleve: the loop computes BM25.
+func TestBestFirstLeavesTFIDFToBleve(t *testing.T) {
+	ix, _ := open(t, t.TempDir(), toy(false))
+	if err := ix.Apply([]Op{Upsert("a", toyDoc{Title: "raad besluit", Kind: "x"})}, []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := ix.BestFirst(context.Background(), []Word{{Field: "title", Term: "raad"}}, nil, 10, 0, nil); ok || err != nil {
+		t.Fatalf("answered %v, %v; want bleve to answer", ok, err)
+	}
+	page, err := ix.SearchBestFirst(context.Background(), []Word{{Field: "title", Term: "raad"}}, nil, 10, 0, nil)
+	if err != nil || page.Total != 1 || len(page.Hits) != 1 || page.Hits[0].ID != "a" {
+		t.Fatalf("by bleve: %+v, %v", page, err)
+	}
+}
