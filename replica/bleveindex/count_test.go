@@ -89,7 +89,9 @@ var (
 // randomCountQuery is a query the bitmaps read (CountFromBitmaps), of depth at most depth.
 func randomCountQuery(r *rand.Rand, ix *Index, depth int) query.Query {
 	leaf := func() query.Query {
-		switch r.IntN(5) {
+		switch r.IntN(6) {
+		case 5:
+			return query.NewMatchAllQuery()
 		case 0:
 			t := query.NewTermQuery(countKinds[r.IntN(len(countKinds))])
 			t.SetField("kind")

@@ -242,11 +242,11 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 		// neither number.
 		filters = append(filters, bleveindex.DaysFromTo(fieldFromNum, "", q.InForceOn), bleveindex.DaysFromTo(fieldUntilNum, q.InForceOn, ""))
 	}
-	var qq query.Query = query.NewMatchAllQuery()
-	if words != "" {
+	byDate := q.Order != "" || words == ""
+	var qq query.Query = query.NewMatchAllQuery() // by date: what is searched
+	if words != "" && byDate {
 		qq = bleveindex.EveryWord(fieldText, words)
 	}
-	byDate := q.Order != "" || words == ""
 	var filter query.Query // best match first: what selects without a score
 	switch {
 	case !byDate:
