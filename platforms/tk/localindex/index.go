@@ -373,9 +373,6 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 	words := strings.TrimSpace(q.Words)
 	scored := q.Relevance && words != ""
 	must := []query.Query{categoryIs("document")}
-	if scored {
-		must = append(must, bleveindex.EveryWord(fieldText, words))
-	}
 	if s := strings.TrimSpace(q.Soort); s != "" {
 		t := query.NewTermQuery(strings.ToLower(s))
 		t.SetField(fieldSoort)
@@ -399,13 +396,14 @@ func (i *Index) SearchDocuments(ctx context.Context, q Query) (Result, error) {
 	var hits search.DocumentMatchCollection
 	var err error
 	if scored {
-		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery(must), q.Limit, q.Offset, false)
-		req.Fields = []string{fieldEntity}
-		res, err := i.store.Search(ctx, req)
+		// Best match first: the words scored, the kind, category and
+		// days only selecting (bleveindex.Index.SearchBestFirst).
+		page, err := i.store.SearchBestFirst(ctx, bleveindex.WordsOf(i.store.Bleve().Mapping(), fieldText, words),
+			query.NewConjunctionQuery(must), q.Limit, q.Offset, []string{fieldEntity})
 		if err != nil {
 			return Result{}, err
 		}
-		total, hits = res.Total, res.Hits
+		total, hits = page.Total, page.Hits
 	} else if total, hits, err = i.newestFirst(ctx, must, q); err != nil {
 		return Result{}, err
 	}
