@@ -193,8 +193,8 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 	}
 
 	for _, args := range []map[string]any{
-		{"query": "gemeenteraad", "organization": "soest"},
-		{"query": "gemeenteraad"}, // every source of the scope
+		{"query": "raadsvergadering", "organization": "soest"},
+		{"query": "raadsvergadering"}, // every source of the scope
 		{"query": "raadsvergadering", "sort": "date_desc", "entity_type": "Document"},
 	} {
 		o, asked := call(args)
@@ -226,11 +226,11 @@ func TestCouncilSearchAnsweredByTheReplica(t *testing.T) {
 	}
 
 	for why, args := range map[string]map[string]any{
-		"full_text asks for words inside the documents": {"query": "gemeenteraad", "organization": "soest", "full_text": true},
-		"outside the replica's scope":                   {"query": "gemeenteraad", "organization": "utrecht"},
+		"full_text asks for words inside the documents": {"query": "raadsvergadering", "organization": "soest", "full_text": true},
+		"outside the replica's scope":                   {"query": "raadsvergadering", "organization": "utrecht"},
 		"holds no match":                                {"query": "xyzzyplugh", "organization": "soest"},
-		"not by title":                                  {"query": "gemeenteraad", "sort": "title_asc"},
-		"not Recording":                                 {"query": "gemeenteraad", "entity_type": "Recording"},
+		"not by title":                                  {"query": "raadsvergadering", "sort": "title_asc"},
+		"not Recording":                                 {"query": "raadsvergadering", "entity_type": "Recording"},
 	} {
 		o, asked := call(args)
 		if asked != 1 || o.BudgetUnits == 0 || !strings.HasPrefix(o.Provenance, "asked OpenBesluitvorming: ") || !strings.Contains(o.Provenance, why) {
@@ -286,7 +286,7 @@ func TestCouncilReplicaDiskBudget(t *testing.T) {
 		t.Errorf("the status page does not say why the harvest waits:\n%s", page)
 	}
 	mc := mcptest.Connect(t, h.base+"/mcp/obv")
-	_, structured, isError := callMCPToolParts(t, mc, "obv_search", map[string]any{"query": "gemeenteraad", "organization": "soest"})
+	_, structured, isError := callMCPToolParts(t, mc, "obv_search", map[string]any{"query": "raadsvergadering", "organization": "soest"})
 	if isError || !strings.Contains(structured, "asked OpenBesluitvorming: the replica is still being built") {
 		t.Fatalf("search while held: %s", structured)
 	}

@@ -401,7 +401,7 @@ func TestFiguresOBVRepeats(t *testing.T) {
 		decided := 0 // motions the platform holds as aangehouden
 		snapshotAll(t, emu, []string{src}, func(r export.ExportRecord) {
 			platform[r.EntityID] = true
-			if r.EntityType == "motion" && strings.Contains(string(r.Payload), `"result":"aangehouden"`) {
+			if strings.EqualFold(r.EntityType, "motion") && strings.Contains(string(r.Payload), `"result":"aangehouden"`) {
 				decided++
 			}
 		})

@@ -214,7 +214,7 @@ func TestHarvestKeepsWhatThePlatformHolds(t *testing.T) {
 		!got[0].CaughtUpAt.Equal(p.CompleteUpTo) || got[0].Lag != time.Hour {
 		t.Fatalf("per source: %+v", got)
 	}
-	res, err := idx.Search(context.Background(), localindex.Query{Words: "gemeenteraad", Limit: 5})
+	res, err := idx.Search(context.Background(), localindex.Query{Words: "raadsvergadering", Limit: 5})
 	if err != nil || res.Total == 0 {
 		t.Fatalf("a word search of the replica: %+v, %v", res, err)
 	}
@@ -526,11 +526,11 @@ func TestSurfaceAnswersWordsFromTheReplica(t *testing.T) {
 	}
 
 	// Still being built: the platform answers.
-	if page := ask(adapters.Question{Words: "gemeenteraad", Limit: 5}); len(asked) != 1 || !strings.Contains(page.Provenance, "asked OpenBesluitvorming: the replica is still being built") {
+	if page := ask(adapters.Question{Words: "raadsvergadering", Limit: 5}); len(asked) != 1 || !strings.Contains(page.Provenance, "asked OpenBesluitvorming: the replica is still being built") {
 		t.Fatalf("before the first round: asked %v, provenance %q", asked, page.Provenance)
 	}
 	r.settle() // the round completes
-	page := ask(adapters.Question{Words: "gemeenteraad", Organisation: "soest", Limit: 5})
+	page := ask(adapters.Question{Words: "raadsvergadering", Organisation: "soest", Limit: 5})
 	if len(asked) != 0 || len(page.Hits) == 0 || !strings.Contains(page.Provenance, "complete up to "+harvestStart.Format(time.RFC3339)) {
 		t.Fatalf("caught up: asked %v, %d hits, provenance %q", asked, len(page.Hits), page.Provenance)
 	}
@@ -544,13 +544,13 @@ func TestSurfaceAnswersWordsFromTheReplica(t *testing.T) {
 	env.Get = func(context.Context, string, adapters.Request) ([]byte, error) {
 		return nil, adapters.Classify("obv", http.StatusBadGateway, false, 0, false, nil)
 	}
-	if down := ask(adapters.Question{Words: "gemeenteraad", Organisation: "soest", Limit: 5}); len(down.Hits) == 0 ||
+	if down := ask(adapters.Question{Words: "raadsvergadering", Organisation: "soest", Limit: 5}); len(down.Hits) == 0 ||
 		!strings.Contains(down.Provenance, "complete up to "+harvestStart.Format(time.RFC3339)) {
 		t.Fatalf("the platform down: %+v", down)
 	}
 	env.Get = up
 
-	byDate := ask(adapters.Question{Words: "gemeenteraad", Sort: "date", Limit: 20})
+	byDate := ask(adapters.Question{Words: "raadsvergadering", Sort: "date", Limit: 20})
 	if len(asked) != 0 || len(byDate.Hits) < 2 || !strings.Contains(byDate.Provenance, "it keeps only the sources soest, so other organisations' documents are not among these hits") {
 		t.Fatalf("newest first: asked %v, %d hits", asked, len(byDate.Hits))
 	}
@@ -560,9 +560,9 @@ func TestSurfaceAnswersWordsFromTheReplica(t *testing.T) {
 		}
 	}
 	for q, why := range map[adapters.Question]string{
-		{Words: "gemeenteraad", Organisation: "utrecht", Limit: 5}: "outside the replica's scope",
-		{Words: "xyzzyplugh", Limit: 5}:                            "holds no match; words inside documents are only at the platform",
-		{Words: "gemeenteraad", Limit: 5, FullText: true}:          "full_text asks for words inside the documents",
+		{Words: "raadsvergadering", Organisation: "utrecht", Limit: 5}: "outside the replica's scope",
+		{Words: "xyzzyplugh", Limit: 5}:                                "holds no match; words inside documents are only at the platform",
+		{Words: "raadsvergadering", Limit: 5, FullText: true}:          "full_text asks for words inside the documents",
 	} {
 		if page := ask(q); len(asked) != 1 || !strings.HasPrefix(page.Provenance, "asked OpenBesluitvorming: ") || !strings.Contains(page.Provenance, why) {
 			t.Errorf("%+v: asked %v, provenance %q", q, asked, page.Provenance)

@@ -18,10 +18,11 @@ import (
 
 // The large export's records, each built from its position in a source's
 // log. An upsert has the fields and payloads of the small corpus's
-// export (record in meta.go, after OpenBesluitvorming's API.md "Export");
-// a delete is the tombstone of src/exports/log.ts recordDelete: seq, op,
-// time, entity_id, entity_type, source_key and supplier, nothing else
-// (no commit, hash, schema version or payload).
+// export (record in meta.go, after OpenBesluitvorming's API.md "Export"
+// and its compactEntityPayload); a delete is the tombstone of
+// src/exports/log.ts recordDelete: seq, op, time, entity_id, entity_type,
+// source_key and supplier, nothing else (no commit, hash, schema version
+// or payload).
 
 // bigRecord is one line of the large export.
 type bigRecord struct {
@@ -34,39 +35,41 @@ type bigRecord struct {
 	Supplier      string          `json:"supplier"`
 	CommitID      string          `json:"commit_id,omitempty"`
 	ContentHash   string          `json:"content_hash,omitempty"`
-	SchemaVersion int             `json:"schema_version,omitempty"`
+	SchemaVersion string          `json:"schema_version,omitempty"`
 	Payload       json.RawMessage `json:"payload,omitempty"`
 }
 
+// bigEntityTypes are the kinds' entity_type, as the platform writes it
+// (entity-commit.schema.json).
+var bigEntityTypes = [3]string{"Document", "Meeting", "Motion"}
+
 // The payloads, with record's members (meta.go).
 type bigMeeting struct {
-	ID               string   `json:"id"`
-	Name             string   `json:"name"`
-	StartDate        string   `json:"start_date"`
-	Committee        string   `json:"committee"`
-	Organization     string   `json:"organization"`
-	AgendaItemIDs    []string `json:"agenda_item_ids"`
-	HasRecording     bool     `json:"has_recording"`
-	MinutesPublished bool     `json:"minutes_published"`
+	Type      string       `json:"type"`
+	Name      string       `json:"name"`
+	StartDate string       `json:"start_date"`
+	EndDate   string       `json:"end_date,omitempty"`
+	Agenda    []agendaJSON `json:"agenda"`
 }
 
 type bigDocument struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Date        string `json:"date"`
-	MeetingID   string `json:"meeting_id"`
-	OriginalURL string `json:"original_url"`
-	ContentType string `json:"content_type"`
-	PageCount   int    `json:"page_count"`
+	Type            string `json:"type"`
+	Name            string `json:"name"`
+	OriginalURL     string `json:"original_url"`
+	ContentType     string `json:"content_type"`
+	DateModified    string `json:"date_modified"`
+	LastDiscussedAt string `json:"last_discussed_at"`
+	IsReferencedBy  string `json:"is_referenced_by"`
 }
 
 type bigMotion struct {
-	ID           string `json:"id"`
-	Name         string `json:"name"`
-	Result       string `json:"result"`
-	Tally        tally  `json:"tally"`
-	MeetingID    string `json:"meeting_id"`
-	AgendaItemID string `json:"agenda_item_id"`
+	Type            string `json:"type"`
+	Name            string `json:"name"`
+	Result          string `json:"result"`
+	Tally           tally  `json:"tally"`
+	Meeting         string `json:"meeting"`
+	AgendaItem      string `json:"agenda_item"`
+	LastDiscussedAt string `json:"last_discussed_at"`
 }
 
 // bigRecordAt is record seq of source s's log.
@@ -77,7 +80,7 @@ func (e *Emulator) bigRecordAt(s *bigSource, seq int) bigRecord {
 	}
 	kind, idx := kindOf(ent)
 	rec := bigRecord{Seq: seq, Op: "upsert", Time: isoMillis(s.at(seq)), EntityID: s.entityID(kind, idx),
-		EntityType: bigKinds[kind], SourceKey: s.org.Key, Supplier: s.org.Supplier}
+		EntityType: bigEntityTypes[kind], SourceKey: s.org.Key, Supplier: s.org.Supplier}
 	if version == 1 && s.deleted(ent) {
 		rec.Op = "delete"
 		return rec
@@ -96,9 +99,8 @@ func (e *Emulator) bigRecordAt(s *bigSource, seq int) bigRecord {
 	rec.Payload, _ = json.Marshal(payload)
 	h := sha256.Sum256(rec.Payload)
 	rec.ContentHash = "sha256:" + hex.EncodeToString(h[:])
-	c := sha256.Sum256([]byte(rec.EntityID + rec.Time))
-	rec.CommitID = hex.EncodeToString(c[:10])
-	rec.SchemaVersion = 1
+	rec.CommitID = commitID(rec.EntityID, rec.Time)
+	rec.SchemaVersion = schemaVersion
 	return rec
 }
 
@@ -152,33 +154,60 @@ func (s *bigSource) meetingBody(mi int) (body, title string) {
 	return body, body + " " + day
 }
 
-// meeting is meeting mi's payload; version 1 has its minutes.
+// meeting is meeting mi's payload, with its agenda: the council's
+// meeting (the first of a block's two) lists the block's documents, the
+// first (the agenda itself) under "Opening", each other under an item of
+// its name, as the small corpus's meetings (data.go); the committee's has
+// items only. Version 1 is the meeting held: it has its end.
 func (s *bigSource) meeting(id string, mi, version int) bigMeeting {
 	r := s.rnd("meeting", mi)
-	body, title := s.meetingBody(mi)
-	m := bigMeeting{ID: id, Name: title, StartDate: isoMillis(s.meetingWhen(mi)), Committee: body,
-		Organization: s.org.Label, HasRecording: mi%2 == 0 && r.IntN(3) != 0, MinutesPublished: version == 1}
-	for k := range 4 + r.IntN(5) {
-		m.AgendaItemIDs = append(m.AgendaItemIDs, s.entityID(3, mi*20+k))
+	_, title := s.meetingBody(mi)
+	when := s.meetingWhen(mi)
+	m := bigMeeting{Type: "Meeting", Name: title, StartDate: isoMillis(when)}
+	if version == 1 {
+		m.EndDate = isoMillis(when.Add(time.Duration(2+r.IntN(3)) * time.Hour))
 	}
+	item := func(k int, title string, docs ...int) agendaJSON {
+		a := agendaJSON{ID: s.entityID(3, mi*20+k), Title: title, Number: strconv.Itoa(k + 1), Documents: []docRef{}, AgendaItems: []agendaJSON{}}
+		for _, i := range docs {
+			d := s.document(s.entityID(0, i), i, 0)
+			a.Documents = append(a.Documents, docRef{ID: s.entityID(0, i), Name: d.Name, OriginalURL: d.OriginalURL})
+		}
+		return a
+	}
+	if mi%bigKindSize[1] == 0 {
+		first := mi / bigKindSize[1] * bigKindSize[0] // the block's first document: its agenda
+		m.Agenda = append(m.Agenda, item(0, "Opening", first), item(1, "Vaststellen agenda"))
+		for j := 1; j < bigKindSize[0]; j++ {
+			d := s.document(s.entityID(0, first+j), first+j, 0)
+			m.Agenda = append(m.Agenda, item(len(m.Agenda), d.Name, first+j))
+		}
+	} else {
+		m.Agenda = append(m.Agenda, item(0, "Opening"), item(1, "Vaststellen agenda"))
+		for range 2 + r.IntN(5) {
+			m.Agenda = append(m.Agenda, item(len(m.Agenda), corpus.Title(r)))
+		}
+	}
+	m.Agenda = append(m.Agenda, item(len(m.Agenda), "Rondvraag"), item(len(m.Agenda)+1, "Sluiting"))
 	return m
 }
 
 // document is document i's payload: the agenda of its block's council
-// meeting, or a piece on it; version 1 has a new PDF (another page
-// count).
+// meeting, or a piece on it, last discussed there; version 1 is changed
+// at the source some days after the meeting (a new PDF).
 func (s *bigSource) document(id string, i, version int) bigDocument {
 	r := s.rnd("document", i)
 	mi := i / bigKindSize[0] * bigKindSize[1]
 	_, title := s.meetingBody(mi)
-	when := s.meetingWhen(mi).Truncate(24*time.Hour).AddDate(0, 0, -r.IntN(10))
-	d := bigDocument{ID: id, Name: corpus.Title(r), Date: when.Format("2006-01-02"), MeetingID: s.entityID(1, mi),
-		ContentType: "application/pdf", PageCount: 1 + r.IntN(40)}
+	meetingStart := s.meetingWhen(mi)
+	when := meetingStart.Truncate(24*time.Hour).AddDate(0, 0, -r.IntN(10))
+	d := bigDocument{Type: "Document", Name: corpus.Title(r), ContentType: "application/pdf", DateModified: isoMillis(when),
+		LastDiscussedAt: isoMillis(meetingStart), IsReferencedBy: s.entityID(1, mi)}
 	if i%bigKindSize[0] == 0 {
 		d.Name = "Agenda " + strings.ToLower(title[:1]) + title[1:]
 	}
 	if version == 1 {
-		d.PageCount += 1 + r.IntN(5)
+		d.DateModified = isoMillis(meetingStart.AddDate(0, 0, 1+r.IntN(30)))
 	}
 	native := id[strings.LastIndex(id, ":")+1:]
 	d.OriginalURL = supplierFileURL(&source{org: s.org}, native)
@@ -192,8 +221,8 @@ func (s *bigSource) motion(id string, b, version int, changes bool) bigMotion {
 	r := s.rnd("motion", b)
 	mi := b * bigKindSize[1]
 	topic := corpus.Topics[r.IntN(len(corpus.Topics))]
-	mo := bigMotion{ID: id, Name: fmt.Sprintf("M%d %s %s", 1+r.IntN(4), capitalise(topic), s.org.Label),
-		MeetingID: s.entityID(1, mi), AgendaItemID: s.entityID(3, mi*20+2+r.IntN(2))}
+	mo := bigMotion{Type: "Motion", Name: fmt.Sprintf("M%d %s %s", 1+r.IntN(4), capitalise(topic), s.org.Label),
+		Meeting: s.entityID(1, mi), AgendaItem: s.entityID(3, mi*20+2+r.IntN(2)), LastDiscussedAt: isoMillis(s.meetingWhen(mi))}
 	for mo.Result = pickResult(r); changes && mo.Result == "aangehouden"; {
 		mo.Result = pickResult(r)
 	}

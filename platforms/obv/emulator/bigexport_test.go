@@ -102,7 +102,7 @@ func TestLargeExportPagesToTheEnd(t *testing.T) {
 			}
 			cursor = page.Next
 		}
-		if strings.Join(kinds, ",") != "document,meeting,motion" {
+		if strings.Join(kinds, ",") != "Document,Meeting,Motion" {
 			t.Errorf("%s: kinds in order %v", src, kinds)
 		}
 		// Replaying the whole change feed gives the same state.

@@ -160,7 +160,9 @@ func (e *Emulator) visible(ent any) bool {
 	return !t.IsZero() && !t.After(e.now())
 }
 
-func (e *Emulator) meetingDetail(m *meeting) meetingDetail {
+// agendaOf is a meeting's agenda tree, as the entity details and the
+// export's payload (meeting.schema.json, agendaItem) both write it.
+func agendaOf(m *meeting) []agendaJSON {
 	s := m.src
 	var toJSON func(a agendaItem) agendaJSON
 	toJSON = func(a agendaItem) agendaJSON {
@@ -174,12 +176,18 @@ func (e *Emulator) meetingDetail(m *meeting) meetingDetail {
 		}
 		return j
 	}
+	out := []agendaJSON{}
+	for _, a := range m.agenda {
+		out = append(out, toJSON(a))
+	}
+	return out
+}
+
+func (e *Emulator) meetingDetail(m *meeting) meetingDetail {
+	s := m.src
 	out := meetingDetail{entityHeader: entityHeader{EntityID: m.id, EntityType: "Meeting", EntityTypeLabel: "Vergadering", Title: m.title,
 		Organization: s.org.Label, Date: corpus.DutchDate(m.when), SortDate: sortDate(m.when)},
-		Agenda: []agendaJSON{}, Motions: []motionJSON{}, Recordings: []recordingJSON{}}
-	for _, a := range m.agenda {
-		out.Agenda = append(out.Agenda, toJSON(a))
-	}
+		Agenda: agendaOf(m), Motions: []motionJSON{}, Recordings: []recordingJSON{}}
 	for _, mi := range m.motions {
 		mo := s.motions[mi]
 		if !e.visible(mo) {

@@ -285,38 +285,55 @@ type exportRecord struct {
 	Supplier      string         `json:"supplier"`
 	CommitID      string         `json:"commit_id"`
 	ContentHash   string         `json:"content_hash"`
-	SchemaVersion int            `json:"schema_version"`
+	SchemaVersion string         `json:"schema_version"`
 	Payload       map[string]any `json:"payload"`
 }
 
+// schemaVersion is the export's schema_version, as API.md's record
+// writes it (a string, entity-commit.schema.json).
+const schemaVersion = "v1alpha1"
+
+// record is an upsert of ent as the export writes it at time at. The
+// payloads hold members OpenBesluitvorming's compactEntityPayload keeps
+// (src/quickwit/project.ts), in the forms of its schemas/*.schema.json:
+// those this corpus has values for, but a motion's per-member votes,
+// which its entity details carry.
 func (e *Emulator) record(s *source, seq int, at time.Time, ent any) exportRecord {
-	rec := exportRecord{Seq: seq, Op: "upsert", Time: isoMillis(at), SourceKey: s.org.Key, Supplier: s.org.Supplier, SchemaVersion: 1}
+	rec := exportRecord{Seq: seq, Op: "upsert", Time: isoMillis(at), SourceKey: s.org.Key, Supplier: s.org.Supplier, SchemaVersion: schemaVersion}
 	switch v := ent.(type) {
 	case *meeting:
-		rec.EntityID, rec.EntityType = v.id, "meeting"
-		ids := []string{}
-		for _, a := range v.agenda {
-			ids = append(ids, a.id)
+		rec.EntityID, rec.EntityType = v.id, "Meeting"
+		rec.Payload = map[string]any{"type": "Meeting", "name": v.title, "start_date": isoMillis(v.when), "agenda": agendaOf(v)}
+		if held := v.when.Add(24 * time.Hour); !at.Before(held) {
+			// The day after, the meeting's record changes: it has its
+			// end (which member the platform changes is not documented).
+			rec.Payload["end_date"] = isoMillis(v.when.Add(3 * time.Hour))
 		}
-		rec.Payload = map[string]any{"id": v.id, "name": v.title, "start_date": isoMillis(v.when), "committee": v.body,
-			"organization": s.org.Label, "agenda_item_ids": ids, "has_recording": v.recording != "",
-			"minutes_published": !at.Before(v.when.Add(24 * time.Hour))}
 	case *document:
-		rec.EntityID, rec.EntityType = v.id, "document"
-		rec.Payload = map[string]any{"id": v.id, "name": v.title, "date": v.when.Format("2006-01-02"), "meeting_id": s.meetings[v.meeting].id,
-			"original_url": v.downloadURL(), "content_type": "application/pdf", "page_count": v.pages}
+		rec.EntityID, rec.EntityType = v.id, "Document"
+		// Dated by date_modified alone, as this emulator's search dates a
+		// document by its own day (docs/emulators.md).
+		rec.Payload = map[string]any{"type": "Document", "name": v.title, "date_modified": isoMillis(v.when),
+			"is_referenced_by": s.meetings[v.meeting].id, "original_url": v.downloadURL(), "content_type": "application/pdf"}
 	case *motion:
-		rec.EntityID, rec.EntityType = v.id, "motion"
+		rec.EntityID, rec.EntityType = v.id, "Motion"
 		_, t := e.votes(v)
-		rec.Payload = map[string]any{"id": v.id, "name": v.name, "result": v.result, "tally": t,
-			"meeting_id": s.meetings[v.meeting].id, "agenda_item_id": v.agendaItem}
+		m := s.meetings[v.meeting]
+		rec.Payload = map[string]any{"type": "Motion", "name": v.name, "result": v.result, "tally": t,
+			"meeting": m.id, "agenda_item": v.agendaItem, "attachment": v.attachment, "last_discussed_at": isoMillis(m.when)}
 	}
 	pb, _ := json.Marshal(rec.Payload)
 	h := sha256.Sum256(pb)
 	rec.ContentHash = "sha256:" + hex.EncodeToString(h[:])
-	c := sha256.Sum256([]byte(rec.EntityID + rec.Time))
-	rec.CommitID = hex.EncodeToString(c[:10])
+	rec.CommitID = commitID(rec.EntityID, rec.Time)
 	return rec
+}
+
+// commitID is a commit's id in API.md's record form,
+// commit:<entity id>:<12 hex digits>.
+func commitID(entityID, at string) string {
+	c := sha256.Sum256([]byte(entityID + at))
+	return "commit:" + entityID + ":" + hex.EncodeToString(c[:6])
 }
 
 func (e *Emulator) exportParams(w http.ResponseWriter, r *http.Request) (*source, int, bool) {

@@ -640,7 +640,7 @@ func TestExport(t *testing.T) {
 			t.Errorf("duplicate %s", r.EntityID)
 		}
 		seen[r.EntityID] = true
-		if r.Op != "upsert" || r.SourceKey != "soest" || r.Payload["id"] != r.EntityID || !strings.HasPrefix(r.ContentHash, "sha256:") {
+		if r.Op != "upsert" || r.SourceKey != "soest" || r.Payload["type"] != r.EntityType || r.SchemaVersion != "v1alpha1" || !strings.HasPrefix(r.ContentHash, "sha256:") {
 			t.Errorf("record %+v", r)
 		}
 		if _, hasText := r.Payload["markdownText"]; hasText {
@@ -650,7 +650,7 @@ func TestExport(t *testing.T) {
 			kindsSeen = append(kindsSeen, r.EntityType)
 		}
 	}
-	if strings.Join(kindsSeen, ",") != "meeting,document,motion" {
+	if strings.Join(kindsSeen, ",") != "Meeting,Document,Motion" {
 		t.Errorf("kinds in order %v", kindsSeen)
 	}
 	// The whole snapshot in one page is the same set.
@@ -661,7 +661,7 @@ func TestExport(t *testing.T) {
 	// cursor=motion skips ahead.
 	mot := readNDJSON(t, get(e, "/api/export/snapshot?source=soest&cursor=motion"))
 	for _, r := range mot {
-		if r.EntityType != "motion" {
+		if r.EntityType != "Motion" {
 			t.Errorf("cursor=motion gave %s", r.EntityType)
 		}
 	}

@@ -67,17 +67,20 @@ func exportRequest(path, source, cursor string, limit int) adapters.Request {
 
 // ExportRecord is one record of the export.
 type ExportRecord struct {
-	Seq         int64           `json:"seq"`
-	Op          string          `json:"op"`
-	Time        string          `json:"time"`
-	EntityID    string          `json:"entity_id"`
-	EntityType  string          `json:"entity_type"`
-	SourceKey   string          `json:"source_key"`
-	Supplier    string          `json:"supplier"`
-	CommitID    string          `json:"commit_id"`
-	ContentHash string          `json:"content_hash"`
-	Schema      int             `json:"schema_version"`
-	Payload     json.RawMessage `json:"payload"`
+	Seq         int64  `json:"seq"`
+	Op          string `json:"op"`
+	Time        string `json:"time"`
+	EntityID    string `json:"entity_id"`
+	EntityType  string `json:"entity_type"`
+	SourceKey   string `json:"source_key"`
+	Supplier    string `json:"supplier"`
+	CommitID    string `json:"commit_id"`
+	ContentHash string `json:"content_hash"`
+	// schema_version is not decoded: nothing here reads it, and a record
+	// must not be refused for its form. The platform writes a string
+	// ("v1alpha1" in API.md's record; a string in
+	// entity-commit.schema.json), which an int field once refused.
+	Payload json.RawMessage `json:"payload"`
 }
 
 // The export's operations.

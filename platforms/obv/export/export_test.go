@@ -1,11 +1,14 @@
 package export_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -198,5 +201,88 @@ func TestFeedDocumentReadsThePayloads(t *testing.T) {
 	}
 	if _, err := export.FeedDocument(export.ExportRecord{EntityID: "x", Payload: []byte(`[1]`)}); err == nil {
 		t.Error("a payload that is no object was read")
+	}
+}
+
+// A record as the platform writes it (API.md, "Record format": a string
+// schema_version, the entity type capitalised, a commit id; its
+// "media_urls": [ ... ] written as an empty list, so that it is JSON) is
+// read, and a replica gets every word the platform's own search reads of
+// the payload (compactEntityPayload and the project*Content functions of
+// its src/quickwit/project.ts, the shapes of its schemas/): a meeting's
+// agenda at any depth with its documents' names, a document's
+// classification and file name, a motion's proposers, parties and vote
+// summary, and the day the platform filters on.
+func TestFeedDocumentReadsWhatThePlatformSearches(t *testing.T) {
+	record := func(typ, id, payload string) string {
+		var compact bytes.Buffer // one record a line
+		if err := json.Compact(&compact, []byte(payload)); err != nil {
+			t.Fatal(err)
+		}
+		return `{"seq":42,"op":"upsert","time":"2026-07-10T12:00:00.000Z","entity_id":"` + id + `","entity_type":"` + typ +
+			`","source_key":"soest","supplier":"notubiz","commit_id":"commit:` + id + `:abc123def456","content_hash":"sha256:...","schema_version":"v1alpha1","payload":` + compact.String() + "}\n"
+	}
+	meeting := `{"type":"Meeting","name":"Raadsvergadering 2024-11-07","classification":["Raad"],"location":"Raadzaal","start_date":"2024-11-07T19:00:00.000Z",
+		"organization":"organization:notubiz:gemeente:soest","committee":"committee:notubiz:gemeente:soest:7",
+		"agenda":[{"id":"a1","title":"Opening","number":"1","documents":[{"id":"d1","name":"Raadsvoorstel begroting 2025"}],"agenda_items":[]},
+		{"id":"a2","title":"Hamerstukken","description":"Stukken zonder bespreking","agenda_items":[{"id":"a2a","title":"Verordening afvalstoffenheffing",
+		"documents":[{"id":"d2","name":"Bijlage tarieventabel"}]}]}]}`
+	document := `{"type":"Document","name":"Raadsvoorstel begroting 2025","classification":["Raadsvoorstel"],"file_name":"rv-begroting.pdf",
+		"original_url":"https://soest.notubiz.nl/document/1","content_type":"application/pdf","date_modified":"2024-10-01T08:00:00.000Z",
+		"last_discussed_at":"2024-11-07T19:00:00.000Z","derived_content":{"markdown_key":"k"},"media_urls":[]}`
+	motion := `{"type":"Motion","name":"M1 Woningbouw Soesterberg","motion_type":"Moties","status":"Motie aangenomen","result":"aangenomen",
+		"date":"2024-11-01","proposers":["J. de Vries"],"parties":["Lokaal Soest"],"vote_summary":"unaniem",
+		"votes":[{"option":"voor","voter_name":"Kasius, S.","group_name":"Partij ITH"},{"option":"tegen","voter_name":"A.","group_name":"Partij ITH"}],
+		"tally":{"in_favour":20,"against":11},"meeting":"meeting:notubiz:gemeente:soest:1","agenda_item_hint":"4a moties vreemd"}`
+	body := record("Meeting", "meeting:notubiz:gemeente:soest:1", meeting) +
+		record("Document", "document:notubiz:gemeente:soest:12345", document) +
+		record("Motion", "motion:notubiz:gemeente:soest:9", motion)
+	page, err := export.ParseExportPage("soest", http.Header{}, []byte(body))
+	if err != nil || len(page.Records) != 3 {
+		t.Fatalf("the documented record shape: %+v %v", page, err)
+	}
+	for _, c := range []struct {
+		typ, title, day string
+		words           []string
+		notWords        []string
+	}{
+		{"meeting", "Raadsvergadering 2024-11-07", "2024-11-07",
+			[]string{"Raad", "Raadzaal", "Opening", "Raadsvoorstel begroting 2025", "Stukken zonder bespreking", "Verordening afvalstoffenheffing", "Bijlage tarieventabel"},
+			[]string{"organization:notubiz", "committee:notubiz"}},
+		{"document", "Raadsvoorstel begroting 2025", "2024-11-07", []string{"Raadsvoorstel", "rv-begroting.pdf"}, nil},
+		{"motion", "M1 Woningbouw Soesterberg", "2024-11-01",
+			[]string{"Moties", "Motie aangenomen", "aangenomen", "J. de Vries", "Lokaal Soest", "unaniem", "Partij ITH", "4a moties vreemd"}, nil},
+	} {
+		var d export.FeedDoc
+		for _, r := range page.Records {
+			if strings.EqualFold(r.EntityType, c.typ) {
+				d, err = export.FeedDocument(r)
+			}
+		}
+		if err != nil || d.Type != c.typ || d.Title != c.title || d.Date != c.day {
+			t.Errorf("%s: %+v %v; want title %q, day %s", c.typ, d, err, c.title, c.day)
+		}
+		words := strings.Split(d.Words, "\n")
+		for _, w := range c.words {
+			if !slices.Contains(words, w) {
+				t.Errorf("%s: %q is not among its words %q", c.typ, w, words)
+			}
+		}
+		for _, w := range c.notWords {
+			if strings.Contains(d.Words, w) {
+				t.Errorf("%s: the reference %q is among its words", c.typ, w)
+			}
+		}
+		if c.typ == "motion" && strings.Count(d.Words, "Partij ITH") != 1 {
+			t.Errorf("a party that voted twice is in the words %d times, want once", strings.Count(d.Words, "Partij ITH"))
+		}
+	}
+
+	// A hostile payload nests its agenda two thousand deep: read to a bound,
+	// no more.
+	deep := strings.Repeat(`{"title":"laag","agenda_items":[`, 2000) + strings.Repeat(`]}`, 2000)
+	d, err := export.FeedDocument(export.ExportRecord{EntityID: "m", EntityType: "Meeting", Payload: []byte(`{"name":"Diep","agenda":[` + deep + `]}`)})
+	if err != nil || d.Title != "Diep" || strings.Count(d.Words, "laag") > 20 || strings.Count(d.Words, "laag") < 8 {
+		t.Errorf("a deep agenda: %d levels read, %v", strings.Count(d.Words, "laag"), err)
 	}
 }

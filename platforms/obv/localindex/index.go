@@ -29,7 +29,7 @@ import (
 
 // format names how records become documents and what the checkpoint
 // means (bleveindex.Config.Format): change it when either changes.
-const format = "obv-export-v4"
+const format = "obv-export-v5"
 
 // The fields of a document.
 const (

@@ -62,7 +62,7 @@ func TestIndexAnswersFromTheExport(t *testing.T) {
 	// A motion's title word, found in its source only when asked so.
 	var motion export.FeedDoc
 	for _, r := range soest {
-		if r.EntityType == "motion" {
+		if strings.EqualFold(r.EntityType, "motion") {
 			motion, _ = export.FeedDocument(r)
 			break
 		}
