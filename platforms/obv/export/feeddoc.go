@@ -91,14 +91,14 @@ func FeedDocument(r ExportRecord) (FeedDoc, error) {
 	if d.Date == "" {
 		d.Date, _ = dayOf(r.Time)
 	}
-	d.Words = strings.Join(payloadWords(p, 0), "\n")
+	d.Words = strings.Join(payloadWords(p), "\n")
 	return d, nil
 }
 
 // payloadWords are the words of an object other than its title: its
 // wordKeys, its votes' parties and its nested objects' titles, names and
 // descriptions.
-func payloadWords(p map[string]any, depth int) []string {
+func payloadWords(p map[string]any) []string {
 	var words []string
 	for _, k := range wordKeys {
 		for _, s := range textsOf(p[k]) {
@@ -119,10 +119,8 @@ func payloadWords(p map[string]any, depth int) []string {
 			}
 		}
 	}
-	if depth < maxNesting {
-		for _, k := range nestedKeys {
-			words = append(words, nestedTitles(p[k], depth+1)...)
-		}
+	for _, k := range nestedKeys {
+		words = append(words, nestedTitles(p[k], 1)...)
 	}
 	return words
 }
