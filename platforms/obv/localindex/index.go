@@ -398,7 +398,10 @@ type Result struct {
 var ErrBadQuery = errors.New("a question the council documents index cannot take")
 
 // Search answers q in its order: best match first when it has words
-// and asks none, else newest first.
+// and asks none, else newest first. Best match orders equal scores by
+// where the entities lie in the index, which its merger changes: the
+// page after a merge may repeat or skip a tie of the page before. The
+// orders by day are total orders (day, then id).
 func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if q.Limit == 0 {
 		q.Limit = 10
@@ -409,6 +412,13 @@ func (i *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if q.Order != "" && q.Order != OrderNewest && q.Order != OrderOldest {
 		return Result{}, fmt.Errorf("%w: order %q, want %s or %s", ErrBadQuery, q.Order, OrderNewest, OrderOldest)
 	}
+	return i.search(ctx, q)
+}
+
+// search is Search of a query checked, but for its page's size: a test
+// reads every match of a best-match search in one page (paging it is
+// not a total order, Search's doc says why).
+func (i *Index) search(ctx context.Context, q Query) (Result, error) {
 	words := strings.TrimSpace(q.Words)
 	var filters []query.Query
 	if len(q.Sources) > 0 {
