@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/besluitbron/besluitbron/internal/fakeclock"
 	"github.com/besluitbron/besluitbron/platforms/obv"
 	"github.com/besluitbron/besluitbron/platforms/obv/emulator"
+	"github.com/besluitbron/besluitbron/platforms/obv/localindex"
 	"github.com/besluitbron/besluitbron/replica"
 )
 
@@ -35,8 +37,12 @@ import (
 // three in ten a word of the documents' running text (corpus.Words),
 // which the export's payloads seldom hold. Six in ten name an
 // organisation (a source the emulator imports), three in ten a first
-// day in 2025 or 2026; ten hits each. Repeats are dropped until 1,000
-// are distinct.
+// day among the 600 before the newest the replica holds (the large
+// export creates its entities in the first nine tenths of its log, so
+// its newest meetings are from months before the log ends; real data
+// runs to today); ten hits each. Repeats are dropped until 1,000 are
+// distinct. OBV_UNITS_FIXED_DAYS=1 draws the first days from 2025 and
+// 2026 instead, as the figures before 2026-12-05 did.
 //
 // With OBV_UNITS_RECORDS=n the replica is harvested from the emulator's
 // large export of n records instead (emulator.LargeExport: 124 sources,
@@ -65,6 +71,19 @@ func TestFiguresOBVUnitsPerThousandSearches(t *testing.T) {
 		}
 	}
 	t.Logf("%d sources hold records; the searches naming one name one of these", len(sources))
+	newest, err := idx.Search(context.Background(), localindex.Query{Order: localindex.OrderNewest, Limit: 1})
+	if err != nil || len(newest.Hits) == 0 {
+		t.Fatalf("the newest entity held: %+v %v", newest, err)
+	}
+	last, err := time.Parse(time.DateOnly, newest.Hits[0].Date)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstDays := last.AddDate(0, 0, -600)
+	if os.Getenv("OBV_UNITS_FIXED_DAYS") != "" {
+		firstDays = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	t.Logf("the newest entity held is of %s; the first days asked are drawn from the 600 from %s", last.Format(time.DateOnly), firstDays.Format(time.DateOnly))
 	rnd := corpus.Rand(35, "units")
 	kinds := []string{"motie", "raadsvoorstel", "verordening"}
 	seen := map[adapters.Question]bool{}
@@ -85,7 +104,7 @@ func TestFiguresOBVUnitsPerThousandSearches(t *testing.T) {
 			q.Organisation = sources[rnd.IntN(len(sources))]
 		}
 		if rnd.IntN(10) < 3 {
-			q.From = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, rnd.IntN(600)).Format("2006-01-02")
+			q.From = firstDays.AddDate(0, 0, rnd.IntN(600)).Format("2006-01-02")
 		}
 		if !seen[q] {
 			seen[q] = true
