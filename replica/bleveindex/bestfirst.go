@@ -3,7 +3,6 @@ package bleveindex
 import (
 	"container/heap"
 	"context"
-	"fmt"
 	"math"
 	"sort"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/blevesearch/bleve/v2/search/scorer"
 	index "github.com/blevesearch/bleve_index_api"
-	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
 // Word is one term of a best-match search: a field and a term as the
@@ -84,8 +82,7 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 		if err != nil || !scored {
 			return err
 		}
-		its := make([]segment.PostingsIterator, len(sc))
-		var hit uint64
+		var parts []segmentPart
 		for n, ss := range is.Segments() {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -98,43 +95,10 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 				continue
 			}
 			p.Total += bm.GetCardinality()
-			for k, s := range sc {
-				dict, err := ss.Segment().Dictionary(s.Field)
-				if err != nil {
-					return err
-				}
-				pl, err := dict.PostingsList([]byte(s.Term), ss.Deleted(), nil)
-				if err != nil {
-					return err
-				}
-				its[k] = pl.Iterator(true, true, false, nil)
-				if o, ok := its[k].(segment.OptimizablePostingsIterator); ok && o.ActualBitmap() != nil {
-					o.ReplaceActual(bm) // as bleve's conjunction does: only the matches are read
-				}
-			}
-			docs := bm.Iterator()
-			for docs.HasNext() {
-				doc := docs.Next()
-				m := scoredMatch{hit: hit, seg: n, doc: doc}
-				hit++
-				for k, s := range sc {
-					post, err := its[k].Advance(uint64(doc))
-					if err != nil {
-						return err
-					}
-					if post == nil || post.Number() != uint64(doc) {
-						return fmt.Errorf("best first lost %q in segment %d at %d", s.Term, n, doc)
-					}
-					m.score += s.score(post.Frequency(), post.Norm())
-				}
-				switch {
-				case len(best) < keep:
-					heap.Push(&best, m)
-				case m.score > best[0].score: // an equal score comes later in the index: it stays out
-					best[0] = m
-					heap.Fix(&best, 0)
-				}
-			}
+			parts = append(parts, segmentPart{seg: n, ss: ss, bm: bm})
+		}
+		if best, err = scoreParts(ctx, sc, parts, p.Total, keep); err != nil {
+			return err
 		}
 		for k, m := range best {
 			id, err := is.Segments()[m.seg].DocID(uint64(m.doc))
@@ -261,7 +225,8 @@ func scorers(is *scorch.IndexSnapshot, words []Word) (out []termScorer, scored b
 }
 
 // scoredMatch is a match in the heap: its score and its place in the
-// index's order (bleve's HitNumber), which breaks ties of score.
+// index's order (hit: its segment, then its number there, the order in
+// which bleve numbers its hits), which breaks ties of score.
 type scoredMatch struct {
 	score float64
 	hit   uint64
@@ -270,24 +235,38 @@ type scoredMatch struct {
 	id    string // looked up for the page only
 }
 
-// worstFirst is a heap whose top is the match that leaves first: the
-// lowest score, and of equal scores the latest in the index.
+// worse tells whether a leaves the page before b: a lower score, or an
+// equal score later in the index.
+func worse(a, b scoredMatch) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.hit > b.hit
+}
+
+// worstFirst is a heap whose top is the match that leaves first.
 type worstFirst []scoredMatch
 
-func (h worstFirst) Len() int { return len(h) }
-func (h worstFirst) Less(i, j int) bool {
-	if h[i].score != h[j].score {
-		return h[i].score < h[j].score
-	}
-	return h[i].hit > h[j].hit
-}
-func (h worstFirst) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *worstFirst) Push(x any)   { *h = append(*h, x.(scoredMatch)) }
+func (h worstFirst) Len() int           { return len(h) }
+func (h worstFirst) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h worstFirst) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *worstFirst) Push(x any)        { *h = append(*h, x.(scoredMatch)) }
 func (h *worstFirst) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// offer keeps m when it is among the keep best seen.
+func (h *worstFirst) offer(m scoredMatch, keep int) {
+	switch {
+	case len(*h) < keep:
+		heap.Push(h, m)
+	case worse((*h)[0], m):
+		(*h)[0] = m
+		heap.Fix(h, 0)
+	}
 }
 
 // withFields loads the stored fields of the page's documents with bleve,

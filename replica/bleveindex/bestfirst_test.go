@@ -2,6 +2,7 @@ package bleveindex
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -14,9 +15,25 @@ import (
 // documents with the same scores to the bit in the same order (equal
 // scores in the index's order, on one snapshot), and the same total, for
 // one to three words and filters of terms, ranges, disjunctions and
-// exclusions, over segments with deleted and replaced documents.
+// exclusions, over segments with deleted and replaced documents; in one
+// loop, and cut into chunks scored by three goroutines.
 func TestBestFirstIsBleves(t *testing.T) {
 	ix := countIndex(t, 3000, 13)
+	above, workers := parallelAbove, parallelWorkers
+	t.Cleanup(func() { parallelAbove, parallelWorkers = above, workers })
+	for _, c := range []struct {
+		name    string
+		above   uint64
+		workers int
+	}{{"one loop", math.MaxUint64, 1}, {"in chunks", 0, 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			parallelAbove, parallelWorkers = c.above, c.workers
+			bestFirstIsBleves(t, ix)
+		})
+	}
+}
+
+func bestFirstIsBleves(t *testing.T, ix *Index) {
 	m := ix.Bleve().Mapping()
 	r := rand.New(rand.NewPCG(17, 3))
 	ctx := context.Background()

@@ -1,0 +1,198 @@
+package bleveindex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	segment "github.com/blevesearch/scorch_segment_api/v2"
+)
+
+// BestFirst scores every match of its words; a common pair of words at
+// millions of documents has hundreds of thousands, one loop's work of
+// tens of milliseconds. Above parallelAbove matches, and when no other
+// scoring runs in the process, the matches are cut into chunks, by
+// segment and by ranges of document numbers within one, and scored by up
+// to parallelWorkers goroutines, each keeping its own best; the page is
+// the best of theirs. The page is the same whatever the cut: every match
+// is scored by the same function, and the order (score, then the index's
+// order) is total. The goroutines spend about a quarter more CPU time
+// than one loop (docs/benchmarks/caselaw.md), which pays for a question
+// alone on the machine but not beside others: a scoring that starts
+// while another runs keeps to one loop.
+var (
+	parallelAbove   uint64       = 50_000
+	parallelWorkers              = min(runtime.GOMAXPROCS(0), 4)
+	scoringNow      atomic.Int32 // the scorings running in the process
+)
+
+// chunksPerWorker cuts more chunks than workers, so that a worker whose
+// chunks score slowly is not waited for.
+const chunksPerWorker = 4
+
+// segmentPart is one segment's matches.
+type segmentPart struct {
+	seg int
+	ss  *scorch.SegmentSnapshot
+	bm  *roaring.Bitmap
+}
+
+// matchChunk is a segment's matches with numbers in [lo, hi).
+type matchChunk struct {
+	segmentPart
+	lo, hi uint64
+}
+
+// scoreParts is the keep best of the parts' matches (total of them).
+func scoreParts(ctx context.Context, sc []termScorer, parts []segmentPart, total uint64, keep int) (worstFirst, error) {
+	alone := scoringNow.Add(1) == 1
+	defer scoringNow.Add(-1)
+	workers, want := 1, uint64(1) // one chunk a segment
+	if total > parallelAbove && parallelWorkers > 1 && alone {
+		workers, want = parallelWorkers, uint64(parallelWorkers*chunksPerWorker)
+	}
+	chunks := cutChunks(parts, total, want)
+	if workers == 1 || len(chunks) == 1 {
+		var best worstFirst
+		for _, c := range chunks {
+			if err := scoreChunk(ctx, sc, c, keep, &best); err != nil {
+				return nil, err
+			}
+		}
+		return best, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		next     int
+		firstErr error
+		panicked any
+		bests    = make([]worstFirst, workers)
+	)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				// A panic is raised again in the caller's goroutine,
+				// where besideBleve turns it into bleve's answer.
+				if v := recover(); v != nil {
+					mu.Lock()
+					panicked = v
+					mu.Unlock()
+					cancel()
+				}
+			}()
+			for {
+				mu.Lock()
+				k := next
+				next++
+				mu.Unlock()
+				if k >= len(chunks) {
+					return
+				}
+				if err := scoreChunk(ctx, sc, chunks[k], keep, &bests[w]); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if panicked != nil {
+		panic(panicked)
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	var best worstFirst
+	for _, b := range bests {
+		for _, m := range b {
+			best.offer(m, keep)
+		}
+	}
+	return best, nil
+}
+
+// cutChunks cuts the parts into about want chunks of about equal
+// matches, each within one segment.
+func cutChunks(parts []segmentPart, total, want uint64) []matchChunk {
+	per := max(1, (total+want-1)/max(1, want))
+	var out []matchChunk
+	for _, p := range parts {
+		card := p.bm.GetCardinality()
+		n := max(1, (card+per-1)/per)
+		lo := uint64(0)
+		for k := uint64(1); k <= n; k++ {
+			hi := uint64(math.MaxUint32) + 1
+			if k < n {
+				at, err := p.bm.Select(uint32(k * card / n))
+				if err != nil {
+					hi = uint64(math.MaxUint32) + 1
+				} else {
+					hi = uint64(at)
+				}
+			}
+			if hi > lo {
+				out = append(out, matchChunk{segmentPart: p, lo: lo, hi: hi})
+			}
+			lo = hi
+		}
+	}
+	return out
+}
+
+// scoreChunk scores a chunk's matches into best.
+func scoreChunk(ctx context.Context, sc []termScorer, c matchChunk, keep int, best *worstFirst) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	its := make([]segment.PostingsIterator, len(sc))
+	for k, s := range sc {
+		dict, err := c.ss.Segment().Dictionary(s.Field)
+		if err != nil {
+			return err
+		}
+		pl, err := dict.PostingsList([]byte(s.Term), c.ss.Deleted(), nil)
+		if err != nil {
+			return err
+		}
+		its[k] = pl.Iterator(true, true, false, nil)
+		if o, ok := its[k].(segment.OptimizablePostingsIterator); ok && o.ActualBitmap() != nil {
+			o.ReplaceActual(c.bm) // as bleve's conjunction does: only the matches are read
+		}
+	}
+	docs := c.bm.Iterator()
+	docs.AdvanceIfNeeded(uint32(c.lo))
+	for docs.HasNext() {
+		if uint64(docs.PeekNext()) >= c.hi {
+			break
+		}
+		doc := docs.Next()
+		m := scoredMatch{hit: uint64(c.seg)<<32 | uint64(doc), seg: c.seg, doc: doc}
+		for k, s := range sc {
+			post, err := its[k].Advance(uint64(doc))
+			if err != nil {
+				return err
+			}
+			if post == nil || post.Number() != uint64(doc) {
+				return fmt.Errorf("best first lost %q in segment %d at %d", s.Term, c.seg, doc)
+			}
+			m.score += s.score(post.Frequency(), post.Norm())
+		}
+		best.offer(m, keep)
+	}
+	return nil
+}
