@@ -26,10 +26,22 @@ import (
 // alone on the machine but not beside others: a scoring that starts
 // while another runs keeps to one loop.
 var (
-	parallelAbove   uint64       = 50_000
-	parallelWorkers              = min(runtime.GOMAXPROCS(0), 4)
+	parallelAbove uint64 = 50_000
+	// parallelWorkers is how many goroutines score; 0: GOMAXPROCS at the
+	// time of the search (Caddy sets it from the container's CPU quota
+	// after this package is initialised), at most maxParallelWorkers.
+	parallelWorkers              = 0
 	scoringNow      atomic.Int32 // the scorings running in the process
 )
+
+const maxParallelWorkers = 4
+
+func scoringWorkers() int {
+	if parallelWorkers > 0 {
+		return parallelWorkers
+	}
+	return min(runtime.GOMAXPROCS(0), maxParallelWorkers)
+}
 
 // chunksPerWorker cuts more chunks than workers, so that a worker whose
 // chunks score slowly is not waited for.
@@ -53,8 +65,8 @@ func scoreParts(ctx context.Context, sc []termScorer, parts []segmentPart, total
 	alone := scoringNow.Add(1) == 1
 	defer scoringNow.Add(-1)
 	workers, want := 1, uint64(1) // one chunk a segment
-	if total > parallelAbove && parallelWorkers > 1 && alone {
-		workers, want = parallelWorkers, uint64(parallelWorkers*chunksPerWorker)
+	if n := scoringWorkers(); total > parallelAbove && n > 1 && alone {
+		workers, want = n, uint64(n*chunksPerWorker)
 	}
 	chunks := cutChunks(parts, total, want)
 	if workers == 1 || len(chunks) == 1 {
