@@ -36,6 +36,11 @@ var (
 
 const maxParallelWorkers = 4
 
+// heavyAbove is the fewest matches a scoring needs to memoize scores
+// (scorememo.go) and read dense words decoded (decoded.go): below it the
+// tables cost more than they save.
+var heavyAbove uint64 = 20_000
+
 func scoringWorkers() int {
 	if parallelWorkers > 0 {
 		return parallelWorkers
@@ -47,11 +52,13 @@ func scoringWorkers() int {
 // chunks score slowly is not waited for.
 const chunksPerWorker = 4
 
-// segmentPart is one segment's matches.
+// segmentPart is one segment's matches, and the words decoded there
+// (nil, or nil for a word: read through zapx's iterator).
 type segmentPart struct {
-	seg int
-	ss  *scorch.SegmentSnapshot
-	bm  *roaring.Bitmap
+	seg     int
+	ss      *scorch.SegmentSnapshot
+	bm      *roaring.Bitmap
+	decoded []*decodedTerm
 }
 
 // matchChunk is a segment's matches with numbers in [lo, hi).
@@ -61,18 +68,37 @@ type matchChunk struct {
 }
 
 // scoreParts is the keep best of the parts' matches (total of them).
-func scoreParts(ctx context.Context, sc []termScorer, parts []segmentPart, total uint64, keep int) (worstFirst, error) {
+func scoreParts(ctx context.Context, owner *Index, sc []termScorer, parts []segmentPart, total uint64, keep int) (worstFirst, error) {
 	alone := scoringNow.Add(1) == 1
 	defer scoringNow.Add(-1)
 	workers, want := 1, uint64(1) // one chunk a segment
 	if n := scoringWorkers(); total > parallelAbove && n > 1 && alone {
 		workers, want = n, uint64(n*chunksPerWorker)
 	}
+	if total > heavyAbove {
+		for p := range parts {
+			var err error
+			if parts[p].decoded, err = decodedOf(owner, parts[p].ss.Segment(), sc); err != nil {
+				return nil, err
+			}
+		}
+	}
 	chunks := cutChunks(parts, total, want)
+	memos := func() []scoreMemo {
+		if total <= heavyAbove {
+			return make([]scoreMemo, len(sc)) // nil memos: every score computed
+		}
+		m := make([]scoreMemo, len(sc))
+		for k := range m {
+			m[k] = newScoreMemo()
+		}
+		return m
+	}
 	if workers == 1 || len(chunks) == 1 {
 		var best worstFirst
+		memo := memos()
 		for _, c := range chunks {
-			if err := scoreChunk(ctx, sc, c, keep, &best); err != nil {
+			if err := scoreChunk(ctx, sc, memo, c, keep, &best); err != nil {
 				return nil, err
 			}
 		}
@@ -92,6 +118,7 @@ func scoreParts(ctx context.Context, sc []termScorer, parts []segmentPart, total
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			memo := memos()
 			defer func() {
 				// A panic is raised again in the caller's goroutine,
 				// where besideBleve turns it into bleve's answer.
@@ -110,7 +137,7 @@ func scoreParts(ctx context.Context, sc []termScorer, parts []segmentPart, total
 				if k >= len(chunks) {
 					return
 				}
-				if err := scoreChunk(ctx, sc, chunks[k], keep, &bests[w]); err != nil {
+				if err := scoreChunk(ctx, sc, memo, chunks[k], keep, &bests[w]); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -166,13 +193,17 @@ func cutChunks(parts []segmentPart, total, want uint64) []matchChunk {
 	return out
 }
 
-// scoreChunk scores a chunk's matches into best.
-func scoreChunk(ctx context.Context, sc []termScorer, c matchChunk, keep int, best *worstFirst) error {
+// scoreChunk scores a chunk's matches into best, with memo[k] (nil: none)
+// the memo of sc[k] (scorememo.go).
+func scoreChunk(ctx context.Context, sc []termScorer, memo []scoreMemo, c matchChunk, keep int, best *worstFirst) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	its := make([]segment.PostingsIterator, len(sc))
 	for k, s := range sc {
+		if c.decoded != nil && c.decoded[k] != nil {
+			continue
+		}
 		dict, err := c.ss.Segment().Dictionary(s.Field)
 		if err != nil {
 			return err
@@ -186,25 +217,75 @@ func scoreChunk(ctx context.Context, sc []termScorer, c matchChunk, keep int, be
 			o.ReplaceActual(c.bm) // as bleve's conjunction does: only the matches are read
 		}
 	}
-	docs := c.bm.Iterator()
-	docs.AdvanceIfNeeded(uint32(c.lo))
-	for docs.HasNext() {
-		if uint64(docs.PeekNext()) >= c.hi {
-			break
-		}
-		doc := docs.Next()
-		m := scoredMatch{hit: uint64(c.seg)<<32 | uint64(doc), seg: c.seg, doc: doc}
-		for k, s := range sc {
-			post, err := its[k].Advance(uint64(doc))
-			if err != nil {
-				return err
+	docs, buf := c.matches().ManyIterator(), make([]uint32, 256)
+	for n := docs.NextMany(buf); n > 0; n = docs.NextMany(buf) {
+		for _, doc := range buf[:n] {
+			score := 0.0
+			for k := range sc {
+				if its[k] == nil {
+					v, held := memo[k].scoreDecoded(&sc[k], c.decoded[k], doc)
+					if !held {
+						return fmt.Errorf("best first lost %q in segment %d at %d, decoded", sc[k].Term, c.seg, doc)
+					}
+					score += v
+					continue
+				}
+				post, err := its[k].Advance(uint64(doc))
+				if err != nil {
+					return err
+				}
+				if post == nil || post.Number() != uint64(doc) {
+					return fmt.Errorf("best first lost %q in segment %d at %d", sc[k].Term, c.seg, doc)
+				}
+				score += memo[k].score(&sc[k], post)
 			}
-			if post == nil || post.Number() != uint64(doc) {
-				return fmt.Errorf("best first lost %q in segment %d at %d", s.Term, c.seg, doc)
+			if len(*best) == keep && score < (*best)[0].score {
+				continue // worse than the page's worst: offer would drop it
 			}
-			m.score += s.score(post.Frequency(), post.Norm())
+			best.offer(scoredMatch{score: score, hit: uint64(c.seg)<<32 | uint64(doc), seg: c.seg, doc: doc}, keep)
 		}
-		best.offer(m, keep)
 	}
 	return nil
+}
+
+// matches is the chunk's matches as a bitmap of their own, read in
+// batches (NextMany): the segment's, or its range [lo, hi).
+func (c matchChunk) matches() *roaring.Bitmap {
+	if c.lo == 0 && c.hi > math.MaxUint32 {
+		return c.bm
+	}
+	r := roaring.New()
+	r.AddRange(c.lo, min(c.hi, uint64(c.bm.Maximum())+1)) // not to 2^32: a container each 2^16
+	return roaring.And(c.bm, r)
+}
+
+// decodedOf is the words of sc dense enough in seg to read decoded
+// (decodeAbove, decodeShare), decoded: nil for the others, or for all.
+func decodedOf(owner *Index, seg segment.Segment, sc []termScorer) ([]*decodedTerm, error) {
+	var out []*decodedTerm
+	for k, s := range sc {
+		dict, err := seg.Dictionary(s.Field)
+		if err != nil {
+			return nil, err
+		}
+		pl, err := dict.PostingsList([]byte(s.Term), nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		if n := pl.Count(); n < decodeAbove || n*decodeShare < seg.Count() {
+			continue
+		}
+		d, err := decodedWords.get(owner, seg, s.Field, s.Term)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			continue
+		}
+		if out == nil {
+			out = make([]*decodedTerm, len(sc))
+		}
+		out[k] = d
+	}
+	return out, nil
 }

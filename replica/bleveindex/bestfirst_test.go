@@ -16,20 +16,57 @@ import (
 // scores in the index's order, on one snapshot), and the same total, for
 // one to three words and filters of terms, ranges, disjunctions and
 // exclusions, over segments with deleted and replaced documents; in one
-// loop, and cut into chunks scored by three goroutines.
+// loop, and cut into chunks scored by three goroutines; with every score
+// computed, with scores memoized (scorememo.go), where a table of four
+// field lengths leaves the longer fields' scores computed, and with every
+// word read decoded (decoded.go).
 func TestBestFirstIsBleves(t *testing.T) {
 	ix := countIndex(t, 3000, 13)
-	above, workers := parallelAbove, parallelWorkers
-	t.Cleanup(func() { parallelAbove, parallelWorkers = above, workers })
+	restore := scoringKnobs()
+	t.Cleanup(restore)
 	for _, c := range []struct {
-		name    string
-		above   uint64
-		workers int
-	}{{"one loop", math.MaxUint64, 1}, {"in chunks", 0, 3}} {
+		name            string
+		above, heavy    uint64
+		workers         int
+		lengths         uint64
+		decodeAll, none bool
+	}{
+		{name: "one loop", above: math.MaxUint64, heavy: math.MaxUint64, workers: 1},
+		{name: "one loop, memo", above: math.MaxUint64, heavy: 0, workers: 1, none: true},
+		{name: "one loop, decoded", above: math.MaxUint64, heavy: 0, workers: 1, decodeAll: true},
+		{name: "in chunks", above: 0, heavy: math.MaxUint64, workers: 3},
+		{name: "in chunks, memo of four lengths, decoded", above: 0, heavy: 0, workers: 3, lengths: 4, decodeAll: true},
+	} {
 		t.Run(c.name, func(t *testing.T) {
-			parallelAbove, parallelWorkers = c.above, c.workers
+			restore()
+			parallelAbove, parallelWorkers, heavyAbove = c.above, c.workers, c.heavy
+			if c.lengths > 0 {
+				memoLengths = c.lengths
+			}
+			if c.decodeAll {
+				decodeAbove, decodeShare = 0, math.MaxUint32
+			}
+			if c.none {
+				SetDecodedBudget(0)
+			}
 			bestFirstIsBleves(t, ix)
+			if c.decodeAll && decodedWords.order.Len() == 0 {
+				t.Fatal("no word was read decoded")
+			}
 		})
+	}
+}
+
+// scoringKnobs returns a func that sets the scoring's knobs back to what
+// they are now, and empties the decoded words.
+func scoringKnobs() (restore func()) {
+	above, workers, heavy, lengths := parallelAbove, parallelWorkers, heavyAbove, memoLengths
+	dAbove, dShare, budget := decodeAbove, decodeShare, decodedWords.budget
+	return func() {
+		parallelAbove, parallelWorkers, heavyAbove, memoLengths = above, workers, heavy, lengths
+		decodeAbove, decodeShare = dAbove, dShare
+		SetDecodedBudget(0)
+		SetDecodedBudget(budget)
 	}
 }
 

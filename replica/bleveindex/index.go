@@ -271,6 +271,7 @@ func (i *Index) Close() error {
 	}
 	i.broken = unavailable(i.what, i.dir, replica.ErrClosed, nil)
 	unwatch(i)
+	decodedWords.forget(i)
 	return i.bl.Close()
 }
 

@@ -1,0 +1,160 @@
+package bleveindex
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// wordsIndex is an index of documents with the words given, in one
+// searched field, "words".
+func wordsIndex(t *testing.T, docs []string) *Index {
+	t.Helper()
+	im := NewMapping()
+	dm := mapping.NewDocumentStaticMapping()
+	dm.AddFieldMappingsAt("words", Searched(""))
+	im.DefaultMapping = dm
+	ix, _, err := Open(t.TempDir(), Config{What: "words index", Mapping: im, Format: "words-v1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	ops := make([]Op, len(docs))
+	for k, d := range docs {
+		ops[k] = Upsert(fmt.Sprintf("d%03d", k), countDoc{Words: d})
+	}
+	if err := ix.Apply(ops, []byte("1")); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// Postings that do not pack into two bytes, a word 20 times in a field or
+// a field of 5,000 words, are kept aside and scored as bleve scores them.
+func TestDecodedOddPostingsAreBleves(t *testing.T) {
+	restore := scoringKnobs()
+	t.Cleanup(restore)
+	var docs []string
+	for k := range 300 {
+		docs = append(docs, fmt.Sprintf("raad besluit woord%d", k%7))
+	}
+	for k := range 3 {
+		docs = append(docs, strings.Repeat("raad ", 17+k)+"besluit")
+	}
+	for k := range 2 {
+		docs = append(docs, "raad besluit"+strings.Repeat(" vul", 4200+k*900))
+	}
+	ix := wordsIndex(t, docs)
+	heavyAbove, decodeAbove, decodeShare = 0, 0, math.MaxUint32
+	ctx := context.Background()
+	m := ix.Bleve().Mapping()
+	raad := WordsOf(m, "words", "raad")
+	for _, words := range [][]Word{raad, WordsOf(m, "words", "raad besluit")} {
+		for _, size := range []int{3, 10, 400} {
+			got, ok, err := ix.BestFirst(ctx, words, nil, size, 0, nil)
+			if err != nil || !ok {
+				t.Fatalf("answered %v, %v", ok, err)
+			}
+			req := bleve.NewSearchRequestOptions(BestFirstQuery(words, nil), size, 0, false)
+			req.SortBy([]string{"-_score"})
+			want, err := ix.Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != want.Total || len(got.Hits) != len(want.Hits) || got.Total != uint64(len(docs)) {
+				t.Fatalf("%v: total %d, %d hits; bleve %d, %d", words, got.Total, len(got.Hits), want.Total, len(want.Hits))
+			}
+			for h := range got.Hits {
+				if g, w := got.Hits[h], want.Hits[h]; g.ID != w.ID || g.Score != w.Score {
+					t.Fatalf("%v, %d: hit %d is %s %v, bleve's %s %v", words, size, h, g.ID, g.Score, w.ID, w.Score)
+				}
+			}
+		}
+	}
+	odd := 0
+	for el := decodedWords.order.Front(); el != nil; el = el.Next() {
+		if e := el.Value.(*decodedEntry); e.d != nil && e.key.term == raad[0].Term {
+			odd += len(e.d.odd)
+		}
+	}
+	if odd != 5 {
+		t.Fatalf("%d postings of raad kept aside, want 5 (3 frequent, 2 in long fields)", odd)
+	}
+}
+
+// The cache keeps to its budget, the least recently used word leaving
+// first; a word alone over the budget is answered but not kept; a budget
+// of 0 keeps nothing and answers nil, so the iterator scores.
+func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
+	restore := scoringKnobs()
+	t.Cleanup(restore)
+	var docs []string
+	for k := range 1000 {
+		docs = append(docs, fmt.Sprintf("raad besluit motie w%d", k%3))
+	}
+	ix := wordsIndex(t, docs)
+	segs := snapshotSegments(t, ix)
+	if len(segs) != 1 {
+		t.Fatalf("%d segments, want 1", len(segs))
+	}
+	seg := segs[0].Segment()
+	get := func(word string) *decodedTerm {
+		t.Helper()
+		w := WordsOf(ix.Bleve().Mapping(), "words", word)
+		d, err := decodedWords.get(ix, seg, "words", w[0].Term)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	kept := func() (terms []string) {
+		for el := decodedWords.order.Front(); el != nil; el = el.Next() {
+			terms = append(terms, el.Value.(*decodedEntry).key.term)
+		}
+		return terms
+	}
+
+	one := get("raad").size() + entryBytes
+	SetDecodedBudget(2 * one) // room for two words
+	for _, term := range []string{"raad", "besluit", "raad", "motie"} {
+		if get(term) == nil {
+			t.Fatalf("%s not decoded", term)
+		}
+	}
+	if got, want := strings.Join(kept(), " "), WordsOf(ix.Bleve().Mapping(), "words", "motie raad"); got != want[0].Term+" "+want[1].Term {
+		t.Fatalf("kept %q, want the two most recently used, %v", got, want)
+	}
+	if decodedWords.used > decodedWords.budget {
+		t.Fatalf("%d bytes used of %d", decodedWords.used, decodedWords.budget)
+	}
+
+	SetDecodedBudget(one / 2)
+	if len(kept()) != 0 || decodedWords.used != 0 {
+		t.Fatalf("kept %v (%d bytes) within a budget no word fits", kept(), decodedWords.used)
+	}
+	if get("raad") == nil {
+		t.Fatal("a word over the budget is not answered")
+	}
+	if len(kept()) != 0 {
+		t.Fatalf("kept %v over the budget", kept())
+	}
+
+	SetDecodedBudget(2 * one)
+	get("raad")
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(kept()) != 0 || decodedWords.used != 0 {
+		t.Fatalf("kept %v (%d bytes) of a closed index", kept(), decodedWords.used)
+	}
+
+	SetDecodedBudget(0)
+	if get("raad") != nil {
+		t.Fatal("a budget of 0 decoded a word")
+	}
+}
