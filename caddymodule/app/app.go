@@ -26,6 +26,7 @@ import (
 	"github.com/besluitbron/besluitbron/caddymodule/session"
 	"github.com/besluitbron/besluitbron/clock"
 	"github.com/besluitbron/besluitbron/platforms"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 	"github.com/besluitbron/besluitbron/sharedstore"
 	up "github.com/besluitbron/besluitbron/upstream"
 )
@@ -100,6 +101,13 @@ type App struct {
 	// Default: off, since a replica takes disk (see docs/caselaw.md) and
 	// its first harvest hours; the default Caddyfile turns case law's on.
 	ReplicaConfigs map[string]*ReplicaConfig `json:"replicas,omitempty"`
+	// ReplicaMemory is how many bytes of memory the replicas' searches
+	// may keep of common words' postings, decoded once so that a search
+	// of common words does not decode them again (docs/operations.md,
+	// "Replica memory"); all replicas together, least recently used
+	// leaving first. Default 268435456 (256 MiB); 0 keeps none; at least 0.
+	ReplicaMemory *int64 `json:"replica_memory,omitempty"`
+
 	// CaseLaw is the replica named LegacyReplica, as configurations
 	// gave it before replicas were generic (the case-law index): the
 	// same as ReplicaConfigs under its platform's key. Give one or the other.
@@ -226,6 +234,14 @@ func (a *App) Provision(ctx caddy.Context) error {
 	if a.Instances < 0 || a.StoreTimeout < 0 {
 		return fmt.Errorf("besluitbron: instances and store_timeout must not be negative")
 	}
+	if a.ReplicaMemory != nil && *a.ReplicaMemory < 0 {
+		return fmt.Errorf("besluitbron: replica_memory %d: give a size of 0 (keep none) or more", *a.ReplicaMemory)
+	}
+	memory := int64(bleveindex.DefaultDecodedBudget)
+	if a.ReplicaMemory != nil {
+		memory = *a.ReplicaMemory
+	}
+	a.OnStart(func() { bleveindex.SetDecodedBudget(memory) })
 	var err error
 	if err = a.loadStore(ctx); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/oa"
 	"github.com/besluitbron/besluitbron/platforms/tk"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 	up "github.com/besluitbron/besluitbron/upstream"
 )
 
@@ -77,6 +78,12 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"process limit off", `besluitbron {
 			process_limit off
 		}`, App{ProcessLimit: &Limit{Rate: "off"}}},
+		{"replica memory", `besluitbron {
+			replica_memory 512MiB
+		}`, App{ReplicaMemory: ptr(int64(512 << 20))}},
+		{"replica memory off", `besluitbron {
+			replica_memory off
+		}`, App{ReplicaMemory: ptr(int64(0))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := parse(t, tc.input)
@@ -94,22 +101,25 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 
 func TestUnmarshalCaddyfileRejects(t *testing.T) {
 	for name, input := range map[string]string{
-		"argument":           `besluitbron x`,
-		"unknown option":     "besluitbron {\n nonsense 1\n}",
-		"unknown platform":   "besluitbron {\n platform nope {\n base_url http://x\n }\n}",
-		"platform twice":     "besluitbron {\n platform obv {\n base_url http://a\n }\n platform obv {\n base_url http://b\n }\n}",
-		"two contacts":       "besluitbron {\n contact a b\n}",
-		"bad capacity":       "besluitbron {\n platform obv {\n capacity -1\n }\n}",
-		"bad window":         "besluitbron {\n platform obv {\n window soon\n }\n}",
-		"zero max_queue":     "besluitbron {\n platform obv {\n max_queue 0\n }\n}",
-		"process no burst":   "besluitbron {\n process_limit 5/s\n}",
-		"process bad burst":  "besluitbron {\n process_limit 5/s many\n}",
-		"search_paths empty": "besluitbron {\n platform ori {\n search_paths\n }\n}",
-		"platform option":    "besluitbron {\n platform obv {\n contact x\n }\n}",
-		"odata_root off tk":  "besluitbron {\n platform obv {\n odata_root /OData/v5\n }\n}",
-		"bad odata_root":     "besluitbron {\n platform tk {\n odata_root OData v5\n }\n}",
-		"oa option off oa":   "besluitbron {\n platform ob {\n search_path /api/search\n }\n}",
-		"oa option no value": "besluitbron {\n platform oa {\n search_path\n }\n}",
+		"argument":            `besluitbron x`,
+		"unknown option":      "besluitbron {\n nonsense 1\n}",
+		"unknown platform":    "besluitbron {\n platform nope {\n base_url http://x\n }\n}",
+		"platform twice":      "besluitbron {\n platform obv {\n base_url http://a\n }\n platform obv {\n base_url http://b\n }\n}",
+		"two contacts":        "besluitbron {\n contact a b\n}",
+		"bad capacity":        "besluitbron {\n platform obv {\n capacity -1\n }\n}",
+		"bad window":          "besluitbron {\n platform obv {\n window soon\n }\n}",
+		"zero max_queue":      "besluitbron {\n platform obv {\n max_queue 0\n }\n}",
+		"process no burst":    "besluitbron {\n process_limit 5/s\n}",
+		"process bad burst":   "besluitbron {\n process_limit 5/s many\n}",
+		"search_paths empty":  "besluitbron {\n platform ori {\n search_paths\n }\n}",
+		"platform option":     "besluitbron {\n platform obv {\n contact x\n }\n}",
+		"odata_root off tk":   "besluitbron {\n platform obv {\n odata_root /OData/v5\n }\n}",
+		"bad odata_root":      "besluitbron {\n platform tk {\n odata_root OData v5\n }\n}",
+		"oa option off oa":    "besluitbron {\n platform ob {\n search_path /api/search\n }\n}",
+		"oa option no value":  "besluitbron {\n platform oa {\n search_path\n }\n}",
+		"replica_memory bare": "besluitbron {\n replica_memory\n}",
+		"replica_memory word": "besluitbron {\n replica_memory lots\n}",
+		"replica_memory two":  "besluitbron {\n replica_memory 1GiB 2GiB\n}",
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := parse(t, input); err == nil {
@@ -185,6 +195,7 @@ func TestProvisionRejects(t *testing.T) {
 		"store not a URL":     {Store: "redis"},
 		"store bad scheme":    {Store: "memcached://x:1"},
 		"negative instances":  {Store: "redis://127.0.0.1:6379/0", Instances: -1},
+		"negative memory":     {ReplicaMemory: ptr(int64(-1))},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if err := provision(t, a); err == nil {
@@ -267,6 +278,36 @@ func TestStagedChangesApplyAtStart(t *testing.T) {
 		t.Errorf("shutdown applied something: %v", inUse)
 	}
 }
+
+// replica_memory is the decoded postings' budget of the config in force:
+// set when it starts, the default when it gives none.
+func TestReplicaMemoryAppliesAtStart(t *testing.T) {
+	t.Cleanup(func() { bleveindex.SetDecodedBudget(bleveindex.DefaultDecodedBudget) })
+	for _, c := range []struct {
+		memory *int64
+		want   int64
+	}{{ptr(int64(1 << 20)), 1 << 20}, {nil, bleveindex.DefaultDecodedBudget}, {ptr(int64(0)), 0}} {
+		a := &App{ReplicaMemory: c.memory}
+		if err := provision(t, a); err != nil {
+			t.Fatal(err)
+		}
+		bleveindex.SetDecodedBudget(12345)
+		if got := bleveindex.DecodedBudget(); got != 12345 {
+			t.Fatalf("set in Provision: %d", got)
+		}
+		if err := a.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if got := bleveindex.DecodedBudget(); got != c.want {
+			t.Errorf("replica_memory %v: budget %d, want %d", c.memory, got, c.want)
+		}
+		if err := a.Stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // Links into a platform (OB's itemUrl) are checked against the base URLs
 // of the config the handler belongs to: its besluitbron block's, its

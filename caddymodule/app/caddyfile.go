@@ -39,6 +39,7 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 //			instances       <n>
 //			store_timeout   [<duration>]
 //			store_prefix    <prefix>
+//			replica_memory  <size>|off
 //			replica <key> [on|off] {
 //				since    <scope>|all
 //				sources  <source>...
@@ -82,6 +83,7 @@ func parseGlobal(d *caddyfile.Dispenser, _ any) (any, error) {
 // size such as 20GiB, the most its folder may hold before harvesting
 // waits, default none); "replica <key> off" (its
 // block is then read and not used), or no replica block, keeps it off.
+// replica_memory is a size such as 512MiB (ReplicaMemory; off: none).
 // caselaw is the older form of the replica named caselaw (LegacyReplica:
 // since default 2015, interval default 1h, dir default <cache_dir>/caselaw).
 // odata_root and search_path to organisation_param are a platform's own
@@ -163,6 +165,23 @@ func (a *App) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			} else {
 				a.CacheDir = args[0]
 			}
+		case "replica_memory":
+			if !d.NextArg() {
+				return d.ArgErr()
+			}
+			var n uint64
+			if d.Val() != "off" {
+				var err error
+				n, err = humanize.ParseBytes(d.Val())
+				if err != nil || n > math.MaxInt64 {
+					return d.Errf("replica_memory %q: give a size such as 512MiB, or off", d.Val())
+				}
+			}
+			if d.NextArg() {
+				return d.ArgErr()
+			}
+			size := int64(n)
+			a.ReplicaMemory = &size
 		case "process_limit":
 			args := d.RemainingArgs()
 			switch {

@@ -131,19 +131,30 @@ type decodedEntry struct {
 	size int64
 }
 
-// decodedWords is the process's cache; at 3,000,000 documents in one
-// segment a common word takes about 6 MB of it.
-var decodedWords = &decodedCache{budget: 256 << 20, entries: map[decodedKey]*list.Element{}}
+// DefaultDecodedBudget is the bytes of decoded postings the process keeps
+// unless told (SetDecodedBudget): at 3,000,000 documents in one segment a
+// common word takes about 6 MB, so some forty common words.
+const DefaultDecodedBudget = 256 << 20
+
+// decodedWords is the process's cache.
+var decodedWords = &decodedCache{budget: DefaultDecodedBudget, entries: map[decodedKey]*list.Element{}}
 
 // SetDecodedBudget sets the bytes of decoded postings the process keeps
-// (default 256 MiB; 0: none, every word scored through zapx's iterator),
-// dropping what no longer fits.
+// (0: none, every word scored through zapx's iterator), dropping what no
+// longer fits.
 func SetDecodedBudget(bytes int64) {
 	c := decodedWords
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.budget = max(0, bytes)
 	c.evict(nil)
+}
+
+// DecodedBudget is the bytes of decoded postings the process keeps.
+func DecodedBudget() int64 {
+	decodedWords.mu.Lock()
+	defer decodedWords.mu.Unlock()
+	return decodedWords.budget
 }
 
 // get is term's decoded postings in seg, decoding them unless kept; nil
