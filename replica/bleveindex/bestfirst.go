@@ -100,6 +100,9 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 			p.Total += bm.GetCardinality()
 			parts = append(parts, segmentPart{seg: n, ss: ss, bm: bm})
 		}
+		if p.Total > heavyAbove {
+			decodedWords.prune(i, is.Segments())
+		}
 		if best, err = scoreParts(ctx, i, sc, parts, p.Total, keep); err != nil {
 			return err
 		}

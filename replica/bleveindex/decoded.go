@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"sync"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
+
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 )
 
@@ -221,6 +223,25 @@ func (c *decodedCache) evict(keep *list.Element) {
 	}
 	if keep != nil && c.used > c.budget {
 		c.drop(keep)
+	}
+}
+
+// prune drops owner's entries of segments no longer in live, its
+// current snapshot's: merged away, they would wait for the least
+// recently used to leave.
+func (c *decodedCache) prune(owner *Index, live []*scorch.SegmentSnapshot) {
+	alive := make(map[segment.Segment]bool, len(live))
+	for _, ss := range live {
+		alive[ss.Segment()] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for el := c.order.Front(); el != nil; {
+		next := el.Next()
+		if key := el.Value.(*decodedEntry).key; key.owner == owner && !alive[key.seg] {
+			c.drop(el)
+		}
+		el = next
 	}
 }
 

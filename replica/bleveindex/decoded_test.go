@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	"github.com/blevesearch/bleve/v2/mapping"
 )
 
@@ -156,5 +158,49 @@ func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
 	SetDecodedBudget(0)
 	if get("raad") != nil {
 		t.Fatal("a budget of 0 decoded a word")
+	}
+}
+
+// A word decoded in segments that a merge replaced leaves at the next
+// heavy scoring; only the current segments' words stay.
+func TestDecodedWordsLeaveWithTheirSegments(t *testing.T) {
+	restore := scoringKnobs()
+	t.Cleanup(restore)
+	heavyAbove, decodeAbove, decodeShare = 0, 0, math.MaxUint32
+	ix := wordsIndex(t, []string{"raad besluit", "raad motie"})
+	if err := ix.Apply([]Op{Upsert("x1", countDoc{Words: "raad besluit motie"})}, []byte("2")); err != nil {
+		t.Fatal(err)
+	}
+	raad := WordsOf(ix.Bleve().Mapping(), "words", "raad")
+	search := func() {
+		t.Helper()
+		if p, ok, err := ix.BestFirst(context.Background(), raad, nil, 10, 0, nil); err != nil || !ok || p.Total != 3 {
+			t.Fatalf("%+v, %v, %v", p, ok, err)
+		}
+	}
+	segsOf := func() map[any]bool {
+		segs := map[any]bool{}
+		for el := decodedWords.order.Front(); el != nil; el = el.Next() {
+			segs[el.Value.(*decodedEntry).key.seg] = true
+		}
+		return segs
+	}
+	search()
+	if n := len(snapshotSegments(t, ix)); n != 2 || len(segsOf()) != 2 {
+		t.Fatalf("%d segments, words decoded in %d; want 2 and 2", n, len(segsOf()))
+	}
+	adv, err := ix.Bleve().Advanced()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := mergeplan.DefaultMergePlanOptions
+	if err := adv.(*scorch.Scorch).ForceMerge(context.Background(), &opts); err != nil {
+		t.Fatal(err)
+	}
+	search()
+	live := snapshotSegments(t, ix)
+	segs := segsOf()
+	if len(live) != 1 || len(segs) != 1 || !segs[live[0].Segment()] {
+		t.Fatalf("after the merge: %d segments, words decoded in %d, of the live one: %v", len(live), len(segs), segs[live[0].Segment()])
 	}
 }
