@@ -38,7 +38,7 @@ const (
 // decodedTerm is one word's postings in one segment.
 type decodedTerm struct {
 	packed []uint16           // by document number: freq<<12 | length; 0: odd or not a posting
-	norms  []float64          // by length: Norm as zapx gives it for that length
+	norms  []float64          // by length, up to the longest packed: Norm as zapx gives it
 	odd    map[uint32]posting // postings that do not pack
 }
 
@@ -78,7 +78,7 @@ func decodeTerm(seg segment.Segment, field, term string) (d *decodedTerm, ok boo
 	if err != nil {
 		return nil, false, err
 	}
-	d = &decodedTerm{packed: make([]uint16, seg.Count()), norms: make([]float64, packedLengths)}
+	d = &decodedTerm{packed: make([]uint16, seg.Count())}
 	it := pl.Iterator(true, true, false, nil)
 	for {
 		post, err := it.Next()
@@ -95,6 +95,9 @@ func decodeTerm(seg segment.Segment, field, term string) (d *decodedTerm, ok boo
 		doc, freq, length := post.Number(), post.Frequency(), raw.NormUint64()
 		if freq > 0 && freq < packedFreqs && length < packedLengths && doc < uint64(len(d.packed)) {
 			d.packed[doc] = uint16(freq<<packedLengthBits | length)
+			if length >= uint64(len(d.norms)) {
+				d.norms = append(d.norms, make([]float64, length+1-uint64(len(d.norms)))...)
+			}
 			d.norms[length] = post.Norm()
 			continue
 		}
