@@ -90,8 +90,9 @@ func TestDecodedOddPostingsAreBleves(t *testing.T) {
 }
 
 // The cache keeps to its budget, the least recently used word leaving
-// first; a word alone over the budget is answered but not kept; a budget
-// of 0 keeps nothing and answers nil, so the iterator scores.
+// first; a word alone over the budget is answered but not kept; a closed
+// index's words leave; a budget of 0 keeps nothing and answers nil, so
+// the iterator scores.
 func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
 	restore := scoringKnobs()
 	t.Cleanup(restore)
