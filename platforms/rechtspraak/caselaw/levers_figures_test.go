@@ -8,13 +8,17 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
+
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // TestFiguresLevers measures each lever of the heavy queries of genQueries
 // on its own, before and after, on the index of TestFigures
 // (docs/benchmarks/caselaw.md, "side by side with SQLite FTS5"): the
 // count by bleve (Score "none") and by the segments' bitmaps; in BM25
-// order the top 10 by bleve and by the fast path (fastpath.go); in date
+// order the top 10 by bleve and by the fast path (fastpath.go), without
+// and with common words' postings decoded (replica/bleveindex/decoded.go:
+// the first run after the part without decodes them again); in date
 // order the windows of years and of days (datewindows.go), both with the
 // count by bitmaps (before, the windows of years came with bleve's count:
 // the count lines give that part):
@@ -71,6 +75,13 @@ func TestFiguresLevers(t *testing.T) {
 			} else {
 				parts = append(parts,
 					part{"BM25 top 10 by bleve", func() error { _, _, err := ix.plainBestFirst(ctx, p); return err }},
+					part{"BM25 top 10 by the fast path, no postings decoded", func() error {
+						budget := bleveindex.DecodedBudget()
+						bleveindex.SetDecodedBudget(0)
+						defer bleveindex.SetDecodedBudget(budget)
+						_, _, err := ix.fastBestFirst(ctx, p)
+						return err
+					}},
 					part{"BM25 top 10 by the fast path", func() error { _, _, err := ix.fastBestFirst(ctx, p); return err }})
 			}
 			for _, part := range parts {
