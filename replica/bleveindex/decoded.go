@@ -163,12 +163,12 @@ func DecodedBudget() int64 {
 }
 
 // get is term's decoded postings in seg, decoding them unless kept; nil
-// when they cannot be decoded or do not fit the budget (the caller reads
-// the iterator then).
+// when they cannot be decoded or their array alone exceeds the budget
+// (the caller reads the iterator then).
 func (c *decodedCache) get(owner *Index, seg segment.Segment, field, term string) (*decodedTerm, error) {
 	key := decodedKey{owner: owner, seg: seg, field: field, term: term}
 	c.mu.Lock()
-	if c.budget == 0 {
+	if 2*int64(seg.Count())+entryBytes > c.budget { // 0 included: not worth decoding to drop
 		c.mu.Unlock()
 		return nil, nil
 	}

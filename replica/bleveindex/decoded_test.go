@@ -90,7 +90,8 @@ func TestDecodedOddPostingsAreBleves(t *testing.T) {
 }
 
 // The cache keeps to its budget, the least recently used word leaving
-// first; a word alone over the budget is answered but not kept; a closed
+// first; a word whose array alone exceeds the budget is not decoded, one
+// over it with what else it keeps is answered but not kept; a closed
 // index's words leave; a budget of 0 keeps nothing and answers nil, so
 // the iterator scores.
 func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
@@ -140,8 +141,12 @@ func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
 	if len(kept()) != 0 || decodedWords.used != 0 {
 		t.Fatalf("kept %v (%d bytes) within a budget no word fits", kept(), decodedWords.used)
 	}
+	if get("raad") != nil || len(kept()) != 0 {
+		t.Fatalf("a word over the budget decoded, kept %v", kept())
+	}
+	SetDecodedBudget(2*int64(seg.Count()) + entryBytes) // the array fits, its norms not
 	if get("raad") == nil {
-		t.Fatal("a word over the budget is not answered")
+		t.Fatal("a word whose array fits the budget is not answered")
 	}
 	if len(kept()) != 0 {
 		t.Fatalf("kept %v over the budget", kept())
