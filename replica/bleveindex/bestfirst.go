@@ -45,9 +45,9 @@ func BestFirstQuery(words []Word, filter query.Query) query.Query {
 // (bitmaps.go), and each match is scored in one loop with bleve's own
 // BM25 formula and statistics, the best kept in a heap ordered as
 // bleve's collector orders them (score, then the order of the index).
-// In a scoring of many matches, a word held by a large share of a
-// segment is read from its postings decoded once (decoded.go), and each
-// pair of frequency and field length is scored once (scorememo.go).
+// A word held by a large share of a segment is read from its postings
+// decoded once (decoded.go); in a scoring of many matches each pair of
+// frequency and field length is scored once (scorememo.go).
 // The page's stored fields are then loaded by bleve. ok is false, and
 // nothing is answered, for what it does not fully recognise: no words,
 // a filter the bitmaps do not read, an index not scorch or not scored by
@@ -100,9 +100,7 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 			p.Total += bm.GetCardinality()
 			parts = append(parts, segmentPart{seg: n, ss: ss, bm: bm})
 		}
-		if p.Total > heavyAbove {
-			decodedWords.prune(i, is.Segments())
-		}
+		decodedWords.prune(i, is.Segments())
 		if best, err = scoreParts(ctx, i, sc, parts, p.Total, keep); err != nil {
 			return err
 		}

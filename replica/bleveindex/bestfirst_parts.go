@@ -37,8 +37,9 @@ var (
 const maxParallelWorkers = 4
 
 // heavyAbove is the fewest matches a scoring needs to memoize scores
-// (scorememo.go) and read dense words decoded (decoded.go): below it the
-// tables cost more than they save.
+// (scorememo.go): below it the tables cost more than they save. Dense
+// words are read decoded (decoded.go) whatever the matches: reaching a
+// few matches through the iterator decodes every posting before them.
 var heavyAbove uint64 = 20_000
 
 func scoringWorkers() int {
@@ -75,12 +76,10 @@ func scoreParts(ctx context.Context, owner *Index, sc []termScorer, parts []segm
 	if n := scoringWorkers(); total > parallelAbove && n > 1 && alone {
 		workers, want = n, uint64(n*chunksPerWorker)
 	}
-	if total > heavyAbove {
-		for p := range parts {
-			var err error
-			if parts[p].decoded, err = decodedOf(owner, parts[p].ss.Segment(), sc); err != nil {
-				return nil, err
-			}
+	for p := range parts {
+		var err error
+		if parts[p].decoded, err = decodedOf(owner, parts[p].ss.Segment(), sc); err != nil {
+			return nil, err
 		}
 	}
 	chunks := cutChunks(parts, total, want)

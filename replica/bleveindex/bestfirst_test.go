@@ -25,32 +25,34 @@ func TestBestFirstIsBleves(t *testing.T) {
 	restore := scoringKnobs()
 	t.Cleanup(restore)
 	for _, c := range []struct {
-		name            string
-		above, heavy    uint64
-		workers         int
-		lengths         uint64
-		decodeAll, none bool
+		name          string
+		above         uint64
+		workers       int
+		memo, decoded bool
+		lengths       uint64
 	}{
-		{name: "one loop", above: math.MaxUint64, heavy: math.MaxUint64, workers: 1},
-		{name: "one loop, memo", above: math.MaxUint64, heavy: 0, workers: 1, none: true},
-		{name: "one loop, decoded", above: math.MaxUint64, heavy: 0, workers: 1, decodeAll: true},
-		{name: "in chunks", above: 0, heavy: math.MaxUint64, workers: 3},
-		{name: "in chunks, memo of four lengths, decoded", above: 0, heavy: 0, workers: 3, lengths: 4, decodeAll: true},
+		{name: "one loop", above: math.MaxUint64, workers: 1},
+		{name: "one loop, memo", above: math.MaxUint64, workers: 1, memo: true},
+		{name: "one loop, decoded", above: math.MaxUint64, workers: 1, decoded: true},
+		{name: "in chunks", above: 0, workers: 3},
+		{name: "in chunks, memo of four lengths, decoded", above: 0, workers: 3, memo: true, decoded: true, lengths: 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			restore()
-			parallelAbove, parallelWorkers, heavyAbove = c.above, c.workers, c.heavy
+			parallelAbove, parallelWorkers, heavyAbove = c.above, c.workers, math.MaxUint64
+			if c.memo {
+				heavyAbove = 0
+			}
 			if c.lengths > 0 {
 				memoLengths = c.lengths
 			}
-			if c.decodeAll {
+			if c.decoded {
 				decodeAbove, decodeShare = 0, math.MaxUint32
-			}
-			if c.none {
+			} else {
 				SetDecodedBudget(0)
 			}
 			bestFirstIsBleves(t, ix)
-			if c.decodeAll && decodedWords.order.Len() == 0 {
+			if c.decoded && decodedWords.order.Len() == 0 {
 				t.Fatal("no word was read decoded")
 			}
 		})

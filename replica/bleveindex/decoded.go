@@ -162,6 +162,13 @@ func DecodedBudget() int64 {
 	return decodedWords.budget
 }
 
+// DecodedBytes is the bytes of decoded postings the process keeps now.
+func DecodedBytes() int64 {
+	decodedWords.mu.Lock()
+	defer decodedWords.mu.Unlock()
+	return decodedWords.used
+}
+
 // get is term's decoded postings in seg, decoding them unless kept; nil
 // when they cannot be decoded or their array alone exceeds the budget
 // (the caller reads the iterator then).

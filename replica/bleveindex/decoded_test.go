@@ -168,7 +168,7 @@ func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
 }
 
 // A word decoded in segments that a merge replaced leaves at the next
-// heavy scoring; only the current segments' words stay.
+// best-match search; only the current segments' words stay.
 func TestDecodedWordsLeaveWithTheirSegments(t *testing.T) {
 	restore := scoringKnobs()
 	t.Cleanup(restore)
