@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/platforms/oa"
@@ -288,6 +290,10 @@ func TestReplicaMemoryAppliesAtStart(t *testing.T) {
 		want   int64
 	}{{ptr(int64(1 << 20)), 1 << 20}, {nil, bleveindex.DefaultDecodedBudget}, {ptr(int64(0)), 0}} {
 		a := &App{ReplicaMemory: c.memory}
+		what := "unset"
+		if c.memory != nil {
+			what = fmt.Sprint(*c.memory)
+		}
 		if err := provision(t, a); err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +305,10 @@ func TestReplicaMemoryAppliesAtStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := bleveindex.DecodedBudget(); got != c.want {
-			t.Errorf("replica_memory %v: budget %d, want %d", c.memory, got, c.want)
+			t.Errorf("replica_memory %s: budget %d, want %d", what, got, c.want)
+		}
+		if got := gauge(t, theReplicaCollector(), "caddy_besluitbron_replica_memory_budget_bytes"); got != float64(c.want) {
+			t.Errorf("replica_memory %s: the budget's gauge says %v, want %d", what, got, c.want)
 		}
 		if err := a.Stop(); err != nil {
 			t.Fatal(err)
@@ -308,6 +317,26 @@ func TestReplicaMemoryAppliesAtStart(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// gauge is the value of the gauge named name that c collects now.
+func gauge(t *testing.T, c prometheus.Collector, name string) float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(c); err != nil {
+		t.Fatal(err)
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no single gauge %s", name)
+	return 0
+}
 
 // Links into a platform (OB's itemUrl) are checked against the base URLs
 // of the config the handler belongs to: its besluitbron block's, its

@@ -101,6 +101,8 @@ func TestReplicaMetricNames(t *testing.T) {
 		`fqName: "caddy_besluitbron_caselaw_pages_left"`,
 		`fqName: "caddy_besluitbron_caselaw_complete_up_to_seconds"`,
 		`fqName: "caddy_besluitbron_caselaw_available"`,
+		`fqName: "caddy_besluitbron_replica_memory_bytes"`,
+		`fqName: "caddy_besluitbron_replica_memory_budget_bytes"`,
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("no %s in\n%s", want, joined)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/besluitbron/besluitbron/platforms"
 	"github.com/besluitbron/besluitbron/replica"
+	"github.com/besluitbron/besluitbron/replica/bleveindex"
 )
 
 // This file shows the replicas to operators: the admin routes
@@ -212,6 +213,9 @@ func serveReplicaAction(w http.ResponseWriter, r *http.Request, key, action stri
 // LegacyReplica the older caddy_besluitbron_caselaw_* as well.
 type replicaCollector struct {
 	records, pagesLeft, completeUpTo, available, disk *prometheus.Desc
+	// memory and memoryBudget: the decoded postings all replicas share
+	// (replica_memory), for the process.
+	memory, memoryBudget *prometheus.Desc
 	// legacy: the same four without a label, named as before; nil when
 	// no registered platform keeps the replica of that name.
 	legacy *[4]*prometheus.Desc
@@ -233,6 +237,8 @@ func theReplicaCollector() *replicaCollector {
 			completeUpTo: prometheus.NewDesc("caddy_besluitbron_replica_complete_up_to_seconds", "Unix time up to which the replica holds every change of the feed; 0 before the first complete pass.", label, nil),
 			available:    prometheus.NewDesc("caddy_besluitbron_replica_available", "1 while the replica answers, 0 while it cannot (being opened, corrupt, a failed write).", label, nil),
 			disk:         prometheus.NewDesc("caddy_besluitbron_replica_disk_bytes", "Bytes the replica's folder holds (its max_disk budget, when set, holds the harvest).", label, nil),
+			memory:       prometheus.NewDesc("caddy_besluitbron_replica_memory_bytes", "Bytes of common words' postings the replicas keep decoded, all replicas together.", nil, nil),
+			memoryBudget: prometheus.NewDesc("caddy_besluitbron_replica_memory_budget_bytes", "The most the replicas keep decoded (replica_memory); 0: none.", nil, nil),
 		}
 		for _, p := range platforms.Each[replica.Provider]() {
 			spec := p.Replica()
@@ -263,6 +269,8 @@ func (c *replicaCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.completeUpTo
 	ch <- c.available
 	ch <- c.disk
+	ch <- c.memory
+	ch <- c.memoryBudget
 	if c.legacy != nil {
 		for _, d := range c.legacy {
 			ch <- d
@@ -275,6 +283,8 @@ func (c *replicaCollector) Collect(ch chan<- prometheus.Metric) {
 	if a == nil {
 		return
 	}
+	ch <- prometheus.MustNewConstMetric(c.memory, prometheus.GaugeValue, float64(bleveindex.DecodedBytes()))
+	ch <- prometheus.MustNewConstMetric(c.memoryBudget, prometheus.GaugeValue, float64(bleveindex.DecodedBudget()))
 	for _, r := range a.replicas {
 		st, ok := a.ReplicaStatus(r.platform)
 		if !ok {
