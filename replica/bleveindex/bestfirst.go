@@ -100,8 +100,7 @@ func (i *Index) BestFirst(ctx context.Context, words []Word, filter query.Query,
 			p.Total += bm.GetCardinality()
 			parts = append(parts, segmentPart{seg: n, ss: ss, bm: bm})
 		}
-		decodedWords.prune(i, is.Segments())
-		if best, err = scoreParts(ctx, i, sc, parts, p.Total, keep); err != nil {
+		if best, err = scoreParts(ctx, i, is.Segments(), sc, parts, p.Total, keep); err != nil {
 			return err
 		}
 		for k, m := range best {

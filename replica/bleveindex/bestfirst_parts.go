@@ -68,8 +68,9 @@ type matchChunk struct {
 	lo, hi uint64
 }
 
-// scoreParts is the keep best of the parts' matches (total of them).
-func scoreParts(ctx context.Context, owner *Index, sc []termScorer, parts []segmentPart, total uint64, keep int) (worstFirst, error) {
+// scoreParts is the keep best of the parts' matches (total of them), in
+// owner's snapshot of segments live.
+func scoreParts(ctx context.Context, owner *Index, live []*scorch.SegmentSnapshot, sc []termScorer, parts []segmentPart, total uint64, keep int) (worstFirst, error) {
 	alone := scoringNow.Add(1) == 1
 	defer scoringNow.Add(-1)
 	workers, want := 1, uint64(1) // one chunk a segment
@@ -78,7 +79,7 @@ func scoreParts(ctx context.Context, owner *Index, sc []termScorer, parts []segm
 	}
 	for p := range parts {
 		var err error
-		if parts[p].decoded, err = decodedOf(owner, parts[p].ss.Segment(), sc); err != nil {
+		if parts[p].decoded, err = decodedOf(owner, live, parts[p].ss.Segment(), sc); err != nil {
 			return nil, err
 		}
 	}
@@ -260,7 +261,7 @@ func (c matchChunk) matches() *roaring.Bitmap {
 
 // decodedOf is the words of sc dense enough in seg to read decoded
 // (decodeAbove, decodeShare), decoded: nil for the others, or for all.
-func decodedOf(owner *Index, seg segment.Segment, sc []termScorer) ([]*decodedTerm, error) {
+func decodedOf(owner *Index, live []*scorch.SegmentSnapshot, seg segment.Segment, sc []termScorer) ([]*decodedTerm, error) {
 	var out []*decodedTerm
 	for k, s := range sc {
 		dict, err := seg.Dictionary(s.Field)
@@ -274,7 +275,7 @@ func decodedOf(owner *Index, seg segment.Segment, sc []termScorer) ([]*decodedTe
 		if n := pl.Count(); n < decodeAbove || n*decodeShare < seg.Count() {
 			continue
 		}
-		d, err := decodedWords.get(owner, seg, s.Field, s.Term)
+		d, err := decodedWords.get(owner, live, seg, s.Field, s.Term)
 		if err != nil {
 			return nil, err
 		}

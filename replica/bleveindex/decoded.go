@@ -169,13 +169,19 @@ func DecodedBytes() int64 {
 	return decodedWords.used
 }
 
-// get is term's decoded postings in seg, decoding them unless kept; nil
-// when they cannot be decoded or their array alone exceeds the budget
-// (the caller reads the iterator then).
-func (c *decodedCache) get(owner *Index, seg segment.Segment, field, term string) (*decodedTerm, error) {
+// get is term's decoded postings in seg, one of live, owner's current
+// segments, decoding them unless kept; nil when they cannot be decoded
+// or their array alone exceeds the budget (the caller reads the iterator
+// then). A word about to be decoded counts its array at once, so that
+// many decodes at a time (many searches of distinct common words) push
+// the least recently used out instead of piling up beside them; and
+// owner's words of segments no longer live leave then, when a merge's
+// new segment is first read.
+func (c *decodedCache) get(owner *Index, live []*scorch.SegmentSnapshot, seg segment.Segment, field, term string) (*decodedTerm, error) {
 	key := decodedKey{owner: owner, seg: seg, field: field, term: term}
+	array := 2 * int64(seg.Count())
 	c.mu.Lock()
-	if 2*int64(seg.Count())+entryBytes > c.budget { // 0 included: not worth decoding to drop
+	if array+entryBytes > c.budget { // 0 included: not worth decoding to drop
 		c.mu.Unlock()
 		return nil, nil
 	}
@@ -183,12 +189,17 @@ func (c *decodedCache) get(owner *Index, seg segment.Segment, field, term string
 	if found {
 		c.order.MoveToFront(el)
 	} else {
-		el = c.order.PushFront(&decodedEntry{key: key, size: entryBytes})
+		c.prune(owner, live)
+		el = c.order.PushFront(&decodedEntry{key: key, size: entryBytes + array})
 		c.entries[key] = el
-		c.used += entryBytes
+		c.used += entryBytes + array
+		c.evict(el)
 	}
 	c.mu.Unlock()
 	e := el.Value.(*decodedEntry)
+	if onDecode != nil && !found {
+		onDecode()
+	}
 	e.once.Do(func() {
 		var ok bool
 		e.d, ok, e.err = decodeTerm(seg, field, term)
@@ -215,6 +226,10 @@ func (c *decodedCache) get(owner *Index, seg segment.Segment, field, term string
 	return e.d, e.err
 }
 
+// onDecode, when set (by a test), runs before a word newly kept is
+// decoded.
+var onDecode func()
+
 // entryBytes is what an entry counts besides its decoded postings, so
 // that entries of words that do not decode leave in turn too.
 const entryBytes = 128
@@ -238,14 +253,12 @@ func (c *decodedCache) evict(keep *list.Element) {
 
 // prune drops owner's entries of segments no longer in live, its
 // current snapshot's: merged away, they would wait for the least
-// recently used to leave.
+// recently used to leave. Call with mu held.
 func (c *decodedCache) prune(owner *Index, live []*scorch.SegmentSnapshot) {
 	alive := make(map[segment.Segment]bool, len(live))
 	for _, ss := range live {
 		alive[ss.Segment()] = true
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	for el := c.order.Front(); el != nil; {
 		next := el.Next()
 		if key := el.Value.(*decodedEntry).key; key.owner == owner && !alive[key.seg] {

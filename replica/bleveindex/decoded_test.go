@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
@@ -110,7 +112,7 @@ func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
 	get := func(word string) *decodedTerm {
 		t.Helper()
 		w := WordsOf(ix.Bleve().Mapping(), "words", word)
-		d, err := decodedWords.get(ix, seg, "words", w[0].Term)
+		d, err := decodedWords.get(ix, segs, seg, "words", w[0].Term)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,21 +169,21 @@ func TestDecodedCacheKeepsToItsBudget(t *testing.T) {
 	}
 }
 
-// A word decoded in segments that a merge replaced leaves at the next
-// best-match search; only the current segments' words stay.
+// A word decoded in segments that a merge replaced leaves when a word of
+// the merged segment is decoded; only the current segments' words stay.
+// bleve's merger may join the small segments on its own at any time, so
+// documents are added until a search has read the word in two segments.
 func TestDecodedWordsLeaveWithTheirSegments(t *testing.T) {
 	restore := scoringKnobs()
 	t.Cleanup(restore)
 	heavyAbove, decodeAbove, decodeShare = 0, 0, math.MaxUint32
 	ix := wordsIndex(t, []string{"raad besluit", "raad motie"})
-	if err := ix.Apply([]Op{Upsert("x1", countDoc{Words: "raad besluit motie"})}, []byte("2")); err != nil {
-		t.Fatal(err)
-	}
 	raad := WordsOf(ix.Bleve().Mapping(), "words", "raad")
+	held := uint64(2)
 	search := func() {
 		t.Helper()
-		if p, ok, err := ix.BestFirst(context.Background(), raad, nil, 10, 0, nil); err != nil || !ok || p.Total != 3 {
-			t.Fatalf("%+v, %v, %v", p, ok, err)
+		if p, ok, err := ix.BestFirst(context.Background(), raad, nil, 10, 0, nil); err != nil || !ok || p.Total != held {
+			t.Fatalf("%+v, %v, %v; want %d", p, ok, err, held)
 		}
 	}
 	segsOf := func() map[any]bool {
@@ -191,10 +193,17 @@ func TestDecodedWordsLeaveWithTheirSegments(t *testing.T) {
 		}
 		return segs
 	}
-	search()
-	if n := len(snapshotSegments(t, ix)); n != 2 || len(segsOf()) != 2 {
-		t.Fatalf("%d segments, words decoded in %d; want 2 and 2", n, len(segsOf()))
+	for len(segsOf()) < 2 {
+		if held > 50 {
+			t.Fatalf("after %d batches, the word was still read in %d segment(s)", held, len(segsOf()))
+		}
+		held++
+		if err := ix.Apply([]Op{Upsert(fmt.Sprintf("x%d", held), countDoc{Words: "raad besluit motie"})}, []byte("2")); err != nil {
+			t.Fatal(err)
+		}
+		search()
 	}
+	before := segsOf()
 	adv, err := ix.Bleve().Advanced()
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +215,56 @@ func TestDecodedWordsLeaveWithTheirSegments(t *testing.T) {
 	search()
 	live := snapshotSegments(t, ix)
 	segs := segsOf()
-	if len(live) != 1 || len(segs) != 1 || !segs[live[0].Segment()] {
-		t.Fatalf("after the merge: %d segments, words decoded in %d, of the live one: %v", len(live), len(segs), segs[live[0].Segment()])
+	if len(live) != 1 || len(segs) != 1 || !segs[live[0].Segment()] || before[live[0].Segment()] {
+		t.Fatalf("after the merge: %d segments, words decoded in %d, of the live one: %v, of a merged one: %v",
+			len(live), len(segs), segs[live[0].Segment()], before[live[0].Segment()])
+	}
+}
+
+// Searches of many distinct common words at once: each word counts its
+// array before it is decoded, so the words kept and decoding together
+// never pass the budget, and the most recently asked stay.
+func TestDecodedWordsAtOnceKeepToTheBudget(t *testing.T) {
+	restore := scoringKnobs()
+	t.Cleanup(restore)
+	var docs []string
+	for k := range 1000 {
+		docs = append(docs, fmt.Sprintf("w%d w%d w%d w%d", k%2, 2+k%3, 5+k%4, 9+k%5))
+	}
+	ix := wordsIndex(t, docs)
+	segs := snapshotSegments(t, ix)
+	seg := segs[0].Segment()
+	var terms []string
+	for k := range 14 {
+		terms = append(terms, WordsOf(ix.Bleve().Mapping(), "words", fmt.Sprintf("w%d", k))[0].Term)
+	}
+	one := 2*int64(seg.Count()) + entryBytes
+	SetDecodedBudget(3*one + 3*one/4) // three words and their norms; never four arrays
+	var over atomic.Int64
+	onDecode = func() {
+		decodedWords.mu.Lock()
+		// Every word kept or decoding holds an array: at most three fit.
+		if n := decodedWords.order.Len(); n > 3 || decodedWords.used > decodedWords.budget {
+			over.Store(int64(n))
+		}
+		decodedWords.mu.Unlock()
+	}
+	t.Cleanup(func() { onDecode = nil })
+	var wg sync.WaitGroup
+	for _, term := range terms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if d, err := decodedWords.get(ix, segs, seg, "words", term); err != nil || d == nil {
+				t.Errorf("%s: %v, %v", term, d, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := over.Load(); n != 0 {
+		t.Fatalf("%d words kept or decoding at once (%d bytes each), over the budget of %d", n, one, decodedWords.budget)
+	}
+	if decodedWords.used > decodedWords.budget || decodedWords.order.Len() > 3 {
+		t.Fatalf("kept %d words, %d bytes, over the budget of %d", decodedWords.order.Len(), decodedWords.used, decodedWords.budget)
 	}
 }
